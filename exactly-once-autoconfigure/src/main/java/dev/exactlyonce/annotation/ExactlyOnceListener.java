@@ -1,0 +1,48 @@
+package dev.exactlyonce.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a bean method as the handler of a durable JetStream consumer declared under
+ * {@code exactlyonce.consumers.<name>}. Each message is claimed in the idempotency store before
+ * the method runs, kept alive with working acks while it runs, recorded as completed after it
+ * returns and only then acknowledged; a key that was completed before is acknowledged without
+ * running the method again.
+ * <p>
+ * Parameters may be, in any order: the payload (any type the application's JSON mapper can read,
+ * or {@code byte[]} / {@code String} for the raw body), {@link dev.exactlyonce.listener.ExactlyOnceContext}
+ * and {@link io.nats.client.Message}. The return value, if any, becomes the record's result summary.
+ * A direct call of the method outside a delivery runs it without any of the above.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface ExactlyOnceListener {
+
+	/**
+	 * The durable consumer, as declared under {@code exactlyonce.consumers}. Supports
+	 * {@code ${...}} placeholders and {@code #{...}} expressions.
+	 * @return the consumer name
+	 */
+	String consumer();
+
+	/**
+	 * A SpEL expression computing the idempotency key from {@code payload}, {@code headers} (a map
+	 * of first values) and {@code subject}, e.g. {@code payload.taskId + ':' + payload.version}.
+	 * When empty, the {@code Nats-Msg-Id} header is the key.
+	 * @return the key expression
+	 */
+	String key() default "";
+
+	/**
+	 * The namespace that prefixes every key of this listener in the store, so that two consumers of
+	 * one subject do not share records. Defaults to the consumer name.
+	 * @return the namespace
+	 */
+	String namespace() default "";
+
+}

@@ -1,0 +1,146 @@
+package dev.exactlyonce.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.nats.client.api.ConsumerConfiguration;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ConsumerSpec;
+import dev.exactlyonce.listener.ConsumerSettings;
+
+/**
+ * Resolves a declared consumer into {@link ConsumerSettings} and checks the timing invariants the
+ * pipeline relies on. Every violation fails start-up with a message naming the property and a
+ * fix.
+ */
+public class ConsumerSettingsResolver {
+
+	private static final Log logger = LogFactory.getLog(ConsumerSettingsResolver.class);
+
+	private final ExactlyOnceProperties properties;
+
+	/**
+	 * Creates the resolver.
+	 * @param properties all exactly-once properties
+	 */
+	public ConsumerSettingsResolver(ExactlyOnceProperties properties) {
+		this.properties = properties;
+	}
+
+	/**
+	 * Resolves and validates one consumer.
+	 * @param name the durable name
+	 * @param server the consumer configuration the server reports
+	 * @return the settings
+	 * @throws ExactlyOnceConfigurationException on any violated invariant
+	 */
+	public ConsumerSettings resolve(String name, ConsumerConfiguration server) {
+		ConsumerSpec spec = this.properties.getConsumers().get(name);
+		String prefix = "exactlyonce.consumers." + name + ".";
+		if (spec.getStream() == null || spec.getStream().isBlank()) {
+			throw new ExactlyOnceConfigurationException("Consumer '" + name + "' names no stream",
+					"Set " + prefix + "stream to the stream it reads.");
+		}
+		List<Duration> backoff = server.getBackoff().isEmpty() ? spec.getBackoff() : server.getBackoff();
+		Duration effectiveAckWait = effectiveAckWait(server.getAckWait(), backoff);
+		Duration interval = workingAckInterval(prefix, spec, effectiveAckWait);
+		Duration lease = this.properties.getStore().getLease();
+		checkLease(prefix, interval, lease);
+		checkMaxDeliver(prefix, server.getMaxDeliver(), backoff);
+		checkCompletedTtl(prefix, server.getAckWait(), server.getMaxDeliver(), backoff);
+		checkConcurrency(name, prefix, spec, server.getMaxAckPending());
+		return new ConsumerSettings(name, spec.getStream(), effectiveAckWait, interval, lease, List.copyOf(backoff),
+				spec.getRetryDelay(), server.getMaxDeliver(), spec.getConcurrency(), spec.getOnAbandoned(),
+				spec.getPullExpiry(), deadLetterSubject(name, spec));
+	}
+
+	/**
+	 * The shortest ack wait of any delivery: with backoff, the server waits {@code backoff[n-1]}
+	 * for delivery n instead of the ack wait.
+	 */
+	static Duration effectiveAckWait(Duration serverAckWait, List<Duration> backoff) {
+		Duration shortest = serverAckWait;
+		for (Duration delay : backoff) {
+			if (delay.compareTo(shortest) < 0) {
+				shortest = delay;
+			}
+		}
+		return shortest;
+	}
+
+	private String deadLetterSubject(String name, ConsumerSpec spec) {
+		if (spec.getDeadLetterSubject() != null) {
+			return spec.getDeadLetterSubject();
+		}
+		return this.properties.getDeadLetter().getSubjectPrefix() + "." + spec.getStream() + "." + name;
+	}
+
+	private static Duration workingAckInterval(String prefix, ConsumerSpec spec, Duration effectiveAckWait) {
+		Duration configured = spec.getWorkingAckInterval();
+		if (configured == null) {
+			return effectiveAckWait.dividedBy(3);
+		}
+		if (configured.isNegative() || configured.isZero() || configured.compareTo(effectiveAckWait) >= 0) {
+			throw new ExactlyOnceConfigurationException(
+					prefix + "working-ack-interval is " + configured + " but the effective ack wait is "
+							+ effectiveAckWait + " (the shortest of ack-wait and backoff entries): messages would be "
+							+ "redelivered while their handler still runs",
+					"Set " + prefix + "working-ack-interval below " + effectiveAckWait
+							+ " (a third of it is safe) or remove it to use the default.");
+		}
+		return configured;
+	}
+
+	private static void checkLease(String prefix, Duration interval, Duration lease) {
+		if (lease.compareTo(interval.multipliedBy(2)) < 0) {
+			throw new ExactlyOnceConfigurationException(
+					"exactlyonce.store.lease is " + lease + " but " + prefix + "working-ack-interval resolves to "
+							+ interval + ": one late renewal would let another worker take over a running handler",
+					"Set exactlyonce.store.lease to at least twice the working-ack interval (" + interval.multipliedBy(2)
+							+ ") or shorten " + prefix + "working-ack-interval.");
+		}
+	}
+
+	private static void checkMaxDeliver(String prefix, long maxDeliver, List<Duration> backoff) {
+		if (maxDeliver > 0 && !backoff.isEmpty() && maxDeliver <= backoff.size()) {
+			throw new ExactlyOnceConfigurationException(
+					prefix + "max-deliver is " + maxDeliver + " but " + prefix + "backoff has " + backoff.size()
+							+ " entries; the server requires max-deliver to exceed the number of backoff entries",
+					"Set " + prefix + "max-deliver to at least " + (backoff.size() + 1) + " or shorten " + prefix
+							+ "backoff.");
+		}
+	}
+
+	private void checkCompletedTtl(String prefix, Duration ackWait, long maxDeliver, List<Duration> backoff) {
+		Duration completedTtl = this.properties.getStore().getCompletedTtl();
+		if (maxDeliver <= 0) {
+			return;
+		}
+		Duration redeliveryHorizon = ackWait.multipliedBy(maxDeliver);
+		for (Duration delay : backoff) {
+			redeliveryHorizon = redeliveryHorizon.plus(delay);
+		}
+		if (completedTtl.compareTo(redeliveryHorizon) <= 0) {
+			throw new ExactlyOnceConfigurationException(
+					"exactlyonce.store.completed-ttl is " + completedTtl + " but messages of " + prefix
+							+ " can be redelivered for up to " + redeliveryHorizon
+							+ " (ack-wait x max-deliver + sum(backoff)): a completed task could run again",
+					"Set exactlyonce.store.completed-ttl above " + redeliveryHorizon + " or lower " + prefix
+							+ "max-deliver / ack-wait / backoff.");
+		}
+	}
+
+	private static void checkConcurrency(String name, String prefix, ConsumerSpec spec, long maxAckPending) {
+		if (spec.getConcurrency() < 1) {
+			throw new ExactlyOnceConfigurationException(prefix + "concurrency is " + spec.getConcurrency(),
+					"Set " + prefix + "concurrency to 1 or more.");
+		}
+		if (maxAckPending > 0 && maxAckPending < spec.getConcurrency()) {
+			logger.warn("Consumer '" + name + "': max-ack-pending " + maxAckPending + " is below concurrency "
+					+ spec.getConcurrency() + ", so some workers will stay idle; raise " + prefix + "max-ack-pending.");
+		}
+	}
+
+}

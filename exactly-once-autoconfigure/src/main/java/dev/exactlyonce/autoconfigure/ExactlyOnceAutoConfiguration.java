@@ -1,0 +1,101 @@
+package dev.exactlyonce.autoconfigure;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Clock;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.listener.ExactlyOnceListenerAnnotationBeanPostProcessor;
+import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.listener.PipelineObserver;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyStore;
+
+/**
+ * Auto-configures the exactly-once pipeline: provisioning of declared streams and consumers,
+ * {@link ExactlyOncePublisher}, dead-letter publishing, and the listener infrastructure behind
+ * {@link dev.exactlyonce.annotation.ExactlyOnceListener}.
+ */
+@AutoConfiguration(after = { ExactlyOnceNatsAutoConfiguration.class, ExactlyOnceStoreAutoConfiguration.class },
+		afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
+@ConditionalOnClass(Connection.class)
+@ConditionalOnBean(Connection.class)
+public final class ExactlyOnceAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ExactlyOnceConsumers exactlyOnceConsumers(Connection connection, ExactlyOnceProperties properties) {
+		return ExactlyOnceConsumers.provision(connection, properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ExactlyOncePublisher exactlyOncePublisher(Connection connection, ExactlyOnceProperties properties,
+			ObjectProvider<JsonMapper> jsonMapper) {
+		ExactlyOnceProperties.Publisher publisher = properties.getPublisher();
+		return new ExactlyOncePublisher(jetStream(connection), jsonMapper(jsonMapper), publisher.getMaxAttempts(),
+				publisher.getInitialBackoff());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DeadLetterPublisher exactlyOnceDeadLetterPublisher(Connection connection) {
+		return new DeadLetterPublisher(jetStream(connection), Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ExactlyOnceListenerRegistry exactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
+			ExactlyOnceConsumers consumers, ObjectProvider<JsonMapper> jsonMapper, DeadLetterPublisher deadLetters,
+			ObjectProvider<PipelineObserver> observers, ExactlyOnceProperties properties) {
+		return new ExactlyOnceListenerRegistry(connection, store, consumers.settings(), jsonMapper(jsonMapper),
+				deadLetters, observers.orderedStream().toList(), properties, instanceId(properties), Clock.systemUTC());
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static ExactlyOnceListenerAnnotationBeanPostProcessor exactlyOnceListenerAnnotationBeanPostProcessor() {
+		return new ExactlyOnceListenerAnnotationBeanPostProcessor();
+	}
+
+	private static JetStream jetStream(Connection connection) {
+		try {
+			return connection.jetStream();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("JetStream is not available on this NATS connection", ex);
+		}
+	}
+
+	private static JsonMapper jsonMapper(ObjectProvider<JsonMapper> jsonMapper) {
+		return jsonMapper.getIfAvailable(() -> JsonMapper.builder().build());
+	}
+
+	private static String instanceId(ExactlyOnceProperties properties) {
+		if (properties.getInstanceId() != null && !properties.getInstanceId().isBlank()) {
+			return properties.getInstanceId();
+		}
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (IOException ex) {
+			host = "unknown-host";
+		}
+		return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
+	}
+
+}

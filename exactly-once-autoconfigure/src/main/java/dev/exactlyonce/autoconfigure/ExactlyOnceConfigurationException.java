@@ -1,0 +1,29 @@
+package dev.exactlyonce.autoconfigure;
+
+/**
+ * Thrown at start-up when the {@code exactlyonce.*} configuration breaks an invariant the
+ * pipeline relies on. Carries the fix, which the failure analyzer prints as the action.
+ */
+public class ExactlyOnceConfigurationException extends RuntimeException {
+
+	private final String action;
+
+	/**
+	 * Creates the exception.
+	 * @param problem what is wrong, naming the property
+	 * @param action how to fix it
+	 */
+	public ExactlyOnceConfigurationException(String problem, String action) {
+		super(problem + ". " + action);
+		this.action = action;
+	}
+
+	/**
+	 * How to fix the problem.
+	 * @return the action
+	 */
+	public String getAction() {
+		return this.action;
+	}
+
+}

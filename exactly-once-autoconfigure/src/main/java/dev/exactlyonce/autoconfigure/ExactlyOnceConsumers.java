@@ -1,0 +1,103 @@
+package dev.exactlyonce.autoconfigure;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerConfiguration;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ProvisioningMode;
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
+import dev.exactlyonce.listener.ConsumerSettings;
+import dev.exactlyonce.provision.JetStreamProvisioner;
+import dev.exactlyonce.provision.ProvisioningException;
+
+/**
+ * The declared consumers after provisioning, each resolved against what the server reports and
+ * validated.
+ *
+ * @param settings the settings of every declared consumer, by durable name
+ */
+public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
+
+	/**
+	 * Provisions the declared streams (and the dead-letter stream) and consumers per
+	 * {@code exactlyonce.provisioning.mode}, then resolves and validates each consumer.
+	 * @param connection the NATS connection
+	 * @param properties the declarations
+	 * @return the consumers
+	 */
+	public static ExactlyOnceConsumers provision(Connection connection, ExactlyOnceProperties properties) {
+		JetStreamManagement management = management(connection);
+		ProvisioningMode mode = properties.getProvisioning().getMode();
+		ConsumerSettingsResolver resolver = new ConsumerSettingsResolver(properties);
+		Map<String, ConsumerSettings> settings = new LinkedHashMap<>();
+		if (mode == ProvisioningMode.NONE) {
+			properties.getConsumers().forEach((name, spec) -> settings.put(name,
+					resolver.resolve(name, serverConfiguration(management, spec.getStream(), name))));
+			return new ExactlyOnceConsumers(settings);
+		}
+		JetStreamProvisioner provisioner = new JetStreamProvisioner(management, mode);
+		String deadLetterStream = properties.getDeadLetter().getStream();
+		if (deadLetterStream != null && !deadLetterStream.isBlank()) {
+			provisioner.provisionStream(deadLetterStream, deadLetterStreamSpec(properties));
+		}
+		provisioner.provision(properties)
+			.forEach((name, info) -> settings.put(name, resolver.resolve(name, info.getConsumerConfiguration())));
+		return new ExactlyOnceConsumers(settings);
+	}
+
+	private static StreamSpec deadLetterStreamSpec(ExactlyOnceProperties properties) {
+		ExactlyOnceProperties.DeadLetter deadLetter = properties.getDeadLetter();
+		Set<String> subjects = new LinkedHashSet<>();
+		subjects.add(deadLetter.getSubjectPrefix() + ".>");
+		properties.getConsumers().values().forEach((spec) -> {
+			if (spec.getDeadLetterSubject() != null) {
+				subjects.add(spec.getDeadLetterSubject());
+			}
+		});
+		StreamSpec spec = new StreamSpec();
+		spec.setSubjects(new ArrayList<>(subjects));
+		spec.setMaxAge(deadLetter.getMaxAge());
+		spec.setDuplicateWindow(Duration.ofMinutes(2));
+		return spec;
+	}
+
+	private static ConsumerConfiguration serverConfiguration(JetStreamManagement management, String stream,
+			String name) {
+		try {
+			return management.getConsumerInfo(stream, name).getConsumerConfiguration();
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw new ProvisioningException("Consumer '" + name + "' on stream '" + stream
+					+ "' could not be read and exactlyonce.provisioning.mode is none: " + ex.getMessage()
+					+ ". Create it on the server or set exactlyonce.provisioning.mode=create-or-update.", ex);
+		}
+	}
+
+	private static JetStreamManagement management(Connection connection) {
+		try {
+			return connection.jetStreamManagement();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("JetStream is not enabled on the NATS server (start it with -js)", ex);
+		}
+	}
+
+	/**
+	 * The names of the declared consumers.
+	 * @return the names, in declaration order
+	 */
+	public List<String> names() {
+		return new ArrayList<>(this.settings.keySet());
+	}
+
+}

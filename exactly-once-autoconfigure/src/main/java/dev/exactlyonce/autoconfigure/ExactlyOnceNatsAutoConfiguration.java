@@ -1,0 +1,36 @@
+package dev.exactlyonce.autoconfigure;
+
+import javax.net.ssl.SSLContext;
+
+import io.nats.client.Connection;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.annotation.Bean;
+
+import dev.exactlyonce.nats.NatsConnectionFactory;
+
+/**
+ * Auto-configures the NATS {@link Connection} from {@code exactlyonce.nats.*}. Backs off when the
+ * application defines its own connection (which it then also closes itself).
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
+@ConditionalOnClass(Connection.class)
+@EnableConfigurationProperties(ExactlyOnceProperties.class)
+public final class ExactlyOnceNatsAutoConfiguration {
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	Connection natsConnection(ExactlyOnceProperties properties, ObjectProvider<SslBundles> sslBundles) {
+		ExactlyOnceProperties.Nats nats = properties.getNats();
+		SSLContext sslContext = null;
+		if (nats.getTls().getBundle() != null) {
+			sslContext = sslBundles.getObject().getBundle(nats.getTls().getBundle()).createSslContext();
+		}
+		return new NatsConnectionFactory(nats, sslContext).connect();
+	}
+
+}

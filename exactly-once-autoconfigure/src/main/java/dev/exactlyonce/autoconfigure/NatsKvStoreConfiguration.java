@@ -1,0 +1,32 @@
+package dev.exactlyonce.autoconfigure;
+
+import io.nats.client.Connection;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+
+import dev.exactlyonce.provision.JetStreamConfigurations;
+import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
+import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
+
+/**
+ * The NATS KV store: the default, needing no infrastructure beyond the NATS server.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnMissingBean(IdempotencyStore.class)
+@Conditional(StoreTypeCondition.class)
+class NatsKvStoreConfiguration {
+
+	@Bean
+	NatsKvIdempotencyStore natsKvIdempotencyStore(Connection connection, ExactlyOnceProperties properties,
+			ClaimRules rules) {
+		ExactlyOnceProperties.Store store = properties.getStore();
+		ExactlyOnceProperties.NatsKv kv = store.getNatsKv();
+		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection).provision(kv.getBucket(),
+				store.getCompletedTtl(), JetStreamConfigurations.storage(kv.getStorage()), kv.getReplicas()), rules);
+	}
+
+}

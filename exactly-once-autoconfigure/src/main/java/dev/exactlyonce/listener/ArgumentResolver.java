@@ -1,0 +1,104 @@
+package dev.exactlyonce.listener;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import io.nats.client.Message;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Resolves the arguments of a listener method from a delivery: the payload (JSON, or raw
+ * {@code byte[]} / {@code String}), the {@link ExactlyOnceContext} and the raw {@link Message}.
+ */
+final class ArgumentResolver {
+
+	private enum Kind {
+
+		CONTEXT, MESSAGE, PAYLOAD
+
+	}
+
+	private final Kind[] kinds;
+
+	private final JavaType payloadType;
+
+	private final JsonMapper mapper;
+
+	ArgumentResolver(Method method, JsonMapper mapper) {
+		this.mapper = mapper;
+		Parameter[] parameters = method.getParameters();
+		this.kinds = new Kind[parameters.length];
+		Type payload = null;
+		for (int i = 0; i < parameters.length; i++) {
+			Class<?> type = parameters[i].getType();
+			if (type == ExactlyOnceContext.class) {
+				this.kinds[i] = Kind.CONTEXT;
+			}
+			else if (type == Message.class) {
+				this.kinds[i] = Kind.MESSAGE;
+			}
+			else if (payload == null) {
+				this.kinds[i] = Kind.PAYLOAD;
+				payload = parameters[i].getParameterizedType();
+			}
+			else {
+				throw new IllegalStateException("@ExactlyOnceListener method " + method
+						+ " has more than one payload parameter; keep one and use ExactlyOnceContext or Message for the rest");
+			}
+		}
+		this.payloadType = (payload != null) ? mapper.constructType(payload) : null;
+	}
+
+	/**
+	 * Reads the payload the key expression sees: the payload parameter's value, or a map when the
+	 * method takes no payload.
+	 */
+	Object payloadForKey(Delivery delivery, Object payload) {
+		if (this.payloadType != null) {
+			return payload;
+		}
+		return convert(delivery, this.mapper.constructType(Map.class));
+	}
+
+	/** Reads the payload parameter's value, or {@code null} when the method takes none. */
+	Object payload(Delivery delivery) {
+		return (this.payloadType != null) ? convert(delivery, this.payloadType) : null;
+	}
+
+	Object[] arguments(Delivery delivery, Object payload) {
+		Object[] args = new Object[this.kinds.length];
+		for (int i = 0; i < args.length; i++) {
+			args[i] = switch (this.kinds[i]) {
+				case CONTEXT -> delivery;
+				case MESSAGE -> delivery.message();
+				case PAYLOAD -> payload;
+			};
+		}
+		return args;
+	}
+
+	private Object convert(Delivery delivery, JavaType type) {
+		byte[] data = delivery.message().getData();
+		if (type.getRawClass() == byte[].class) {
+			return data;
+		}
+		if (type.getRawClass() == String.class) {
+			return new String(data, StandardCharsets.UTF_8);
+		}
+		try {
+			return this.mapper.readValue(data, type);
+		}
+		catch (JacksonException ex) {
+			throw new PoisonMessageException("Payload of the message at " + delivery.describe()
+					+ " cannot be read as " + type.toCanonical() + " (" + ex.getClass().getSimpleName() + " at "
+					+ ex.getLocation() + ")",
+					"Fix the publisher, or take byte[] or String to read the payload yourself", null);
+		}
+	}
+
+}

@@ -1,0 +1,51 @@
+package dev.exactlyonce.listener;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.AbandonedPolicy;
+
+/**
+ * The resolved, validated runtime settings of one durable consumer, including what the server
+ * reported after provisioning.
+ *
+ * @param consumer the durable name
+ * @param stream the stream
+ * @param effectiveAckWait the shortest time the server waits for an ack of any delivery
+ * @param workingAckInterval how often working acks and lease renewals are sent
+ * @param lease the claim lease
+ * @param backoff the redelivery delays per attempt (may be empty)
+ * @param retryDelay the redelivery delay after a failure when {@code backoff} is empty
+ * @param maxDeliver the maximum number of deliveries, or -1 for unlimited
+ * @param concurrency the number of parallel workers in this instance
+ * @param onAbandoned what to do with an abandoned claim
+ * @param pullExpiry how long one pull request waits
+ * @param deadLetterSubject where dead letters go
+ */
+public record ConsumerSettings(String consumer, String stream, Duration effectiveAckWait, Duration workingAckInterval,
+		Duration lease, List<Duration> backoff, Duration retryDelay, long maxDeliver, int concurrency,
+		AbandonedPolicy onAbandoned, Duration pullExpiry, String deadLetterSubject) {
+
+	/**
+	 * The delay before redelivering a message whose delivery number {@code deliveryCount} failed.
+	 * @param deliveryCount the failed delivery's number (1 for the first)
+	 * @return the delay
+	 */
+	public Duration retryDelayAfter(long deliveryCount) {
+		if (this.backoff.isEmpty()) {
+			return this.retryDelay;
+		}
+		int index = (int) Math.min(Math.max(deliveryCount, 1), this.backoff.size()) - 1;
+		return this.backoff.get(index);
+	}
+
+	/**
+	 * Whether a delivery is the last the server will make.
+	 * @param deliveryCount the delivery's number
+	 * @return {@code true} when no redelivery would follow a failure
+	 */
+	public boolean isLastDelivery(long deliveryCount) {
+		return this.maxDeliver > 0 && deliveryCount >= this.maxDeliver;
+	}
+
+}

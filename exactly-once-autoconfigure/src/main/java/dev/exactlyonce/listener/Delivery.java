@@ -1,0 +1,143 @@
+package dev.exactlyonce.listener;
+
+import java.util.Optional;
+
+import io.nats.client.Message;
+import io.nats.client.impl.Headers;
+
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.PreviousAttempt;
+
+/**
+ * One delivery travelling through the pipeline: the message, its key, and what the exactly-once
+ * advice did with it. Created by the container, filled in by the advice, read back by the
+ * container to settle the message.
+ */
+final class Delivery implements ExactlyOnceContext {
+
+	private final Message message;
+
+	private final ListenerEndpoint endpoint;
+
+	private final ConsumerSettings settings;
+
+	private String key;
+
+	private boolean entered;
+
+	private Claim claim;
+
+	private PreviousAttempt previousAttempt;
+
+	private Settlement settlement;
+
+	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings) {
+		this.message = message;
+		this.endpoint = endpoint;
+		this.settings = settings;
+	}
+
+	Message message() {
+		return this.message;
+	}
+
+	ListenerEndpoint endpoint() {
+		return this.endpoint;
+	}
+
+	ConsumerSettings settings() {
+		return this.settings;
+	}
+
+	void key(String resolvedKey) {
+		this.key = resolvedKey;
+	}
+
+	/** The key as stored: the listener's namespace, a colon, the key. */
+	String storeKey() {
+		return this.endpoint.namespace() + ":" + this.key;
+	}
+
+	/** Marks the advice as entered; false when it already was (a nested call). */
+	boolean enter() {
+		if (this.entered) {
+			return false;
+		}
+		this.entered = true;
+		return true;
+	}
+
+	void claimed(Claim acquired, PreviousAttempt previous) {
+		this.claim = acquired;
+		this.previousAttempt = previous;
+	}
+
+	void renewed(Claim renewed) {
+		this.claim = renewed;
+	}
+
+	Claim claim() {
+		return this.claim;
+	}
+
+	void settle(Settlement decided) {
+		this.settlement = decided;
+	}
+
+	Settlement settlement() {
+		return this.settlement;
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	@Override
+	public String stream() {
+		return this.settings.stream();
+	}
+
+	@Override
+	public String consumer() {
+		return this.settings.consumer();
+	}
+
+	@Override
+	public long streamSequence() {
+		return this.message.metaData().streamSequence();
+	}
+
+	@Override
+	public long deliveryCount() {
+		return this.message.metaData().deliveredCount();
+	}
+
+	@Override
+	public String subject() {
+		return this.message.getSubject();
+	}
+
+	@Override
+	public Headers headers() {
+		Headers headers = this.message.getHeaders();
+		return (headers != null) ? headers : new Headers();
+	}
+
+	@Override
+	public String fencingToken() {
+		return (this.claim != null) ? this.claim.token() : null;
+	}
+
+	@Override
+	public Optional<PreviousAttempt> previousAttempt() {
+		return Optional.ofNullable(this.previousAttempt);
+	}
+
+	/** Where the message is, for log lines: never the payload. */
+	String describe() {
+		return "stream '" + stream() + "', consumer '" + consumer() + "', sequence " + streamSequence()
+				+ ", delivery " + deliveryCount();
+	}
+
+}

@@ -1,0 +1,38 @@
+package dev.exactlyonce.listener;
+
+/**
+ * How the pipeline settled one delivery. The lower-case names are the {@code outcome} tag values
+ * of the {@code exactlyonce.messages} meter.
+ */
+public enum DeliveryOutcome {
+
+	/** The handler ran, the completion record was written and the message acknowledged. */
+	PROCESSED,
+
+	/** The key was completed before: acknowledged without running the handler. */
+	DUPLICATE,
+
+	/** Another worker holds a live claim on the key: redelivery requested after its lease. */
+	IN_PROGRESS_ELSEWHERE,
+
+	/** The handler failed or the store could not be reached: redelivery requested after a delay. */
+	RETRIED,
+
+	/** The message was parked in the dead-letter subject and terminated. */
+	DEAD_LETTERED,
+
+	/** The claim was taken over while the handler ran: no completion, no ack. */
+	CLAIM_LOST,
+
+	/** The handler ran but the completion record could not be written in time: no ack. */
+	COMPLETION_UNRECORDED;
+
+	/**
+	 * The meter tag value.
+	 * @return the lower-case name
+	 */
+	public String tagValue() {
+		return name().toLowerCase(java.util.Locale.ROOT);
+	}
+
+}

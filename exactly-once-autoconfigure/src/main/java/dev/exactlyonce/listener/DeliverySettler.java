@@ -1,0 +1,181 @@
+package dev.exactlyonce.listener;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.exactlyonce.deadletter.DeadLetter;
+import dev.exactlyonce.deadletter.DeadLetterException;
+import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * Settles a delivery with the server once the pipeline decided its fate: ack, nak with a delay,
+ * or dead-letter then terminate. Acks are synchronous so a completed delivery is known to be
+ * acknowledged; when one is not confirmed, the redelivery is recognised as a duplicate.
+ */
+final class DeliverySettler {
+
+	private static final Log logger = LogFactory.getLog(DeliverySettler.class);
+
+	private static final Duration SHORTEST_NAK_DELAY = Duration.ofSeconds(1);
+
+	private final IdempotencyStore store;
+
+	private final DeadLetterPublisher deadLetters;
+
+	private final PipelineObservers observers;
+
+	private final Duration ackTimeout;
+
+	private final Clock clock;
+
+	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, PipelineObservers observers,
+			Duration ackTimeout, Clock clock) {
+		this.store = store;
+		this.deadLetters = deadLetters;
+		this.observers = observers;
+		this.ackTimeout = ackTimeout;
+		this.clock = clock;
+	}
+
+	/** Settles a delivery whose invocation returned, as the advice decided. */
+	void settle(Delivery delivery) {
+		Settlement settlement = delivery.settlement();
+		if (settlement instanceof Settlement.Processed) {
+			ack(delivery, DeliveryOutcome.PROCESSED);
+		}
+		else if (settlement instanceof Settlement.Duplicate) {
+			ack(delivery, DeliveryOutcome.DUPLICATE);
+		}
+		else if (settlement instanceof Settlement.HeldElsewhere held) {
+			Duration remaining = Duration.between(this.clock.instant(), held.leaseUntil());
+			nak(delivery, remaining, DeliveryOutcome.IN_PROGRESS_ELSEWHERE);
+		}
+		else if (settlement instanceof Settlement.AlreadyDeadLettered) {
+			delivery.message().term();
+			outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
+		}
+		else if (settlement instanceof Settlement.StoreUnavailable unavailable) {
+			logger.warn("Idempotency store unavailable while claiming the message at " + delivery.describe()
+					+ "; not running it, redelivery requested: " + unavailable.cause().getMessage());
+			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
+		}
+		else if (settlement instanceof Settlement.AbandonedToDeadLetter) {
+			deadLetter(delivery, "abandoned: the previous attempt died mid-work and on-abandoned is dead-letter", null);
+		}
+		else if (settlement instanceof Settlement.ClaimLost) {
+			logger.warn("Claim on the message at " + delivery.describe() + " was taken over while its handler ran "
+					+ "(lease lost); completion refused, not acknowledged. Raise exactlyonce.store.lease if handlers "
+					+ "are paused longer than it.");
+			outcome(delivery, DeliveryOutcome.CLAIM_LOST);
+		}
+		else if (settlement instanceof Settlement.CompletionUnrecorded unrecorded) {
+			logger.error("Handler of the message at " + delivery.describe() + " succeeded but its completion record "
+					+ "could not be written within exactlyonce.listener.completion-retry-timeout; not acknowledged: "
+					+ unrecorded.cause().getMessage());
+			outcome(delivery, DeliveryOutcome.COMPLETION_UNRECORDED);
+		}
+	}
+
+	/** Settles a delivery whose handler threw. */
+	void handlerFailed(Delivery delivery, Throwable failure, boolean retryable, boolean shuttingDown) {
+		if (!retryable || delivery.settings().isLastDelivery(delivery.deliveryCount())) {
+			String reason = retryable ? "handler failed on the last delivery (max-deliver reached)"
+					: "handler failed with a non-retryable exception";
+			deadLetter(delivery, reason, failure);
+			return;
+		}
+		logger.warn("Handler failed on the message at " + delivery.describe() + ", redelivery requested: "
+				+ failure.getClass().getName());
+		release(delivery, failure.getClass().getName());
+		Duration delay = shuttingDown ? Duration.ZERO : delivery.settings().retryDelayAfter(delivery.deliveryCount());
+		nak(delivery, delay, DeliveryOutcome.RETRIED);
+	}
+
+	/** Parks a delivery in its dead-letter subject, marks its key, then terminates it. */
+	void deadLetter(Delivery delivery, String reason, Throwable failure) {
+		ConsumerSettings settings = delivery.settings();
+		try {
+			this.deadLetters.publish(new DeadLetter(delivery.message(), settings.deadLetterSubject(), settings.stream(),
+					settings.consumer(), delivery.streamSequence(), delivery.deliveryCount(), delivery.key(), reason,
+					failure));
+		}
+		catch (DeadLetterException ex) {
+			logger.error("Message at " + delivery.describe() + " must be dead-lettered (" + reason
+					+ ") but the dead letter was not stored; it stays on the stream: " + ex.getMessage());
+			release(delivery, reason);
+			nak(delivery, settings.retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
+			return;
+		}
+		logger.error("Message at " + delivery.describe() + " dead-lettered to '" + settings.deadLetterSubject() + "': "
+				+ reason + ((failure != null) ? " (" + failure.getClass().getName() + ")" : ""));
+		markDeadLettered(delivery, reason);
+		delivery.message().term();
+		outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	private void markDeadLettered(Delivery delivery, String reason) {
+		if (delivery.claim() == null) {
+			return;
+		}
+		try {
+			this.store.complete(delivery.claim(),
+					Completion.deadLettered(delivery.consumer(), delivery.streamSequence(), reason));
+		}
+		catch (ClaimLostException | StoreUnavailableException ex) {
+			logger.warn("Could not mark the key of the dead-lettered message at " + delivery.describe() + ": "
+					+ ex.getMessage());
+		}
+	}
+
+	private void release(Delivery delivery, String failure) {
+		if (delivery.claim() == null) {
+			return;
+		}
+		try {
+			this.store.release(delivery.claim(), failure);
+		}
+		catch (ClaimLostException | StoreUnavailableException ex) {
+			logger.warn("Could not release the claim on the message at " + delivery.describe()
+					+ "; it becomes claimable when its lease ends: " + ex.getMessage());
+		}
+	}
+
+	private void ack(Delivery delivery, DeliveryOutcome outcome) {
+		try {
+			delivery.message().ackSync(this.ackTimeout);
+			this.observers.reached(PipelinePoint.ACKED, delivery);
+		}
+		catch (TimeoutException | IllegalStateException ex) {
+			logger.warn("Ack of the message at " + delivery.describe() + " not confirmed (" + ex.getMessage()
+					+ "); its redelivery will be recognised as a duplicate");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		outcome(delivery, outcome);
+	}
+
+	private void nak(Delivery delivery, Duration delay, DeliveryOutcome outcome) {
+		Duration effective = (delay.compareTo(SHORTEST_NAK_DELAY) < 0 && !delay.isZero()) ? SHORTEST_NAK_DELAY : delay;
+		if (effective.isZero() || effective.isNegative()) {
+			delivery.message().nak();
+		}
+		else {
+			delivery.message().nakWithDelay(effective);
+		}
+		outcome(delivery, outcome);
+	}
+
+	private void outcome(Delivery delivery, DeliveryOutcome outcome) {
+		this.observers.settled(outcome, delivery);
+	}
+
+}

@@ -1,0 +1,89 @@
+package dev.exactlyonce.listener;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.AbandonedPolicy;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * The exactly-once advice around a listener method: claim the key, start the working acks, invoke,
+ * write the completion record. It decides how the container settles the delivery but never acks
+ * itself. Calls with no delivery bound to the thread (direct calls) pass straight through.
+ */
+public final class ExactlyOnceInterceptor implements MethodInterceptor {
+
+	private final IdempotencyStore store;
+
+	private final WorkingAcks workingAcks;
+
+	private final CompletionWriter completionWriter;
+
+	private final PipelineObservers observers;
+
+	private final String owner;
+
+	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
+			PipelineObservers observers, String owner) {
+		this.store = store;
+		this.workingAcks = workingAcks;
+		this.completionWriter = completionWriter;
+		this.observers = observers;
+		this.owner = owner;
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		Delivery delivery = DeliveryBinding.current();
+		if (delivery == null || !delivery.enter()) {
+			return invocation.proceed();
+		}
+		ClaimResult result;
+		try {
+			result = this.store.tryClaim(delivery.storeKey(), this.owner, delivery.settings().lease());
+		}
+		catch (StoreUnavailableException ex) {
+			delivery.settle(new Settlement.StoreUnavailable(ex));
+			return null;
+		}
+		if (!(result instanceof ClaimResult.Acquired acquired)) {
+			delivery.settle(settlementWithoutClaim(result));
+			return null;
+		}
+		delivery.claimed(acquired.claim(), acquired.previousAttempt());
+		this.observers.reached(PipelinePoint.CLAIMED, delivery);
+		if (acquired.previousAttempt() != null && acquired.previousAttempt().abandoned()
+				&& delivery.settings().onAbandoned() == AbandonedPolicy.DEAD_LETTER) {
+			delivery.settle(new Settlement.AbandonedToDeadLetter());
+			return null;
+		}
+		WorkingAcks.Heartbeat heartbeat = this.workingAcks.start(delivery);
+		try {
+			this.observers.reached(PipelinePoint.INVOKING, delivery);
+			Object value = invocation.proceed();
+			this.observers.reached(PipelinePoint.HANDLED, delivery);
+			Settlement settlement = this.completionWriter.write(delivery, heartbeat, value);
+			delivery.settle(settlement);
+			if (settlement instanceof Settlement.Processed) {
+				this.observers.reached(PipelinePoint.COMPLETED, delivery);
+			}
+			return value;
+		}
+		finally {
+			heartbeat.stop();
+		}
+	}
+
+	private static Settlement settlementWithoutClaim(ClaimResult result) {
+		if (result instanceof ClaimResult.Completed) {
+			return new Settlement.Duplicate();
+		}
+		if (result instanceof ClaimResult.HeldElsewhere held) {
+			return new Settlement.HeldElsewhere(held.leaseUntil());
+		}
+		return new Settlement.AlreadyDeadLettered();
+	}
+
+}

@@ -1,0 +1,115 @@
+package dev.exactlyonce.listener;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.springframework.aop.framework.AbstractAdvisingBeanPostProcessor;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+import dev.exactlyonce.annotation.ExactlyOnceListener;
+
+/**
+ * Finds {@link ExactlyOnceListener} methods, wraps their beans in a proxy carrying the
+ * exactly-once advice (outermost, before any existing advice such as transactions), and registers
+ * one {@link ListenerEndpoint} per method with the {@link ExactlyOnceListenerRegistry} once all
+ * singletons exist. The advice's collaborators are looked up on first use, so this post-processor
+ * does not force the store or the connection to be created early.
+ */
+public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvisingBeanPostProcessor
+		implements BeanFactoryAware, SmartInitializingSingleton {
+
+	private final SpelExpressionParser parser = new SpelExpressionParser();
+
+	private final List<ListenerEndpoint> endpoints = new ArrayList<>();
+
+	private ConfigurableBeanFactory beanFactory;
+
+	private ListenerAttributeResolver attributes;
+
+	private volatile MethodInterceptor interceptor;
+
+	/** Creates the post-processor. */
+	public ExactlyOnceListenerAnnotationBeanPostProcessor() {
+		setProxyTargetClass(true);
+		setBeforeExistingAdvisors(true);
+		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, ExactlyOnceListener.class, true),
+				(MethodInterceptor) (invocation) -> interceptor().invoke(invocation));
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = (ConfigurableBeanFactory) beanFactory;
+		this.attributes = new ListenerAttributeResolver(this.beanFactory);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Object result = super.postProcessAfterInitialization(bean, beanName);
+		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+		Map<Method, ExactlyOnceListener> annotated = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<ExactlyOnceListener>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, ExactlyOnceListener.class));
+		annotated.forEach((method, annotation) -> this.endpoints.add(endpoint(result, beanName, method, annotation)));
+		return result;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		ExactlyOnceListenerRegistry registry = this.beanFactory.getBean(ExactlyOnceListenerRegistry.class);
+		this.endpoints.forEach(registry::register);
+		this.endpoints.clear();
+	}
+
+	private ListenerEndpoint endpoint(Object bean, String beanName, Method method, ExactlyOnceListener annotation) {
+		if (method.getReturnType().isPrimitive() && method.getReturnType() != void.class) {
+			throw new IllegalStateException("@ExactlyOnceListener method " + method
+					+ " returns a primitive; return void or an object (a skipped duplicate returns null)");
+		}
+		String consumer = this.attributes.resolve(annotation.consumer());
+		if (consumer == null || consumer.isBlank()) {
+			throw new IllegalStateException("@ExactlyOnceListener method " + method + " names no consumer");
+		}
+		String namespace = this.attributes.resolve(annotation.namespace());
+		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+		return new ListenerEndpoint(consumer, (namespace == null || namespace.isEmpty()) ? consumer : namespace,
+				keyExpression(method, this.attributes.resolve(annotation.key())), bean, invocable, beanName);
+	}
+
+	private Expression keyExpression(Method method, String key) {
+		if (key == null || key.isEmpty()) {
+			return null;
+		}
+		try {
+			return this.parser.parseExpression(key);
+		}
+		catch (ParseException ex) {
+			throw new IllegalStateException("Key expression '" + key + "' of @ExactlyOnceListener method " + method
+					+ " does not parse: " + ex.getMessage(), ex);
+		}
+	}
+
+	private MethodInterceptor interceptor() {
+		MethodInterceptor resolved = this.interceptor;
+		if (resolved == null) {
+			resolved = this.beanFactory.getBean(ExactlyOnceListenerRegistry.class).interceptor();
+			this.interceptor = resolved;
+		}
+		return resolved;
+	}
+
+}

@@ -1,0 +1,73 @@
+package dev.exactlyonce.listener;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.nats.client.impl.Headers;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
+
+/**
+ * Resolves a delivery's idempotency key: the {@code Nats-Msg-Id} header, or the listener's key
+ * expression evaluated over {@code payload}, {@code headers} and {@code subject} in a read-only
+ * context (no type references, no bean access).
+ */
+final class KeyResolver {
+
+	static final String MESSAGE_ID_HEADER = "Nats-Msg-Id";
+
+	private final EvaluationContext evaluationContext = SimpleEvaluationContext.forReadOnlyDataBinding()
+		.withInstanceMethods()
+		.build();
+
+	String resolve(Delivery delivery, Object payload) {
+		ListenerEndpoint endpoint = delivery.endpoint();
+		if (endpoint.keyExpression() == null) {
+			String messageId = delivery.headers().getFirst(MESSAGE_ID_HEADER);
+			if (messageId == null || messageId.isBlank()) {
+				throw new PoisonMessageException(
+						"Message at " + delivery.describe() + " has no " + MESSAGE_ID_HEADER
+								+ " header and listener " + endpoint.describe() + " has no key expression",
+						"Publish it with ExactlyOncePublisher (or a " + MESSAGE_ID_HEADER
+								+ " header), or set key on @ExactlyOnceListener",
+						null);
+			}
+			return messageId;
+		}
+		String expression = endpoint.keyExpression().getExpressionString();
+		Object key;
+		try {
+			key = endpoint.keyExpression().getValue(this.evaluationContext, new KeyRoot(payload, firstValues(delivery.headers()), delivery.subject()));
+		}
+		catch (EvaluationException ex) {
+			throw new PoisonMessageException("Key expression '" + expression + "' of listener " + endpoint.describe()
+					+ " failed on the message at " + delivery.describe() + ": " + ex.getMessage(),
+					"Fix the key attribute of @ExactlyOnceListener or the publisher's payload", ex);
+		}
+		if (key == null || key.toString().isBlank()) {
+			throw new PoisonMessageException("Key expression '" + expression + "' of listener " + endpoint.describe()
+					+ " gave an empty key for the message at " + delivery.describe(),
+					"Make the publisher set the fields the key attribute of @ExactlyOnceListener reads", null);
+		}
+		return key.toString();
+	}
+
+	private static Map<String, String> firstValues(Headers headers) {
+		Map<String, String> values = new LinkedHashMap<>();
+		for (String name : headers.keySet()) {
+			values.put(name, headers.getFirst(name));
+		}
+		return values;
+	}
+
+	/**
+	 * The root object of key expressions.
+	 * @param payload the payload, as the listener's payload parameter or a map
+	 * @param headers the first value of each header
+	 * @param subject the subject
+	 */
+	record KeyRoot(Object payload, Map<String, String> headers, String subject) {
+	}
+
+}

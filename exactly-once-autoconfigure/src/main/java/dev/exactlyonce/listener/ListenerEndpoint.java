@@ -1,0 +1,28 @@
+package dev.exactlyonce.listener;
+
+import java.lang.reflect.Method;
+
+import org.springframework.expression.Expression;
+
+/**
+ * One {@link dev.exactlyonce.annotation.ExactlyOnceListener} method with its resolved attributes.
+ *
+ * @param consumer the durable consumer it listens on
+ * @param namespace the store namespace of its keys
+ * @param keyExpression the parsed key expression, or {@code null} to use {@code Nats-Msg-Id}
+ * @param bean the bean to invoke, already proxied with the exactly-once advice
+ * @param method the method, invocable on {@code bean}
+ * @param beanName the bean's name, for messages
+ */
+public record ListenerEndpoint(String consumer, String namespace, Expression keyExpression, Object bean,
+		Method method, String beanName) {
+
+	/**
+	 * A description for logs and errors.
+	 * @return {@code beanName.method} and the consumer
+	 */
+	public String describe() {
+		return this.beanName + "." + this.method.getName() + " (consumer '" + this.consumer + "')";
+	}
+
+}

@@ -1,0 +1,27 @@
+package dev.exactlyonce.listener;
+
+/**
+ * Extension point called synchronously by the pipeline at each {@link PipelinePoint} and once per
+ * settled delivery. Declare beans of this type for audit hooks, custom metrics or fault
+ * injection. Implementations must be fast and must not throw; an exception from an observer is
+ * treated like a crash of the pipeline at that point.
+ */
+public interface PipelineObserver {
+
+	/**
+	 * Called when a delivery reaches a pipeline point.
+	 * @param point the point reached
+	 * @param context the delivery
+	 */
+	default void onPoint(PipelinePoint point, ExactlyOnceContext context) {
+	}
+
+	/**
+	 * Called once when a delivery is settled.
+	 * @param outcome how it was settled
+	 * @param context the delivery
+	 */
+	default void onOutcome(DeliveryOutcome outcome, ExactlyOnceContext context) {
+	}
+
+}

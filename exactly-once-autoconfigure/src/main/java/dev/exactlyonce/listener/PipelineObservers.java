@@ -1,0 +1,33 @@
+package dev.exactlyonce.listener;
+
+import java.util.List;
+
+/**
+ * Calls every {@link PipelineObserver} in order; a failing observer halts the delivery.
+ */
+final class PipelineObservers {
+
+	private final List<PipelineObserver> observers;
+
+	PipelineObservers(List<PipelineObserver> observers) {
+		this.observers = List.copyOf(observers);
+	}
+
+	void reached(PipelinePoint point, ExactlyOnceContext context) {
+		for (PipelineObserver observer : this.observers) {
+			try {
+				observer.onPoint(point, context);
+			}
+			catch (RuntimeException ex) {
+				throw new PipelineHaltedException(point, ex);
+			}
+		}
+	}
+
+	void settled(DeliveryOutcome outcome, ExactlyOnceContext context) {
+		for (PipelineObserver observer : this.observers) {
+			observer.onOutcome(outcome, context);
+		}
+	}
+
+}

@@ -1,0 +1,42 @@
+package dev.exactlyonce.listener;
+
+import java.time.Instant;
+
+/**
+ * What the advice decided the container must do with a delivery after the invocation returned.
+ */
+sealed interface Settlement {
+
+	/** The handler ran and its completion is durable: ack. */
+	record Processed() implements Settlement {
+	}
+
+	/** Completed before: ack without running. */
+	record Duplicate() implements Settlement {
+	}
+
+	/** Someone else holds a live claim until {@code leaseUntil}: nak with that delay. */
+	record HeldElsewhere(Instant leaseUntil) implements Settlement {
+	}
+
+	/** The key was dead-lettered before: terminate this copy. */
+	record AlreadyDeadLettered() implements Settlement {
+	}
+
+	/** The store did not answer the claim: retry later without running. */
+	record StoreUnavailable(RuntimeException cause) implements Settlement {
+	}
+
+	/** The previous attempt died mid-work and the policy is dead-letter. */
+	record AbandonedToDeadLetter() implements Settlement {
+	}
+
+	/** The claim was taken over while the handler ran: neither complete nor ack. */
+	record ClaimLost() implements Settlement {
+	}
+
+	/** The handler ran but its completion could not be recorded in time: do not ack. */
+	record CompletionUnrecorded(RuntimeException cause) implements Settlement {
+	}
+
+}

@@ -1,0 +1,93 @@
+package dev.exactlyonce.nats;
+
+import java.io.IOException;
+import java.security.NoSuchAlgorithmException;
+
+import javax.net.ssl.SSLContext;
+
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+
+/**
+ * Opens the NATS connection described by {@code exactlyonce.nats.*}. Reconnects forever once
+ * connected; the first connection must succeed or start-up fails. Credentials never appear in
+ * messages.
+ */
+public class NatsConnectionFactory {
+
+	private final ExactlyOnceProperties.Nats properties;
+
+	private final SSLContext sslContext;
+
+	/**
+	 * Creates the factory.
+	 * @param properties the connection properties
+	 * @param sslContext the TLS context from an SSL bundle, or {@code null}
+	 */
+	public NatsConnectionFactory(ExactlyOnceProperties.Nats properties, SSLContext sslContext) {
+		this.properties = properties;
+		this.sslContext = sslContext;
+	}
+
+	/**
+	 * Connects.
+	 * @return the open connection
+	 * @throws IllegalStateException when no server can be reached
+	 */
+	public Connection connect() {
+		Options options = options();
+		try {
+			return Nats.connect(options);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not connect to NATS at " + this.properties.getServers()
+					+ " (exactlyonce.nats.servers): " + ex.getMessage(), ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while connecting to NATS", ex);
+		}
+	}
+
+	/**
+	 * The client options built from the properties.
+	 * @return the options
+	 */
+	public Options options() {
+		Options.Builder builder = new Options.Builder()
+			.servers(this.properties.getServers().toArray(String[]::new))
+			.connectionName(this.properties.getConnectionName())
+			.connectionTimeout(this.properties.getConnectionTimeout())
+			.reconnectWait(this.properties.getReconnectWait())
+			.maxReconnects(-1);
+		if (this.properties.getUsername() != null) {
+			builder.userInfo(this.properties.getUsername(), this.properties.getPassword());
+		}
+		if (this.properties.getToken() != null) {
+			builder.token(this.properties.getToken().toCharArray());
+		}
+		if (this.properties.getCredentialsFile() != null) {
+			builder.authHandler(Nats.credentials(this.properties.getCredentialsFile().toString()));
+		}
+		applyTls(builder);
+		return builder.build();
+	}
+
+	private void applyTls(Options.Builder builder) {
+		if (this.sslContext != null) {
+			builder.sslContext(this.sslContext);
+		}
+		else if (this.properties.getTls().isEnabled()) {
+			try {
+				builder.sslContext(SSLContext.getDefault());
+			}
+			catch (NoSuchAlgorithmException ex) {
+				throw new IllegalStateException("No default TLS context for exactlyonce.nats.tls.enabled", ex);
+			}
+		}
+	}
+
+}

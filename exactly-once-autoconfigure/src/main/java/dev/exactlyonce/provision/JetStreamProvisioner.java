@@ -1,0 +1,171 @@
+package dev.exactlyonce.provision;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.StreamConfiguration;
+import io.nats.client.api.StreamInfo;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ConsumerSpec;
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ProvisioningMode;
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
+
+/**
+ * Reconciles the streams and durable consumers declared under {@code exactlyonce.*} with the
+ * server: creates what is missing, updates what differs, and fails start-up naming the property
+ * when the server refuses the change (or, in {@code validate} mode, on any difference).
+ */
+public class JetStreamProvisioner {
+
+	private static final Log logger = LogFactory.getLog(JetStreamProvisioner.class);
+
+	private static final int STREAM_NOT_FOUND = 10059;
+
+	private static final int CONSUMER_NOT_FOUND = 10014;
+
+	private final JetStreamManagement management;
+
+	private final ProvisioningMode mode;
+
+	/**
+	 * Creates the provisioner.
+	 * @param management JetStream management of the connection
+	 * @param mode the provisioning mode
+	 */
+	public JetStreamProvisioner(JetStreamManagement management, ProvisioningMode mode) {
+		this.management = management;
+		this.mode = mode;
+	}
+
+	/**
+	 * Provisions every declared stream, then every declared consumer.
+	 * @param properties the declarations
+	 * @return the server's view of each declared consumer after provisioning, by durable name
+	 */
+	public Map<String, ConsumerInfo> provision(ExactlyOnceProperties properties) {
+		properties.getStreams().forEach(this::provisionStream);
+		Map<String, ConsumerInfo> consumers = new LinkedHashMap<>();
+		properties.getConsumers().forEach((name, spec) -> consumers.put(name, provisionConsumer(name, spec)));
+		return consumers;
+	}
+
+	/**
+	 * Provisions one stream.
+	 * @param name the stream name
+	 * @param spec the declaration
+	 */
+	public void provisionStream(String name, StreamSpec spec) {
+		StreamConfiguration declared = JetStreamConfigurations.stream(name, spec);
+		try {
+			StreamInfo info = findStream(name);
+			if (info == null) {
+				requireMayCreate("Stream '" + name + "' does not exist");
+				this.management.addStream(declared);
+				logger.info("Created stream '" + name + "' for subjects " + spec.getSubjects());
+				return;
+			}
+			ConfigurationDrift drift = ConfigurationDrift.of(declared, info.getConfiguration());
+			if (!drift.isEmpty()) {
+				update("Stream '" + name + "'", drift, () -> this.management.updateStream(declared));
+			}
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw new ProvisioningException("Could not provision stream '" + name + "' (exactlyonce.streams." + name
+					+ "): " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Provisions one durable consumer.
+	 * @param name the durable name
+	 * @param spec the declaration
+	 * @return the server's view of the consumer
+	 */
+	public ConsumerInfo provisionConsumer(String name, ConsumerSpec spec) {
+		ConsumerConfiguration declared = JetStreamConfigurations.consumer(name, spec);
+		String stream = spec.getStream();
+		try {
+			ConsumerInfo info = findConsumer(stream, name);
+			if (info == null) {
+				requireMayCreate("Consumer '" + name + "' on stream '" + stream + "' does not exist");
+				ConsumerInfo created = this.management.createConsumer(stream, declared);
+				logger.info("Created durable consumer '" + name + "' on stream '" + stream + "'");
+				return created;
+			}
+			ConfigurationDrift drift = ConfigurationDrift.of(declared, info.getConsumerConfiguration());
+			if (drift.isEmpty()) {
+				return info;
+			}
+			update("Consumer '" + name + "' on stream '" + stream + "'", drift,
+					() -> this.management.updateConsumer(stream, declared));
+			return this.management.getConsumerInfo(stream, name);
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw new ProvisioningException("Could not provision consumer '" + name + "' on stream '" + stream
+					+ "' (exactlyonce.consumers." + name + "): " + ex.getMessage(), ex);
+		}
+	}
+
+	private void update(String what, ConfigurationDrift drift, ServerCall call) throws IOException {
+		if (this.mode != ProvisioningMode.CREATE_OR_UPDATE) {
+			throw new ProvisioningException(what + " differs from its declaration: " + drift
+					+ ". Change the properties to match, or set exactlyonce.provisioning.mode=create-or-update.", null);
+		}
+		try {
+			call.run();
+			logger.info(what + " updated: " + drift);
+		}
+		catch (JetStreamApiException ex) {
+			throw new ProvisioningException(what + " differs from its declaration and the server refused the update ("
+					+ ex.getMessage() + "): " + drift
+					+ ". Change the properties to match the server, or delete and recreate it on the server.", ex);
+		}
+	}
+
+	private void requireMayCreate(String problem) {
+		if (this.mode != ProvisioningMode.CREATE_OR_UPDATE) {
+			throw new ProvisioningException(problem + " and exactlyonce.provisioning.mode is " + this.mode
+					+ ": create it on the server or set exactlyonce.provisioning.mode=create-or-update.", null);
+		}
+	}
+
+	private StreamInfo findStream(String name) throws IOException, JetStreamApiException {
+		try {
+			return this.management.getStreamInfo(name);
+		}
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() == STREAM_NOT_FOUND) {
+				return null;
+			}
+			throw ex;
+		}
+	}
+
+	private ConsumerInfo findConsumer(String stream, String name) throws IOException, JetStreamApiException {
+		try {
+			return this.management.getConsumerInfo(stream, name);
+		}
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() == CONSUMER_NOT_FOUND || ex.getApiErrorCode() == STREAM_NOT_FOUND) {
+				return null;
+			}
+			throw ex;
+		}
+	}
+
+	@FunctionalInterface
+	private interface ServerCall {
+
+		void run() throws IOException, JetStreamApiException;
+
+	}
+
+}

@@ -1,0 +1,123 @@
+package dev.exactlyonce.publish;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Publishes tasks to JetStream with a {@code Nats-Msg-Id}, so that the stream stores each task
+ * once however often it is published inside the stream's duplicate window. A publish whose answer
+ * is lost is retried with the same message id, so a retry cannot create a second task.
+ */
+public class ExactlyOncePublisher {
+
+	private static final Log logger = LogFactory.getLog(ExactlyOncePublisher.class);
+
+	private final JetStream jetStream;
+
+	private final JsonMapper jsonMapper;
+
+	private final int maxAttempts;
+
+	private final Duration initialBackoff;
+
+	/**
+	 * Creates the publisher.
+	 * @param jetStream the JetStream context
+	 * @param jsonMapper the mapper that writes object payloads
+	 * @param maxAttempts attempts per publish (at least 1)
+	 * @param initialBackoff the delay before the first retry, doubled each time
+	 */
+	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, int maxAttempts, Duration initialBackoff) {
+		this.jetStream = jetStream;
+		this.jsonMapper = jsonMapper;
+		this.maxAttempts = Math.max(1, maxAttempts);
+		this.initialBackoff = initialBackoff;
+	}
+
+	/**
+	 * Publishes a payload.
+	 * @param subject the subject
+	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON
+	 * @param messageId the message id; the same task must always get the same id
+	 * @return the stored sequence and whether it was a duplicate
+	 * @throws PublishException when no attempt got an answer or the server refused the message
+	 */
+	public PublishResult publish(String subject, Object payload, String messageId) {
+		return publish(subject, payload, messageId, Map.of());
+	}
+
+	/**
+	 * Publishes a payload with extra headers.
+	 * @param subject the subject
+	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON
+	 * @param messageId the message id; the same task must always get the same id
+	 * @param headers extra headers
+	 * @return the stored sequence and whether it was a duplicate
+	 * @throws PublishException when no attempt got an answer or the server refused the message
+	 */
+	public PublishResult publish(String subject, Object payload, String messageId, Map<String, String> headers) {
+		if (messageId == null || messageId.isBlank()) {
+			throw new IllegalArgumentException("A message id is required to publish on '" + subject
+					+ "': it is what makes a repeated publish a duplicate");
+		}
+		Headers natsHeaders = new Headers();
+		headers.forEach(natsHeaders::put);
+		NatsMessage message = NatsMessage.builder().subject(subject).headers(natsHeaders).data(body(payload)).build();
+		PublishOptions options = PublishOptions.builder().messageId(messageId).build();
+		Duration backoff = this.initialBackoff;
+		for (int attempt = 1;; attempt++) {
+			try {
+				PublishAck ack = this.jetStream.publish(message, options);
+				return new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
+			}
+			catch (JetStreamApiException ex) {
+				throw new PublishException("Server refused message id '" + messageId + "' on '" + subject + "': "
+						+ ex.getMessage(), ex);
+			}
+			catch (IOException ex) {
+				if (attempt >= this.maxAttempts) {
+					throw new PublishException("Publish of message id '" + messageId + "' on '" + subject
+							+ "' got no answer after " + attempt + " attempts (exactlyonce.publisher.max-attempts): "
+							+ ex.getMessage(), ex);
+				}
+				logger.warn("Publish of message id '" + messageId + "' on '" + subject + "' got no answer (attempt "
+						+ attempt + "), retrying with the same id in " + backoff);
+				sleep(backoff);
+				backoff = backoff.multipliedBy(2);
+			}
+		}
+	}
+
+	private byte[] body(Object payload) {
+		if (payload instanceof byte[] bytes) {
+			return bytes;
+		}
+		if (payload instanceof String text) {
+			return text.getBytes(StandardCharsets.UTF_8);
+		}
+		return this.jsonMapper.writeValueAsBytes(payload);
+	}
+
+	private static void sleep(Duration backoff) {
+		try {
+			Thread.sleep(backoff.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new PublishException("Interrupted while retrying a publish", ex);
+		}
+	}
+
+}

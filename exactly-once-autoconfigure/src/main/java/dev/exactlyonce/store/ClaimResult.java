@@ -1,0 +1,41 @@
+package dev.exactlyonce.store;
+
+import java.time.Instant;
+
+/**
+ * What {@link IdempotencyStore#tryClaim} found for a key.
+ */
+public sealed interface ClaimResult {
+
+	/**
+	 * The caller now holds the claim.
+	 * @param claim the claim, with its fencing token
+	 * @param previousAttempt the attempt before this one when it failed or was abandoned, else
+	 * {@code null}
+	 */
+	record Acquired(Claim claim, PreviousAttempt previousAttempt) implements ClaimResult {
+	}
+
+	/**
+	 * The key was completed before: do not run it again.
+	 * @param record the completion record
+	 */
+	record Completed(IdempotencyRecord record) implements ClaimResult {
+	}
+
+	/**
+	 * Someone else holds a live claim.
+	 * @param owner the holder
+	 * @param leaseUntil when the holder's lease ends unless renewed
+	 */
+	record HeldElsewhere(String owner, Instant leaseUntil) implements ClaimResult {
+	}
+
+	/**
+	 * The key was parked in a dead letter and must not run again until a person releases it.
+	 * @param record the record of the key
+	 */
+	record DeadLettered(IdempotencyRecord record) implements ClaimResult {
+	}
+
+}

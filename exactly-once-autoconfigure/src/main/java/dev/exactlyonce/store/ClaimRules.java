@@ -1,0 +1,137 @@
+package dev.exactlyonce.store;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * The state transitions of an idempotency record, shared by stores that read a record and then
+ * write it back with a compare-and-set (in-memory, NATS KV, Firestore). Pure: it never touches a
+ * store, so the atomicity is the caller's.
+ */
+public final class ClaimRules {
+
+	private final Clock clock;
+
+	private final Duration completedTtl;
+
+	/**
+	 * Creates the rules.
+	 * @param clock the clock that decides lease expiry
+	 * @param completedTtl how long records are kept after their last write
+	 */
+	public ClaimRules(Clock clock, Duration completedTtl) {
+		this.clock = clock;
+		this.completedTtl = completedTtl;
+	}
+
+	/**
+	 * Decides a claim attempt against what the store holds.
+	 * @param current the stored record, or {@code null} when there is none
+	 * @param key the key
+	 * @param owner the claimant
+	 * @param lease the lease wanted
+	 * @return the decision: a result to return as is, or a record to write (then the result)
+	 */
+	public ClaimDecision claim(IdempotencyRecord current, String key, String owner, Duration lease) {
+		Instant now = this.clock.instant();
+		IdempotencyRecord live = isExpired(current, now) ? null : current;
+		if (live != null) {
+			switch (live.state()) {
+				case COMPLETED:
+					return ClaimDecision.answer(new ClaimResult.Completed(live));
+				case DEAD_LETTERED:
+					return ClaimDecision.answer(new ClaimResult.DeadLettered(live));
+				case IN_PROGRESS:
+					if (live.isLiveClaim(now)) {
+						return ClaimDecision.answer(new ClaimResult.HeldElsewhere(live.owner(), live.leaseUntil()));
+					}
+					break;
+				default:
+					break;
+			}
+		}
+		int attempts = (live != null) ? live.attempts() : 0;
+		Claim claim = new Claim(key, owner, UUID.randomUUID().toString(), attempts + 1, now, now.plus(lease));
+		PreviousAttempt previous = (live != null)
+				? new PreviousAttempt(live.owner(), live.startedAt(), live.attempts(), live.state(),
+						(live.state() == RecordState.FAILED) ? live.resultSummary() : null)
+				: null;
+		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, claim.token(), RecordState.IN_PROGRESS,
+				claim.attempt(), now, claim.leaseUntil(), 0, null, now.plus(this.completedTtl), null);
+		return ClaimDecision.write(written, new ClaimResult.Acquired(claim, previous));
+	}
+
+	/**
+	 * The record after renewing a claim's lease.
+	 * @param current the stored record
+	 * @param claim the claim held
+	 * @param lease the new lease
+	 * @return the record to write
+	 * @throws ClaimLostException when the claim is not held any more
+	 */
+	public IdempotencyRecord renew(IdempotencyRecord current, Claim claim, Duration lease) {
+		IdempotencyRecord held = requireHeld(current, claim);
+		Instant now = this.clock.instant();
+		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
+				held.attempts(), held.startedAt(), now.plus(lease), 0, null, now.plus(this.completedTtl), null);
+	}
+
+	/**
+	 * The record after completing a claim.
+	 * @param current the stored record
+	 * @param claim the claim held
+	 * @param completion what the attempt produced
+	 * @return the record to write
+	 * @throws ClaimLostException when the claim is not held any more
+	 */
+	public IdempotencyRecord complete(IdempotencyRecord current, Claim claim, Completion completion) {
+		IdempotencyRecord held = requireHeld(current, claim);
+		Instant now = this.clock.instant();
+		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
+				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
+				now.plus(this.completedTtl), completion.resultSummary());
+	}
+
+	/**
+	 * The record after releasing a claim whose attempt failed.
+	 * @param current the stored record
+	 * @param claim the claim held
+	 * @param failure why it failed
+	 * @return the record to write
+	 * @throws ClaimLostException when the claim is not held any more
+	 */
+	public IdempotencyRecord release(IdempotencyRecord current, Claim claim, String failure) {
+		IdempotencyRecord held = requireHeld(current, claim);
+		Instant now = this.clock.instant();
+		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.FAILED,
+				held.attempts(), held.startedAt(), now, 0, null, now.plus(this.completedTtl), failure);
+	}
+
+	/**
+	 * Whether a record is past its expiry and must be treated as absent.
+	 * @param record a record or {@code null}
+	 * @param now the current time
+	 * @return {@code true} when there is no record or it expired
+	 */
+	public boolean isExpired(IdempotencyRecord record, Instant now) {
+		return record == null || !record.expiresAt().isAfter(now);
+	}
+
+	/**
+	 * The current time of these rules' clock.
+	 * @return now
+	 */
+	public Instant now() {
+		return this.clock.instant();
+	}
+
+	private IdempotencyRecord requireHeld(IdempotencyRecord current, Claim claim) {
+		if (current == null || current.state() != RecordState.IN_PROGRESS || !current.token().equals(claim.token())) {
+			throw new ClaimLostException(claim.key(), claim.token());
+		}
+		return current;
+	}
+
+}

@@ -1,0 +1,67 @@
+package dev.exactlyonce.store;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Durable store of idempotency claims and completion records.
+ * <p>
+ * A claim is a lease: whoever holds it may run the handler for its key; a completed key is never
+ * run again. Every operation that changes a record is atomic and fenced by the claim's token, so
+ * a worker whose lease was taken over (a zombie) can neither renew nor complete it. Operations
+ * throw {@link StoreUnavailableException} when the store cannot answer; they never report a key
+ * as "not completed" because of an outage.
+ */
+public interface IdempotencyStore {
+
+	/**
+	 * Claims {@code key} for {@code owner} until {@code lease} from now. A fresh key, a released
+	 * (failed) attempt and an abandoned claim (lease expired, never completed) are acquired
+	 * atomically; exactly one of several racing callers wins.
+	 * @param key the namespaced idempotency key
+	 * @param owner who claims it (instance and thread)
+	 * @param lease how long the claim lasts without renewal
+	 * @return what the store holds for the key
+	 */
+	ClaimResult tryClaim(String key, String owner, Duration lease);
+
+	/**
+	 * Extends the lease of a held claim.
+	 * @param claim the claim held
+	 * @param lease the new lease, from now
+	 * @return the renewed claim
+	 * @throws ClaimLostException if someone else holds the key now or it is completed
+	 */
+	Claim renew(Claim claim, Duration lease);
+
+	/**
+	 * Writes the completion record, as a compare-and-set on the claim's fencing token.
+	 * @param claim the claim held
+	 * @param completion what the attempt produced
+	 * @return the stored record
+	 * @throws ClaimLostException if the claim is no longer held by its token
+	 */
+	IdempotencyRecord complete(Claim claim, Completion completion);
+
+	/**
+	 * Gives the claim up after a failed attempt, so that a later delivery may claim it at once.
+	 * @param claim the claim held
+	 * @param failure a short description of why the attempt failed (no payloads)
+	 * @throws ClaimLostException if the claim is no longer held by its token
+	 */
+	void release(Claim claim, String failure);
+
+	/**
+	 * Reads the record of a key.
+	 * @param key the namespaced idempotency key
+	 * @return the record, or empty when the key was never claimed or its record expired
+	 */
+	Optional<IdempotencyRecord> find(String key);
+
+	/**
+	 * A short name of this store for health details, metrics tags and logs.
+	 * @return e.g. {@code nats-kv}
+	 */
+	String name();
+
+}

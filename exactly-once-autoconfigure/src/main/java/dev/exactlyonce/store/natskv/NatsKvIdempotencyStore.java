@@ -1,0 +1,155 @@
+package dev.exactlyonce.store.natskv;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+import io.nats.client.JetStreamApiException;
+import io.nats.client.KeyValue;
+import io.nats.client.api.KeyValueEntry;
+import io.nats.client.api.KeyValueOperation;
+
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.ClaimDecision;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordCodec;
+import dev.exactlyonce.store.StoreKeyEncoder;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * An {@link IdempotencyStore} in a NATS JetStream key-value bucket. Claims use {@code create}
+ * (fails when the key exists) and every later write is an {@code update} against the revision
+ * read, so each transition is a compare-and-set. The lease expiry lives in the value: nats-server
+ * 2.9 has no per-key TTL. The bucket's TTL forgets records after {@code completed-ttl}.
+ */
+public class NatsKvIdempotencyStore implements IdempotencyStore {
+
+	/** "wrong last sequence" / "key exists": someone wrote between our read and our write. */
+	private static final int WRONG_LAST_SEQUENCE = 10071;
+
+	/** What replicated buckets may answer instead of 10071. */
+	private static final int KEY_EXISTS_REPLICATED = 10164;
+
+	private static final int MAX_CAS_ROUNDS = 16;
+
+	private static final int MAX_KEY_LENGTH = 512;
+
+	private final KeyValue bucket;
+
+	private final ClaimRules rules;
+
+	private final RecordCodec codec = new RecordCodec();
+
+	private final StoreKeyEncoder keyEncoder = new StoreKeyEncoder(MAX_KEY_LENGTH);
+
+	/**
+	 * Creates the store on an existing bucket.
+	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner})
+	 * @param rules the claim rules
+	 */
+	public NatsKvIdempotencyStore(KeyValue bucket, ClaimRules rules) {
+		this.bucket = bucket;
+		this.rules = rules;
+	}
+
+	@Override
+	public ClaimResult tryClaim(String key, String owner, Duration lease) {
+		String storeKey = this.keyEncoder.encode(key);
+		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
+			KeyValueEntry entry = read(storeKey);
+			IdempotencyRecord current = decode(entry);
+			ClaimDecision decision = this.rules.claim(current, key, owner, lease);
+			if (!decision.requiresWrite() || write(storeKey, entry, decision.toWrite())) {
+				return decision.result();
+			}
+		}
+		throw new StoreUnavailableException("Claim on key '" + key + "' kept losing compare-and-set races", null);
+	}
+
+	@Override
+	public Claim renew(Claim claim, Duration lease) {
+		IdempotencyRecord renewed = transition(claim.key(), (current) -> this.rules.renew(current, claim, lease));
+		return claim.withLeaseUntil(renewed.leaseUntil());
+	}
+
+	@Override
+	public IdempotencyRecord complete(Claim claim, Completion completion) {
+		return transition(claim.key(), (current) -> this.rules.complete(current, claim, completion));
+	}
+
+	@Override
+	public void release(Claim claim, String failure) {
+		transition(claim.key(), (current) -> this.rules.release(current, claim, failure));
+	}
+
+	@Override
+	public Optional<IdempotencyRecord> find(String key) {
+		IdempotencyRecord record = decode(read(this.keyEncoder.encode(key)));
+		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
+	}
+
+	@Override
+	public String name() {
+		return "nats-kv";
+	}
+
+	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
+		String storeKey = this.keyEncoder.encode(key);
+		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
+			KeyValueEntry entry = read(storeKey);
+			IdempotencyRecord next = change.apply(decode(entry));
+			if (write(storeKey, entry, next)) {
+				return next;
+			}
+		}
+		throw new StoreUnavailableException("Update of key '" + key + "' kept losing compare-and-set races", null);
+	}
+
+	private KeyValueEntry read(String storeKey) {
+		try {
+			KeyValueEntry entry = this.bucket.get(storeKey);
+			return (entry != null && entry.getOperation() == KeyValueOperation.PUT) ? entry : null;
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			throw unavailable("read", ex);
+		}
+	}
+
+	private IdempotencyRecord decode(KeyValueEntry entry) {
+		return (entry != null) ? this.codec.decode(entry.getValue()) : null;
+	}
+
+	/** Writes {@code next} if the key still holds {@code read}; false when someone wrote first. */
+	private boolean write(String storeKey, KeyValueEntry read, IdempotencyRecord next) {
+		try {
+			byte[] value = this.codec.encode(next);
+			if (read == null) {
+				this.bucket.create(storeKey, value);
+			}
+			else {
+				this.bucket.update(storeKey, value, read.getRevision());
+			}
+			return true;
+		}
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() == WRONG_LAST_SEQUENCE || ex.getApiErrorCode() == KEY_EXISTS_REPLICATED) {
+				return false;
+			}
+			throw unavailable("write", ex);
+		}
+		catch (IOException | RuntimeException ex) {
+			throw unavailable("write", ex);
+		}
+	}
+
+	private StoreUnavailableException unavailable(String operation, Exception ex) {
+		return new StoreUnavailableException("NATS KV bucket '" + this.bucket.getBucketName() + "' " + operation
+				+ " failed: " + ex.getMessage(), ex);
+	}
+
+}
