@@ -17,6 +17,7 @@ import io.nats.client.api.ConsumerConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ProvisioningMode;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
 import dev.exactlyonce.listener.ConsumerSettings;
+import dev.exactlyonce.provision.JetStreamConfigurations;
 import dev.exactlyonce.provision.JetStreamProvisioner;
 import dev.exactlyonce.provision.ProvisioningException;
 
@@ -29,8 +30,9 @@ import dev.exactlyonce.provision.ProvisioningException;
 public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
 
 	/**
-	 * Provisions the declared streams (and the dead-letter stream) and consumers per
-	 * {@code exactlyonce.provisioning.mode}, then resolves and validates each consumer.
+	 * Validates each declared consumer, provisions the declared streams (and the dead-letter
+	 * stream) and consumers per {@code exactlyonce.provisioning.mode}, then resolves each consumer
+	 * against what the server reports and validates it again.
 	 * @param connection the NATS connection
 	 * @param properties the declarations
 	 * @return the consumers
@@ -39,6 +41,8 @@ public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
 		JetStreamManagement management = management(connection);
 		ProvisioningMode mode = properties.getProvisioning().getMode();
 		ConsumerSettingsResolver resolver = new ConsumerSettingsResolver(properties);
+		properties.getConsumers()
+			.forEach((name, spec) -> resolver.resolve(name, JetStreamConfigurations.consumer(name, spec)));
 		Map<String, ConsumerSettings> settings = new LinkedHashMap<>();
 		if (mode == ProvisioningMode.NONE) {
 			properties.getConsumers().forEach((name, spec) -> settings.put(name,

@@ -150,7 +150,9 @@ final class DeliverySettler {
 
 	private void ack(Delivery delivery, DeliveryOutcome outcome) {
 		try {
+			long started = System.nanoTime();
 			delivery.message().ackSync(this.ackTimeout);
+			this.observers.timed(PipelineTiming.ACK, delivery, Duration.ofNanos(System.nanoTime() - started));
 			this.observers.reached(PipelinePoint.ACKED, delivery);
 		}
 		catch (TimeoutException | IllegalStateException ex) {

@@ -1,5 +1,7 @@
 package dev.exactlyonce.listener;
 
+import java.time.Duration;
+
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -62,7 +64,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		WorkingAcks.Heartbeat heartbeat = this.workingAcks.start(delivery);
 		try {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
-			Object value = invocation.proceed();
+			Object value = proceedTimed(invocation, delivery);
 			this.observers.reached(PipelinePoint.HANDLED, delivery);
 			Settlement settlement = this.completionWriter.write(delivery, heartbeat, value);
 			delivery.settle(settlement);
@@ -73,6 +75,16 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		}
 		finally {
 			heartbeat.stop();
+		}
+	}
+
+	private Object proceedTimed(MethodInvocation invocation, Delivery delivery) throws Throwable {
+		long started = System.nanoTime();
+		try {
+			return invocation.proceed();
+		}
+		finally {
+			this.observers.timed(PipelineTiming.HANDLER, delivery, Duration.ofNanos(System.nanoTime() - started));
 		}
 	}
 

@@ -77,7 +77,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(this.properties.getNonRetryableExceptions());
 		this.settler = new DeliverySettler(store, deadLetters, this.observers, this.properties.getAckTimeout(), clock);
-		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store),
+		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, this.properties.getCompletionRetryTimeout(),
 						properties.getStore().getResultSummaryMaxLength()),
 				this.observers, owner);

@@ -24,4 +24,21 @@ public interface PipelineObserver {
 	default void onOutcome(DeliveryOutcome outcome, ExactlyOnceContext context) {
 	}
 
+	/**
+	 * Called after each working ack (in-progress signal plus lease renewal) of a running handler.
+	 * @param context the delivery
+	 * @param leaseRenewed whether the store renewed the lease
+	 */
+	default void onWorkingAck(ExactlyOnceContext context, boolean leaseRenewed) {
+	}
+
+	/**
+	 * Called with the duration of a timed step.
+	 * @param timing the step
+	 * @param context the delivery
+	 * @param elapsed how long it took
+	 */
+	default void onTiming(PipelineTiming timing, ExactlyOnceContext context, java.time.Duration elapsed) {
+	}
+
 }

@@ -1,5 +1,6 @@
 package dev.exactlyonce.listener;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -22,6 +23,14 @@ final class PipelineObservers {
 				throw new PipelineHaltedException(point, ex);
 			}
 		}
+	}
+
+	void workingAck(ExactlyOnceContext context, boolean leaseRenewed) {
+		this.observers.forEach((observer) -> observer.onWorkingAck(context, leaseRenewed));
+	}
+
+	void timed(PipelineTiming timing, ExactlyOnceContext context, Duration elapsed) {
+		this.observers.forEach((observer) -> observer.onTiming(timing, context, elapsed));
 	}
 
 	void settled(DeliveryOutcome outcome, ExactlyOnceContext context) {

@@ -26,9 +26,12 @@ final class WorkingAcks {
 
 	private final IdempotencyStore store;
 
-	WorkingAcks(ScheduledExecutorService scheduler, IdempotencyStore store) {
+	private final PipelineObservers observers;
+
+	WorkingAcks(ScheduledExecutorService scheduler, IdempotencyStore store, PipelineObservers observers) {
 		this.scheduler = scheduler;
 		this.store = store;
+		this.observers = observers;
 	}
 
 	Heartbeat start(Delivery delivery) {
@@ -62,25 +65,27 @@ final class WorkingAcks {
 					return;
 				}
 				this.delivery.message().inProgress();
-				if (!this.claimLost) {
-					renew();
-				}
+				boolean renewed = !this.claimLost && renew();
+				WorkingAcks.this.observers.workingAck(this.delivery, renewed);
 			}
 		}
 
-		private void renew() {
+		private boolean renew() {
 			Duration lease = this.delivery.settings().lease();
 			try {
 				this.delivery.renewed(WorkingAcks.this.store.renew(this.delivery.claim(), lease));
+				return true;
 			}
 			catch (ClaimLostException ex) {
 				this.claimLost = true;
 				logger.warn("Lost the claim on the message at " + this.delivery.describe()
 						+ " while its handler runs; its completion will be refused and it will not be acked");
+				return false;
 			}
 			catch (StoreUnavailableException ex) {
 				logger.warn("Could not renew the claim on the message at " + this.delivery.describe() + ": "
 						+ ex.getMessage());
+				return false;
 			}
 		}
 

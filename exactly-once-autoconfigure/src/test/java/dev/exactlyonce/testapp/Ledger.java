@@ -1,0 +1,60 @@
+package dev.exactlyonce.testapp;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.exactlyonce.store.PreviousAttempt;
+
+/**
+ * An independent record of every execution of the test handler (its "side effects"), shared by
+ * all application instances of a test, plus a gate a test can close to hold handlers mid-work.
+ */
+public class Ledger {
+
+	private final List<Execution> executions = new CopyOnWriteArrayList<>();
+
+	private volatile CountDownLatch gate = new CountDownLatch(0);
+
+	void record(Execution execution) {
+		this.executions.add(execution);
+	}
+
+	public List<Execution> executions() {
+		return List.copyOf(this.executions);
+	}
+
+	public long executionsOf(String taskId) {
+		return this.executions.stream().filter((e) -> e.taskId().equals(taskId)).count();
+	}
+
+	/** Makes handlers wait inside their work until {@link #open()}. */
+	public void close() {
+		this.gate = new CountDownLatch(1);
+	}
+
+	public void open() {
+		this.gate.countDown();
+	}
+
+	void passGate() throws InterruptedException {
+		if (!this.gate.await(2, TimeUnit.MINUTES)) {
+			throw new IllegalStateException("Ledger gate never opened");
+		}
+	}
+
+	/**
+	 * One execution.
+	 *
+	 * @param taskId the task
+	 * @param deliveryCount the delivery it ran on
+	 * @param instance the application instance
+	 * @param fencingToken the claim token it held
+	 * @param previousAttempt the previous attempt it was told about, or null
+	 */
+	public record Execution(String taskId, long deliveryCount, String instance, String fencingToken,
+			PreviousAttempt previousAttempt) {
+	}
+
+}

@@ -1,0 +1,49 @@
+package dev.exactlyonce.testapp;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.ExactlyOnceContext;
+import dev.exactlyonce.listener.PipelineObserver;
+import dev.exactlyonce.listener.PipelinePoint;
+
+/**
+ * Records every pipeline point and outcome of one application instance; can halt the pipeline
+ * once at a chosen point, as a crash there would.
+ */
+public class PipelineRecorder implements PipelineObserver {
+
+	private final List<String> points = new CopyOnWriteArrayList<>();
+
+	private final List<DeliveryOutcome> outcomes = new CopyOnWriteArrayList<>();
+
+	private volatile PipelinePoint haltAt;
+
+	public void haltOnceAt(PipelinePoint point) {
+		this.haltAt = point;
+	}
+
+	@Override
+	public void onPoint(PipelinePoint point, ExactlyOnceContext context) {
+		this.points.add(point + ":" + context.streamSequence() + ":" + context.deliveryCount());
+		if (point == this.haltAt) {
+			this.haltAt = null;
+			throw new IllegalStateException("simulated crash at " + point);
+		}
+	}
+
+	@Override
+	public void onOutcome(DeliveryOutcome outcome, ExactlyOnceContext context) {
+		this.outcomes.add(outcome);
+	}
+
+	public List<DeliveryOutcome> outcomes() {
+		return List.copyOf(this.outcomes);
+	}
+
+	public long count(PipelinePoint point) {
+		return this.points.stream().filter((p) -> p.startsWith(point + ":")).count();
+	}
+
+}

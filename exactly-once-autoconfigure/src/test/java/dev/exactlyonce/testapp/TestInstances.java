@@ -1,0 +1,93 @@
+package dev.exactlyonce.testapp;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.exactlyonce.test.NatsServerProcess;
+
+/**
+ * Starts application instances of {@link TestAgentApplication} against a test's NATS server,
+ * sharing one {@link Ledger}, and closes them all at the end.
+ */
+public class TestInstances implements AutoCloseable {
+
+	private final NatsServerProcess nats;
+
+	private final Ledger ledger = new Ledger();
+
+	private final Map<String, String> common = new LinkedHashMap<>();
+
+	private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
+
+	public TestInstances(NatsServerProcess nats) {
+		this.nats = nats;
+		this.common.put("exactlyonce.nats.servers", nats.url());
+		this.common.put("exactlyonce.streams.TASKS.subjects", "agents.*.tasks.>");
+		this.common.put("exactlyonce.streams.TASKS.retention", "workqueue");
+		this.common.put("exactlyonce.streams.TASKS.duplicate-window", "1h");
+		this.common.put("exactlyonce.consumers.worker.stream", "TASKS");
+		this.common.put("exactlyonce.consumers.worker.filter-subject", "agents.marketing.tasks.>");
+		this.common.put("exactlyonce.consumers.worker.max-deliver", "5");
+		this.common.put("logging.level.dev.exactlyonce", "INFO");
+	}
+
+	/** Sets a property of every instance started afterwards. */
+	public TestInstances with(String name, Object value) {
+		this.common.put(name, String.valueOf(value));
+		return this;
+	}
+
+	public Ledger ledger() {
+		return this.ledger;
+	}
+
+	/** Starts an instance; extra properties as {@code name=value}. */
+	public Instance start(String instanceName, String... properties) {
+		PipelineRecorder recorder = new PipelineRecorder();
+		List<String> all = new ArrayList<>();
+		this.common.forEach((name, value) -> all.add(name + "=" + value));
+		all.add("test.instance=" + instanceName);
+		all.add("exactlyonce.instance-id=" + instanceName);
+		all.addAll(List.of(properties));
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(TestAgentApplication.class)
+			.web(WebApplicationType.NONE)
+			.properties(all.toArray(String[]::new))
+			.initializers((ctx) -> {
+				ctx.getBeanFactory().registerSingleton("ledger", this.ledger);
+				ctx.getBeanFactory().registerSingleton("pipelineRecorder", recorder);
+			})
+			.run();
+		this.contexts.add(context);
+		return new Instance(context, recorder);
+	}
+
+	@Override
+	public void close() {
+		this.contexts.forEach(ConfigurableApplicationContext::close);
+	}
+
+	/**
+	 * A running instance.
+	 *
+	 * @param context its application context
+	 * @param recorder what its pipeline did
+	 */
+	public record Instance(ConfigurableApplicationContext context, PipelineRecorder recorder) {
+
+		public <T> T bean(Class<T> type) {
+			return this.context.getBean(type);
+		}
+
+	}
+
+	public NatsServerProcess nats() {
+		return this.nats;
+	}
+
+}

@@ -1,0 +1,162 @@
+package dev.exactlyonce.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real server process started by a test on a free loopback port with its own temporary
+ * directory: started, stopped gracefully, killed with SIGKILL and restarted on the same port and
+ * directory, so fault tests can take it away for real. Its output goes to a log file in that
+ * directory.
+ */
+public abstract class ServerProcess implements AutoCloseable {
+
+	private final String name;
+
+	private final int port;
+
+	private final Path directory;
+
+	private Process process;
+
+	/**
+	 * Creates the process handle; nothing runs until {@link #start()}.
+	 * @param name a short name for the log file and messages
+	 */
+	protected ServerProcess(String name) {
+		this.name = name;
+		this.port = FreePorts.next();
+		try {
+			this.directory = Files.createTempDirectory("exactlyonce-" + name + "-");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * The command line that starts the server in the foreground.
+	 * @return the command
+	 */
+	protected abstract List<String> command();
+
+	/**
+	 * How long the server may take to accept connections.
+	 * @return the start-up timeout
+	 */
+	protected Duration startupTimeout() {
+		return Duration.ofSeconds(20);
+	}
+
+	/**
+	 * Starts the server and waits until it accepts connections.
+	 * @return this
+	 */
+	public synchronized ServerProcess start() {
+		if (this.process != null && this.process.isAlive()) {
+			return this;
+		}
+		try {
+			this.process = new ProcessBuilder(command()).directory(this.directory.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.directory.resolve(this.name + ".log").toFile()))
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start " + this.name + " with " + command(), ex);
+		}
+		awaitListening();
+		return this;
+	}
+
+	/** Stops the server gracefully (SIGTERM) and waits for it to exit. */
+	public synchronized void stop() {
+		if (this.process != null) {
+			this.process.destroy();
+			awaitExit();
+		}
+	}
+
+	/** Kills the server without warning (SIGKILL), as a crash would. */
+	public synchronized void kill() {
+		if (this.process != null) {
+			this.process.destroyForcibly();
+			awaitExit();
+		}
+	}
+
+	/** Kills the server and starts it again on the same port and directory. */
+	public synchronized void restart() {
+		kill();
+		start();
+	}
+
+	/**
+	 * The port the server listens on.
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * The server's own temporary directory.
+	 * @return the directory
+	 */
+	public Path directory() {
+		return this.directory;
+	}
+
+	@Override
+	public void close() {
+		kill();
+	}
+
+	private void awaitListening() {
+		long deadline = System.nanoTime() + startupTimeout().toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!this.process.isAlive()) {
+				throw new IllegalStateException(this.name + " exited at start-up; see " + this.directory);
+			}
+			try (Socket socket = new Socket()) {
+				socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 200);
+				return;
+			}
+			catch (IOException ex) {
+				sleep(50);
+			}
+		}
+		throw new IllegalStateException(this.name + " did not listen on port " + this.port + " within "
+				+ startupTimeout() + "; see " + this.directory);
+	}
+
+	private void awaitExit() {
+		try {
+			if (!this.process.waitFor(20, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for a server", ex);
+		}
+	}
+
+}
