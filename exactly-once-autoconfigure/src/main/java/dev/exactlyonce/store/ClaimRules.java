@@ -54,10 +54,7 @@ public final class ClaimRules {
 		}
 		int attempts = (live != null) ? live.attempts() : 0;
 		Claim claim = new Claim(key, owner, UUID.randomUUID().toString(), attempts + 1, now, now.plus(lease));
-		PreviousAttempt previous = (live != null)
-				? new PreviousAttempt(live.owner(), live.startedAt(), live.attempts(), live.state(),
-						(live.state() == RecordState.FAILED) ? live.resultSummary() : null)
-				: null;
+		PreviousAttempt previous = (live != null) ? PreviousAttempt.of(live) : null;
 		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, claim.token(), RecordState.IN_PROGRESS,
 				claim.attempt(), now, claim.leaseUntil(), 0, null, now.plus(this.completedTtl), null);
 		return ClaimDecision.write(written, new ClaimResult.Acquired(claim, previous));

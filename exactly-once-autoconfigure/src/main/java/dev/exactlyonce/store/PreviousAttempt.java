@@ -16,6 +16,16 @@ import java.time.Instant;
 public record PreviousAttempt(String owner, Instant startedAt, int attempts, RecordState state, String failure) {
 
 	/**
+	 * The previous attempt a record describes: a released (failed) or abandoned claim.
+	 * @param record the record before it is claimed again
+	 * @return the previous attempt, carrying the failure only of a released attempt
+	 */
+	public static PreviousAttempt of(IdempotencyRecord record) {
+		return new PreviousAttempt(record.owner(), record.startedAt(), record.attempts(), record.state(),
+				(record.state() == RecordState.FAILED) ? record.resultSummary() : null);
+	}
+
+	/**
 	 * Whether the previous attempt died mid-work rather than failing with an exception.
 	 * @return {@code true} when the attempt was abandoned
 	 */

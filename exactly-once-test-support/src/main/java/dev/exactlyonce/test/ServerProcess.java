@@ -9,13 +9,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A real server process started by a test on a free loopback port with its own temporary
  * directory: started, stopped gracefully, killed with SIGKILL and restarted on the same port and
- * directory, so fault tests can take it away for real. Its output goes to a log file in that
- * directory.
+ * directory, so fault tests can take it away for real. Stopping and killing reach the launched
+ * process's descendants too (a launcher script's JVM, for example). Its output goes to a log file
+ * in that directory.
  */
 public abstract class ServerProcess implements AutoCloseable {
 
@@ -80,16 +83,20 @@ public abstract class ServerProcess implements AutoCloseable {
 	/** Stops the server gracefully (SIGTERM) and waits for it to exit. */
 	public synchronized void stop() {
 		if (this.process != null) {
+			List<ProcessHandle> descendants = this.process.descendants().toList();
 			this.process.destroy();
-			awaitExit();
+			descendants.forEach(ProcessHandle::destroy);
+			awaitExit(descendants);
 		}
 	}
 
 	/** Kills the server without warning (SIGKILL), as a crash would. */
 	public synchronized void kill() {
 		if (this.process != null) {
+			List<ProcessHandle> descendants = this.process.descendants().toList();
+			descendants.forEach(ProcessHandle::destroyForcibly);
 			this.process.destroyForcibly();
-			awaitExit();
+			awaitExit(descendants);
 		}
 	}
 
@@ -138,14 +145,20 @@ public abstract class ServerProcess implements AutoCloseable {
 				+ startupTimeout() + "; see " + this.directory);
 	}
 
-	private void awaitExit() {
+	private void awaitExit(List<ProcessHandle> descendants) {
 		try {
 			if (!this.process.waitFor(20, TimeUnit.SECONDS)) {
 				this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 			}
+			for (ProcessHandle descendant : descendants) {
+				descendant.onExit().get(20, TimeUnit.SECONDS);
+			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			descendants.forEach(ProcessHandle::destroyForcibly);
 		}
 	}
 

@@ -1,0 +1,197 @@
+package dev.exactlyonce.store.firestore;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
+
+import com.google.api.core.ApiFuture;
+import com.google.api.gax.rpc.ApiException;
+import com.google.api.gax.rpc.StatusCode;
+import com.google.cloud.firestore.CollectionReference;
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.FirestoreException;
+import com.google.cloud.firestore.TransactionOptions;
+import io.grpc.Status;
+
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.ClaimDecision;
+import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.StoreKeyEncoder;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * An {@link IdempotencyStore} in a Google Cloud Firestore collection, one document per key. A
+ * fresh key is claimed with {@code create()} (fails when the document exists); reclaiming,
+ * renewing, completing and releasing run {@link ClaimRules} inside a read-write transaction.
+ * Document ids are the keys encoded by {@link StoreKeyEncoder} behind a {@code k-} prefix (no
+ * {@code /}, never a reserved {@code __id__}). Every document carries an {@code expiresAt}
+ * timestamp for a Firestore TTL policy; until that policy deletes a document, reads treat it as
+ * absent once it expired.
+ */
+public class FirestoreIdempotencyStore implements IdempotencyStore {
+
+	private static final int MAX_DOCUMENT_ID_BYTES = 1400;
+
+	private static final int TRANSACTION_ATTEMPTS = 16;
+
+	private final CollectionReference collection;
+
+	private final Firestore firestore;
+
+	private final ClaimRules rules;
+
+	private final Duration timeout;
+
+	private final StoreKeyEncoder keyEncoder = new StoreKeyEncoder(MAX_DOCUMENT_ID_BYTES);
+
+	private final TransactionOptions transactionOptions = TransactionOptions.createReadWriteOptionsBuilder()
+		.setNumberOfAttempts(TRANSACTION_ATTEMPTS)
+		.build();
+
+	/**
+	 * Creates the store.
+	 * @param firestore the application's Firestore client
+	 * @param collection the collection holding the records
+	 * @param rules the claim rules
+	 * @param timeout how long one operation may take before the store counts as unavailable
+	 */
+	public FirestoreIdempotencyStore(Firestore firestore, String collection, ClaimRules rules, Duration timeout) {
+		this.firestore = firestore;
+		this.collection = firestore.collection(collection);
+		this.rules = rules;
+		this.timeout = timeout;
+	}
+
+	@Override
+	public ClaimResult tryClaim(String key, String owner, Duration lease) {
+		DocumentReference document = document(key);
+		ClaimDecision fresh = this.rules.claim(null, key, owner, lease);
+		if (created(document, fresh.toWrite())) {
+			return fresh.result();
+		}
+		return await(this.firestore.runTransaction((transaction) -> {
+			IdempotencyRecord current = FirestoreRecordDocument.record(transaction.get(document).get());
+			ClaimDecision decision = this.rules.claim(current, key, owner, lease);
+			if (decision.requiresWrite()) {
+				transaction.set(document, FirestoreRecordDocument.fields(decision.toWrite()));
+			}
+			return decision.result();
+		}, this.transactionOptions), "claim");
+	}
+
+	@Override
+	public Claim renew(Claim claim, Duration lease) {
+		IdempotencyRecord renewed = transition(claim.key(), (current) -> this.rules.renew(current, claim, lease));
+		return claim.withLeaseUntil(renewed.leaseUntil());
+	}
+
+	@Override
+	public IdempotencyRecord complete(Claim claim, Completion completion) {
+		return transition(claim.key(), (current) -> this.rules.complete(current, claim, completion));
+	}
+
+	@Override
+	public void release(Claim claim, String failure) {
+		transition(claim.key(), (current) -> this.rules.release(current, claim, failure));
+	}
+
+	@Override
+	public Optional<IdempotencyRecord> find(String key) {
+		IdempotencyRecord record = FirestoreRecordDocument.record(await(document(key).get(), "read"));
+		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
+	}
+
+	@Override
+	public String name() {
+		return "firestore";
+	}
+
+	private DocumentReference document(String key) {
+		return this.collection.document("k-" + this.keyEncoder.encode(key));
+	}
+
+	/** Creates the document of a fresh claim; false when it exists already. */
+	private boolean created(DocumentReference document, IdempotencyRecord record) {
+		try {
+			await(document.create(FirestoreRecordDocument.fields(record)), "create");
+			return true;
+		}
+		catch (StoreUnavailableException ex) {
+			if (isAlreadyExists(ex.getCause())) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
+		DocumentReference document = document(key);
+		return await(this.firestore.runTransaction((transaction) -> {
+			IdempotencyRecord next = change.apply(FirestoreRecordDocument.record(transaction.get(document).get()));
+			transaction.set(document, FirestoreRecordDocument.fields(next));
+			return next;
+		}, this.transactionOptions), "update");
+	}
+
+	private <T> T await(ApiFuture<T> future, String operation) {
+		try {
+			return future.get(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (ExecutionException ex) {
+			ClaimLostException lost = findCause(ex, ClaimLostException.class);
+			if (lost != null) {
+				throw lost;
+			}
+			StoreUnavailableException unreadable = findCause(ex, StoreUnavailableException.class);
+			throw (unreadable != null) ? unreadable : unavailable(operation, ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			future.cancel(true);
+			throw unavailable(operation, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw unavailable(operation, ex);
+		}
+		catch (RuntimeException ex) {
+			throw unavailable(operation, ex);
+		}
+	}
+
+	private StoreUnavailableException unavailable(String operation, Throwable cause) {
+		return new StoreUnavailableException("Firestore " + operation + " in collection '" + this.collection.getId()
+				+ "' failed: " + cause, cause);
+	}
+
+	private static boolean isAlreadyExists(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof FirestoreException firestore && firestore.getStatus() != null
+					&& firestore.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {
+				return true;
+			}
+			if (cause instanceof ApiException api && api.getStatusCode().getCode() == StatusCode.Code.ALREADY_EXISTS) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static <E extends Throwable> E findCause(Throwable ex, Class<E> type) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (type.isInstance(cause)) {
+				return type.cast(cause);
+			}
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,82 @@
+package dev.exactlyonce.store.firestore;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.firestore.DocumentSnapshot;
+
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * Maps an {@link IdempotencyRecord} to the fields of its Firestore document and back. Instants
+ * are Firestore timestamps, so {@code expiresAt} can drive a Firestore TTL policy; absent values
+ * are absent fields.
+ */
+final class FirestoreRecordDocument {
+
+	private FirestoreRecordDocument() {
+	}
+
+	/**
+	 * The document fields of a record.
+	 * @param record the record
+	 * @return the fields
+	 */
+	static Map<String, Object> fields(IdempotencyRecord record) {
+		Map<String, Object> fields = new HashMap<>();
+		fields.put("key", record.key());
+		putIfSet(fields, "listener", record.listener());
+		fields.put("owner", record.owner());
+		fields.put("token", record.token());
+		fields.put("state", record.state().name());
+		fields.put("attempts", record.attempts());
+		fields.put("startedAt", timestamp(record.startedAt()));
+		fields.put("leaseUntil", timestamp(record.leaseUntil()));
+		fields.put("streamSequence", record.streamSequence());
+		putIfSet(fields, "completedAt", timestamp(record.completedAt()));
+		fields.put("expiresAt", timestamp(record.expiresAt()));
+		putIfSet(fields, "resultSummary", record.resultSummary());
+		return fields;
+	}
+
+	/**
+	 * The record of a document.
+	 * @param snapshot the document as read
+	 * @return the record, or {@code null} when the document does not exist
+	 */
+	static IdempotencyRecord record(DocumentSnapshot snapshot) {
+		if (!snapshot.exists()) {
+			return null;
+		}
+		try {
+			return new IdempotencyRecord(snapshot.getString("key"), snapshot.getString("listener"),
+					snapshot.getString("owner"), snapshot.getString("token"),
+					RecordState.valueOf(snapshot.getString("state")), snapshot.getLong("attempts").intValue(),
+					instant(snapshot.getTimestamp("startedAt")), instant(snapshot.getTimestamp("leaseUntil")),
+					snapshot.getLong("streamSequence"), instant(snapshot.getTimestamp("completedAt")),
+					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"));
+		}
+		catch (RuntimeException ex) {
+			throw new StoreUnavailableException("Idempotency document " + snapshot.getId() + " is not readable", ex);
+		}
+	}
+
+	private static void putIfSet(Map<String, Object> fields, String name, Object value) {
+		if (value != null) {
+			fields.put(name, value);
+		}
+	}
+
+	private static Timestamp timestamp(Instant instant) {
+		return (instant != null) ? Timestamp.ofTimeSecondsAndNanos(instant.getEpochSecond(), instant.getNano()) : null;
+	}
+
+	private static Instant instant(Timestamp timestamp) {
+		return (timestamp != null) ? Instant.ofEpochSecond(timestamp.getSeconds(), timestamp.getNanos()) : null;
+	}
+
+}

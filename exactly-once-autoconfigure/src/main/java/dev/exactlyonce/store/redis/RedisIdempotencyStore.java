@@ -1,0 +1,165 @@
+package dev.exactlyonce.store.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * An {@link IdempotencyStore} in Redis. Each record is one hash under {@code prefix + key}, so a
+ * record never spans hash slots and the store works on Redis Cluster. Every transition is one Lua
+ * script (atomic on the server) that checks the state and fencing token and sets a {@code PEXPIRE}
+ * of {@code completed-ttl}; lease expiry is decided with the Redis server's clock, so workers with
+ * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules}.
+ */
+public class RedisIdempotencyStore implements IdempotencyStore {
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> CLAIM = RedisScript
+		.of(new ClassPathResource("dev/exactlyonce/store/redis/claim.lua"), List.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> UPDATE = RedisScript
+		.of(new ClassPathResource("dev/exactlyonce/store/redis/update.lua"), List.class);
+
+	private final StringRedisTemplate redis;
+
+	private final String keyPrefix;
+
+	private final String ttlMillis;
+
+	/**
+	 * Creates the store.
+	 * @param connectionFactory the application's Redis connection factory
+	 * @param keyPrefix prepended to every idempotency key
+	 * @param completedTtl how long records are kept after their last write
+	 */
+	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, Duration completedTtl) {
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.keyPrefix = keyPrefix;
+		this.ttlMillis = Long.toString(completedTtl.toMillis());
+	}
+
+	@Override
+	public ClaimResult tryClaim(String key, String owner, Duration lease) {
+		String token = UUID.randomUUID().toString();
+		List<?> reply = run(CLAIM, key, key, owner, token, Long.toString(lease.toMillis()), this.ttlMillis);
+		IdempotencyRecord current = RedisRecordHash.decode(reply, 2);
+		return switch (String.valueOf(reply.get(0))) {
+			case "ACQUIRED" -> acquired(key, owner, token, lease, reply, current);
+			case "HELD" -> new ClaimResult.HeldElsewhere(current.owner(), current.leaseUntil());
+			case "FINAL" -> (current.state() == RecordState.COMPLETED) ? new ClaimResult.Completed(current)
+					: new ClaimResult.DeadLettered(current);
+			default -> throw new StoreUnavailableException("Unexpected claim script reply " + reply.get(0), null);
+		};
+	}
+
+	@Override
+	public Claim renew(Claim claim, Duration lease) {
+		IdempotencyRecord renewed = update(claim, "leaseUntil", lease);
+		return claim.withLeaseUntil(renewed.leaseUntil());
+	}
+
+	@Override
+	public IdempotencyRecord complete(Claim claim, Completion completion) {
+		List<String> fields = new ArrayList<>(List.of("state", completion.state().name(), "streamSequence",
+				Long.toString(completion.streamSequence())));
+		addIfSet(fields, "listener", completion.listener());
+		addIfSet(fields, "resultSummary", completion.resultSummary());
+		return update(claim, "completedAt", Duration.ZERO, fields.toArray(String[]::new));
+	}
+
+	@Override
+	public void release(Claim claim, String failure) {
+		List<String> fields = new ArrayList<>(List.of("state", RecordState.FAILED.name()));
+		addIfSet(fields, "resultSummary", failure);
+		update(claim, "leaseUntil", Duration.ZERO, fields.toArray(String[]::new));
+	}
+
+	@Override
+	public Optional<IdempotencyRecord> find(String key) {
+		try {
+			Map<Object, Object> hash = this.redis.opsForHash().entries(this.keyPrefix + key);
+			Map<String, String> fields = new HashMap<>();
+			hash.forEach((field, value) -> fields.put((String) field, (String) value));
+			return Optional.ofNullable(RedisRecordHash.decode(fields));
+		}
+		catch (DataAccessException ex) {
+			throw unavailable("read", ex);
+		}
+	}
+
+	@Override
+	public String name() {
+		return "redis";
+	}
+
+	private ClaimResult.Acquired acquired(String key, String owner, String token, Duration lease, List<?> reply,
+			IdempotencyRecord previous) {
+		Instant now = RedisRecordHash.instant(String.valueOf(reply.get(1)));
+		int attempt = (previous != null) ? previous.attempts() + 1 : 1;
+		Claim claim = new Claim(key, owner, token, attempt, now, now.plus(lease));
+		return new ClaimResult.Acquired(claim, (previous != null) ? PreviousAttempt.of(previous) : null);
+	}
+
+	/** Runs the update script: sets {@code timeField} to now + offset and the given fields. */
+	private IdempotencyRecord update(Claim claim, String timeField, Duration offset, String... fields) {
+		String[] args = new String[4 + fields.length];
+		args[0] = claim.token();
+		args[1] = this.ttlMillis;
+		args[2] = timeField;
+		args[3] = Long.toString(offset.toMillis());
+		System.arraycopy(fields, 0, args, 4, fields.length);
+		List<?> reply = run(UPDATE, claim.key(), args);
+		if ("LOST".equals(String.valueOf(reply.get(0)))) {
+			throw new ClaimLostException(claim.key(), claim.token());
+		}
+		return RedisRecordHash.decode(reply, 2);
+	}
+
+	@SuppressWarnings("rawtypes")
+	private List<?> run(RedisScript<List> script, String key, String... args) {
+		try {
+			List<?> reply = this.redis.execute(script, List.of(this.keyPrefix + key), (Object[]) args);
+			if (reply == null || reply.isEmpty()) {
+				throw new StoreUnavailableException("Redis script returned no reply for key '" + key + "'", null);
+			}
+			return reply;
+		}
+		catch (DataAccessException ex) {
+			throw unavailable("script", ex);
+		}
+	}
+
+	private static void addIfSet(List<String> fields, String field, String value) {
+		if (value != null) {
+			fields.add(field);
+			fields.add(value);
+		}
+	}
+
+	private static StoreUnavailableException unavailable(String operation, DataAccessException ex) {
+		return new StoreUnavailableException("Redis " + operation + " failed: " + ex.getMessage(), ex);
+	}
+
+}

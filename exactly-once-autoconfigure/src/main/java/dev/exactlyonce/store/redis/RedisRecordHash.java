@@ -1,0 +1,65 @@
+package dev.exactlyonce.store.redis;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * Reads an {@link IdempotencyRecord} from the Redis hash that holds it: one field per record
+ * component, instants as epoch milliseconds, absent fields for absent values.
+ */
+final class RedisRecordHash {
+
+	private RedisRecordHash() {
+	}
+
+	/**
+	 * Decodes the field/value pairs of a script reply.
+	 * @param reply the script's reply
+	 * @param from the index of the first field name
+	 * @return the record, or {@code null} when the hash was empty
+	 */
+	static IdempotencyRecord decode(List<?> reply, int from) {
+		Map<String, String> fields = new HashMap<>();
+		for (int i = from; i + 1 < reply.size(); i += 2) {
+			fields.put(String.valueOf(reply.get(i)), String.valueOf(reply.get(i + 1)));
+		}
+		return decode(fields);
+	}
+
+	/**
+	 * Decodes a hash read with {@code HGETALL}.
+	 * @param fields the hash
+	 * @return the record, or {@code null} when the hash is empty
+	 */
+	static IdempotencyRecord decode(Map<String, String> fields) {
+		if (fields.isEmpty()) {
+			return null;
+		}
+		try {
+			return new IdempotencyRecord(fields.get("key"), fields.get("listener"), fields.get("owner"),
+					fields.get("token"), RecordState.valueOf(fields.get("state")),
+					Integer.parseInt(fields.get("attempts")), instant(fields.get("startedAt")),
+					instant(fields.get("leaseUntil")), Long.parseLong(fields.getOrDefault("streamSequence", "0")),
+					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"));
+		}
+		catch (RuntimeException ex) {
+			throw new StoreUnavailableException("Idempotency record in Redis is not readable: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Parses epoch milliseconds.
+	 * @param millis the milliseconds, or {@code null}
+	 * @return the instant, or {@code null}
+	 */
+	static Instant instant(String millis) {
+		return (millis != null) ? Instant.ofEpochMilli(Long.parseLong(millis)) : null;
+	}
+
+}

@@ -1,0 +1,373 @@
+package dev.exactlyonce.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The contract every {@link IdempotencyStore} honours, run against each store by a subclass. Each
+ * test uses its own keys, so one store instance serves them all.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractIdempotencyStoreContractTests {
+
+	/** The record TTL of the store most tests use: long enough to never expire during a test. */
+	protected static final Duration LONG_TTL = Duration.ofMinutes(10);
+
+	/** The record TTL of the store that checks expiry. */
+	protected static final Duration SHORT_TTL = Duration.ofSeconds(3);
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
+
+	private static final int RACERS = 16;
+
+	private IdempotencyStore store;
+
+	private ExecutorService racers;
+
+	/**
+	 * Starts whatever the store needs (a server, a connection).
+	 * @throws Exception when it cannot start
+	 */
+	protected void startInfrastructure() throws Exception {
+	}
+
+	/**
+	 * Stops what {@link #startInfrastructure()} started.
+	 * @throws Exception when it cannot stop
+	 */
+	protected void stopInfrastructure() throws Exception {
+	}
+
+	/**
+	 * Creates a store, separate from every store created before (its own bucket, prefix or
+	 * collection), whose records live {@code completedTtl}.
+	 * @param completedTtl how long records are kept
+	 * @return the store
+	 * @throws Exception when it cannot be created
+	 */
+	protected abstract IdempotencyStore createStore(Duration completedTtl) throws Exception;
+
+	@BeforeAll
+	void setUpStore() throws Exception {
+		startInfrastructure();
+		this.store = createStore(LONG_TTL);
+		this.racers = Executors.newFixedThreadPool(RACERS);
+	}
+
+	@AfterAll
+	void tearDownStore() throws Exception {
+		this.racers.shutdownNow();
+		stopInfrastructure();
+	}
+
+	/**
+	 * The store most tests use.
+	 * @return the store
+	 */
+	protected IdempotencyStore store() {
+		return this.store;
+	}
+
+	/**
+	 * A key no other test uses.
+	 * @param name a readable part
+	 * @return the key
+	 */
+	protected static String uniqueKey(String name) {
+		return "listener:" + name + ":" + UUID.randomUUID();
+	}
+
+	@Test
+	void freshKeyIsAcquiredWithAFirstAttempt() {
+		String key = uniqueKey("fresh");
+		Instant before = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+
+		ClaimResult.Acquired acquired = acquire(key, "worker-1", LEASE);
+
+		Claim claim = acquired.claim();
+		assertThat(acquired.previousAttempt()).isNull();
+		assertThat(claim.key()).isEqualTo(key);
+		assertThat(claim.owner()).isEqualTo("worker-1");
+		assertThat(claim.token()).isNotBlank();
+		assertThat(claim.attempt()).isEqualTo(1);
+		assertThat(claim.startedAt()).isBetween(before, Instant.now());
+		assertThat(claim.leaseUntil()).isCloseTo(claim.startedAt().plus(LEASE), within(1, ChronoUnit.MILLIS));
+		IdempotencyRecord record = this.store.find(key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(record.owner()).isEqualTo("worker-1");
+		assertThat(record.token()).isEqualTo(claim.token());
+		assertThat(record.attempts()).isEqualTo(1);
+	}
+
+	@Test
+	void secondClaimSeesTheHolderAndItsLease() {
+		String key = uniqueKey("held");
+		Claim first = acquire(key, "worker-1", LEASE).claim();
+
+		ClaimResult second = this.store.tryClaim(key, "worker-2", LEASE);
+
+		assertThat(second).isInstanceOfSatisfying(ClaimResult.HeldElsewhere.class, (held) -> {
+			assertThat(held.owner()).isEqualTo("worker-1");
+			assertThat(held.leaseUntil()).isCloseTo(first.leaseUntil(), within(1, ChronoUnit.MILLIS));
+		});
+	}
+
+	@Test
+	void exactlyOneOfManyRacingClaimantsWins() throws Exception {
+		String key = uniqueKey("race");
+
+		List<ClaimResult> results = race((i) -> () -> this.store.tryClaim(key, "worker-" + i, LEASE));
+
+		List<ClaimResult.Acquired> winners = acquiredOf(results);
+		assertThat(winners).hasSize(1);
+		String winner = winners.get(0).claim().owner();
+		assertThat(results).filteredOn(ClaimResult.HeldElsewhere.class::isInstance)
+			.hasSize(RACERS - 1)
+			.allSatisfy((result) -> assertThat(((ClaimResult.HeldElsewhere) result).owner()).isEqualTo(winner));
+	}
+
+	@Test
+	void abandonedClaimIsReclaimedByExactlyOneRacingClaimantWhoSeesThePreviousAttempt() throws Exception {
+		String key = uniqueKey("abandoned");
+		Claim abandoned = acquire(key, "dead-worker", SHORT_LEASE).claim();
+		awaitLeaseEnd(abandoned);
+
+		List<ClaimResult> results = race((i) -> () -> this.store.tryClaim(key, "worker-" + i, LEASE));
+
+		List<ClaimResult.Acquired> winners = acquiredOf(results);
+		assertThat(winners).hasSize(1);
+		ClaimResult.Acquired winner = winners.get(0);
+		assertThat(winner.claim().attempt()).isEqualTo(2);
+		assertThat(winner.claim().token()).isNotEqualTo(abandoned.token());
+		PreviousAttempt previous = winner.previousAttempt();
+		assertThat(previous).isNotNull();
+		assertThat(previous.abandoned()).isTrue();
+		assertThat(previous.owner()).isEqualTo("dead-worker");
+		assertThat(previous.attempts()).isEqualTo(1);
+		assertThat(previous.startedAt()).isCloseTo(abandoned.startedAt(), within(1, ChronoUnit.MILLIS));
+		assertThat(results).filteredOn(ClaimResult.HeldElsewhere.class::isInstance).hasSize(RACERS - 1);
+	}
+
+	@Test
+	void renewExtendsTheLease() {
+		String key = uniqueKey("renew");
+		Claim claim = acquire(key, "worker-1", SHORT_LEASE).claim();
+
+		Claim renewed = this.store.renew(claim, LEASE);
+
+		assertThat(renewed.token()).isEqualTo(claim.token());
+		assertThat(renewed.leaseUntil()).isAfter(claim.leaseUntil().plus(Duration.ofSeconds(20)));
+		awaitLeaseEnd(claim);
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOfSatisfying(
+				ClaimResult.HeldElsewhere.class, (held) -> assertThat(held.owner()).isEqualTo("worker-1"));
+		assertThat(this.store.find(key).orElseThrow().leaseUntil()).isCloseTo(renewed.leaseUntil(),
+				within(1, ChronoUnit.MILLIS));
+	}
+
+	@Test
+	void renewFailsAfterTakeover() {
+		Takeover takeover = takeOver(uniqueKey("renew-lost"));
+
+		assertThatExceptionOfType(ClaimLostException.class)
+			.isThrownBy(() -> this.store.renew(takeover.zombie(), LEASE));
+		assertThat(this.store.renew(takeover.current(), LEASE).owner()).isEqualTo("worker-2");
+	}
+
+	@Test
+	void completeIsACompareAndSetOnTheFencingToken() {
+		String key = uniqueKey("zombie");
+		Takeover takeover = takeOver(key);
+
+		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(
+				() -> this.store.complete(takeover.zombie(), Completion.completed("listener", 7, "zombie result")));
+		assertThatExceptionOfType(ClaimLostException.class)
+			.isThrownBy(() -> this.store.release(takeover.zombie(), "zombie"));
+
+		IdempotencyRecord record = this.store.complete(takeover.current(),
+				Completion.completed("listener", 8, "real result"));
+		assertThat(record.owner()).isEqualTo("worker-2");
+		assertThat(record.token()).isEqualTo(takeover.current().token());
+		assertThat(this.store.find(key).orElseThrow().resultSummary()).isEqualTo("real result");
+	}
+
+	@Test
+	void completedKeyIsAnsweredWithItsRecord() {
+		String key = uniqueKey("completed");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		Instant beforeCompletion = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+
+		IdempotencyRecord written = this.store.complete(claim, Completion.completed("task-listener", 42, "posted #17"));
+
+		ClaimResult again = this.store.tryClaim(key, "worker-2", LEASE);
+		assertThat(again).isInstanceOf(ClaimResult.Completed.class);
+		IdempotencyRecord record = ((ClaimResult.Completed) again).record();
+		assertThat(record.key()).isEqualTo(key);
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.owner()).isEqualTo("worker-1");
+		assertThat(record.token()).isEqualTo(claim.token());
+		assertThat(record.listener()).isEqualTo("task-listener");
+		assertThat(record.streamSequence()).isEqualTo(42);
+		assertThat(record.resultSummary()).isEqualTo("posted #17");
+		assertThat(record.attempts()).isEqualTo(1);
+		assertThat(record.startedAt()).isCloseTo(claim.startedAt(), within(1, ChronoUnit.MILLIS));
+		assertThat(record.completedAt()).isBetween(beforeCompletion, Instant.now());
+		assertThat(record.expiresAt()).isCloseTo(record.completedAt().plus(LONG_TTL), within(1, ChronoUnit.MILLIS));
+		assertThat(written.completedAt()).isCloseTo(record.completedAt(), within(1, ChronoUnit.MILLIS));
+		assertThat(this.store.find(key)).hasValueSatisfying((found) -> {
+			assertThat(found.state()).isEqualTo(RecordState.COMPLETED);
+			assertThat(found.streamSequence()).isEqualTo(42);
+		});
+		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(() -> this.store.renew(claim, LEASE));
+	}
+
+	@Test
+	void deadLetteredKeyIsNotRunAgain() {
+		String key = uniqueKey("dead-lettered");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+
+		this.store.complete(claim, Completion.deadLettered("task-listener", 5, "poison"));
+
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOfSatisfying(
+				ClaimResult.DeadLettered.class, (dead) -> assertThat(dead.record().resultSummary()).isEqualTo("poison"));
+	}
+
+	@Test
+	void releasedAttemptIsMarkedFailedAndTheNextClaimAcquiresIt() {
+		String key = uniqueKey("released");
+		Claim failed = acquire(key, "worker-1", LEASE).claim();
+
+		this.store.release(failed, "IllegalStateException: model timed out");
+
+		IdempotencyRecord record = this.store.find(key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.FAILED);
+		assertThat(record.resultSummary()).isEqualTo("IllegalStateException: model timed out");
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+		assertThat(next.claim().attempt()).isEqualTo(2);
+		assertThat(next.previousAttempt()).satisfies((previous) -> {
+			assertThat(previous.abandoned()).isFalse();
+			assertThat(previous.state()).isEqualTo(RecordState.FAILED);
+			assertThat(previous.owner()).isEqualTo("worker-1");
+			assertThat(previous.failure()).isEqualTo("IllegalStateException: model timed out");
+		});
+		assertThatExceptionOfType(ClaimLostException.class)
+			.isThrownBy(() -> this.store.complete(failed, Completion.completed("listener", 1, null)));
+	}
+
+	@Test
+	void completedRecordsExpireAfterTheCompletedTtl() throws Exception {
+		IdempotencyStore shortLived = createStore(SHORT_TTL);
+		String key = uniqueKey("expiring");
+		Claim claim = ((ClaimResult.Acquired) shortLived.tryClaim(key, "worker-1", LEASE)).claim();
+		IdempotencyRecord completed = shortLived.complete(claim, Completion.completed("listener", 1, "done"));
+		Instant expiry = completed.completedAt().plus(SHORT_TTL);
+
+		assertThat(shortLived.tryClaim(key, "worker-2", LEASE)).isInstanceOf(ClaimResult.Completed.class);
+		await().atMost(SHORT_TTL.plusSeconds(10)).pollInterval(Duration.ofMillis(100))
+			.until(() -> shortLived.find(key).isEmpty());
+
+		assertThat(Instant.now()).isAfterOrEqualTo(expiry.minusMillis(5));
+		ClaimResult afterExpiry = shortLived.tryClaim(key, "worker-3", LEASE);
+		assertThat(afterExpiry).isInstanceOfSatisfying(ClaimResult.Acquired.class, (acquired) -> {
+			assertThat(acquired.claim().attempt()).isEqualTo(1);
+			assertThat(acquired.previousAttempt()).isNull();
+		});
+	}
+
+	@Test
+	void awkwardKeysRoundTripWithoutCollision() {
+		String base = uniqueKey("awkward");
+		List<String> keys = List.of(base + " with spaces", base + "/with/slashes", base + "_with_slashes",
+				base + "=2Fwith=2Fslashes", base + ".with.dots", base + ":ключ-ü-日本-🚀", base + "\u0000nul",
+				base + "x".repeat(1024), base + "x".repeat(1023) + "y", base + "__reserved__", "__" + base + "__");
+		List<Claim> claims = new ArrayList<>();
+		for (String key : keys) {
+			claims.add(acquire(key, "worker-" + keys.indexOf(key), LEASE).claim());
+		}
+		for (Claim claim : claims) {
+			this.store.complete(claim, Completion.completed("listener", 1, claim.owner()));
+		}
+		for (int i = 0; i < keys.size(); i++) {
+			IdempotencyRecord record = this.store.find(keys.get(i)).orElseThrow();
+			assertThat(record.key()).isEqualTo(keys.get(i));
+			assertThat(record.resultSummary()).isEqualTo("worker-" + i);
+		}
+	}
+
+	/**
+	 * Claims a key that must be free.
+	 * @param key the key
+	 * @param owner the claimant
+	 * @param lease the lease
+	 * @return the acquired claim
+	 */
+	protected ClaimResult.Acquired acquire(String key, String owner, Duration lease) {
+		ClaimResult result = this.store.tryClaim(key, owner, lease);
+		assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
+		return (ClaimResult.Acquired) result;
+	}
+
+	/** Claims a key for worker-1 with a short lease, lets it lapse, and has worker-2 take it over. */
+	private Takeover takeOver(String key) {
+		Claim zombie = acquire(key, "worker-1", SHORT_LEASE).claim();
+		awaitLeaseEnd(zombie);
+		ClaimResult.Acquired current = acquire(key, "worker-2", LEASE);
+		assertThat(current.previousAttempt().abandoned()).isTrue();
+		return new Takeover(zombie, current.claim());
+	}
+
+	private static void awaitLeaseEnd(Claim claim) {
+		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+			.until(() -> Instant.now().isAfter(claim.leaseUntil().plusMillis(50)));
+	}
+
+	private List<ClaimResult> race(IntFunction<Callable<ClaimResult>> claimant) throws Exception {
+		CountDownLatch start = new CountDownLatch(1);
+		List<Future<ClaimResult>> futures = new ArrayList<>();
+		for (int i = 0; i < RACERS; i++) {
+			Callable<ClaimResult> call = claimant.apply(i);
+			futures.add(this.racers.submit(() -> {
+				start.await();
+				return call.call();
+			}));
+		}
+		start.countDown();
+		List<ClaimResult> results = new ArrayList<>();
+		for (Future<ClaimResult> future : futures) {
+			results.add(future.get());
+		}
+		return results;
+	}
+
+	private static List<ClaimResult.Acquired> acquiredOf(List<ClaimResult> results) {
+		return results.stream()
+			.filter(ClaimResult.Acquired.class::isInstance)
+			.map(ClaimResult.Acquired.class::cast)
+			.toList();
+	}
+
+	private record Takeover(Claim zombie, Claim current) {
+	}
+
+}

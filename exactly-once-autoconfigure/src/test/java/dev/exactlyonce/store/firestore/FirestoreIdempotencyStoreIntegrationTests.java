@@ -1,0 +1,60 @@
+package dev.exactlyonce.store.firestore;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.google.api.gax.core.NoCredentialsProvider;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.FirestoreOptions;
+
+import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
+import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.test.FirestoreEmulatorProcess;
+
+/**
+ * The store contract against {@link FirestoreIdempotencyStore} on Google's Firestore emulator.
+ */
+class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencyStoreContractTests {
+
+	private final AtomicInteger collections = new AtomicInteger();
+
+	private FirestoreEmulatorProcess emulator;
+
+	private Firestore firestore;
+
+	@Override
+	protected void startInfrastructure() {
+		this.emulator = new FirestoreEmulatorProcess().start();
+		this.firestore = FirestoreOptions.newBuilder()
+			.setProjectId("exactly-once-test")
+			.setEmulatorHost(this.emulator.hostPort())
+			.setCredentialsProvider(NoCredentialsProvider.create())
+			.build()
+			.getService();
+	}
+
+	@Override
+	protected void stopInfrastructure() throws Exception {
+		this.firestore.close();
+		this.emulator.close();
+	}
+
+	@Override
+	protected IdempotencyStore createStore(Duration completedTtl) {
+		return new FirestoreIdempotencyStore(this.firestore, "contract-" + this.collections.incrementAndGet(),
+				new ClaimRules(Clock.systemUTC(), completedTtl), Duration.ofSeconds(5));
+	}
+
+	@Override
+	protected void killServer() {
+		this.emulator.kill();
+	}
+
+	@Override
+	protected void restartServer() {
+		this.emulator.start();
+	}
+
+}

@@ -1,0 +1,61 @@
+package dev.exactlyonce.store.natskv;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.StorageType;
+
+import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
+import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.test.NatsServerProcess;
+
+/**
+ * The store contract against {@link NatsKvIdempotencyStore} on a real {@code nats-server}.
+ */
+class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencyStoreContractTests {
+
+	private final AtomicInteger buckets = new AtomicInteger();
+
+	private NatsServerProcess server;
+
+	private Connection connection;
+
+	@Override
+	protected void startInfrastructure() throws Exception {
+		this.server = new NatsServerProcess().start();
+		this.connection = Nats.connect(new Options.Builder().server(this.server.url())
+			.maxReconnects(-1)
+			.reconnectWait(Duration.ofMillis(200))
+			.build());
+	}
+
+	@Override
+	protected void stopInfrastructure() throws Exception {
+		this.connection.close();
+		this.server.close();
+	}
+
+	@Override
+	protected IdempotencyStore createStore(Duration completedTtl) {
+		String bucket = "contract-" + this.buckets.incrementAndGet();
+		return new NatsKvIdempotencyStore(
+				new NatsKvBucketProvisioner(this.connection).provision(bucket, completedTtl, StorageType.File, 1),
+				new ClaimRules(Clock.systemUTC(), completedTtl));
+	}
+
+	@Override
+	protected void killServer() {
+		this.server.kill();
+	}
+
+	@Override
+	protected void restartServer() {
+		this.server.start();
+	}
+
+}

@@ -1,0 +1,57 @@
+package dev.exactlyonce.store.redis;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.test.RedisServerProcess;
+
+/**
+ * The store contract against {@link RedisIdempotencyStore} on a real {@code redis-server}.
+ */
+class RedisIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencyStoreContractTests {
+
+	private final AtomicInteger prefixes = new AtomicInteger();
+
+	private RedisServerProcess server;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	@Override
+	protected void startInfrastructure() {
+		this.server = new RedisServerProcess().start();
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.server.host(), this.server.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+	}
+
+	@Override
+	protected void stopInfrastructure() {
+		this.connectionFactory.destroy();
+		this.server.close();
+	}
+
+	@Override
+	protected IdempotencyStore createStore(Duration completedTtl) {
+		return new RedisIdempotencyStore(this.connectionFactory, "contract-" + this.prefixes.incrementAndGet() + ":",
+				completedTtl);
+	}
+
+	@Override
+	protected void killServer() {
+		this.server.kill();
+	}
+
+	@Override
+	protected void restartServer() {
+		this.server.start();
+	}
+
+}
