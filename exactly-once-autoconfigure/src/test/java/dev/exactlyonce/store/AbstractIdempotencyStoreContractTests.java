@@ -71,9 +71,9 @@ public abstract class AbstractIdempotencyStoreContractTests {
 
 	@BeforeAll
 	void setUpStore() throws Exception {
+		this.racers = Executors.newFixedThreadPool(RACERS);
 		startInfrastructure();
 		this.store = createStore(LONG_TTL);
-		this.racers = Executors.newFixedThreadPool(RACERS);
 	}
 
 	@AfterAll

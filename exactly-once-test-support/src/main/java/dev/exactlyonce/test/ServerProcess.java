@@ -17,8 +17,8 @@ import java.util.concurrent.TimeoutException;
  * A real server process started by a test on a free loopback port with its own temporary
  * directory: started, stopped gracefully, killed with SIGKILL and restarted on the same port and
  * directory, so fault tests can take it away for real. Stopping and killing reach the launched
- * process's descendants too (a launcher script's JVM, for example). Its output goes to a log file
- * in that directory.
+ * process's descendants too (a launcher script's JVM, for example), and a JVM shutdown hook kills
+ * whatever a test left running. Its output goes to a log file in that directory.
  */
 public abstract class ServerProcess implements AutoCloseable {
 
@@ -29,6 +29,8 @@ public abstract class ServerProcess implements AutoCloseable {
 	private final Path directory;
 
 	private Process process;
+
+	private boolean shutdownHookAdded;
 
 	/**
 	 * Creates the process handle; nothing runs until {@link #start()}.
@@ -75,6 +77,10 @@ public abstract class ServerProcess implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + this.name + " with " + command(), ex);
+		}
+		if (!this.shutdownHookAdded) {
+			Runtime.getRuntime().addShutdownHook(new Thread(this::kill, this.name + "-killer"));
+			this.shutdownHookAdded = true;
 		}
 		awaitListening();
 		return this;

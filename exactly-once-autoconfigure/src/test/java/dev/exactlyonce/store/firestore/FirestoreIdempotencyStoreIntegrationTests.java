@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.google.api.gax.core.NoCredentialsProvider;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
 
@@ -30,14 +29,15 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 		this.firestore = FirestoreOptions.newBuilder()
 			.setProjectId("exactly-once-test")
 			.setEmulatorHost(this.emulator.hostPort())
-			.setCredentialsProvider(NoCredentialsProvider.create())
 			.build()
 			.getService();
 	}
 
 	@Override
 	protected void stopInfrastructure() throws Exception {
-		this.firestore.close();
+		if (this.firestore != null) {
+			this.firestore.close();
+		}
 		this.emulator.close();
 	}
 

@@ -36,7 +36,9 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 
 	@Override
 	protected void stopInfrastructure() throws Exception {
-		this.connection.close();
+		if (this.connection != null) {
+			this.connection.close();
+		}
 		this.server.close();
 	}
 

@@ -34,7 +34,9 @@ class RedisIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySto
 
 	@Override
 	protected void stopInfrastructure() {
-		this.connectionFactory.destroy();
+		if (this.connectionFactory != null) {
+			this.connectionFactory.destroy();
+		}
 		this.server.close();
 	}
 
