@@ -239,6 +239,12 @@ public class ExactlyOnceProperties {
 		/** NATS KV store settings. */
 		private final NatsKv natsKv = new NatsKv();
 
+		/** Redis store settings. */
+		private final Redis redis = new Redis();
+
+		/** Firestore store settings. */
+		private final Firestore firestore = new Firestore();
+
 		public StoreType getType() {
 			return this.type;
 		}
@@ -273,6 +279,14 @@ public class ExactlyOnceProperties {
 
 		public NatsKv getNatsKv() {
 			return this.natsKv;
+		}
+
+		public Redis getRedis() {
+			return this.redis;
+		}
+
+		public Firestore getFirestore() {
+			return this.firestore;
 		}
 
 	}
@@ -311,6 +325,49 @@ public class ExactlyOnceProperties {
 
 		public void setStorage(StorageKind storage) {
 			this.storage = storage;
+		}
+
+	}
+
+	/** Redis store settings. */
+	public static class Redis {
+
+		/** Prefix of the Redis keys holding the records (one hash per idempotency key). */
+		private String keyPrefix = "exactlyonce:idempotency:";
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+	}
+
+	/** Firestore store settings. */
+	public static class Firestore {
+
+		/** Collection holding the records; give it a TTL policy on the expiresAt field. */
+		private String collection = "task-idempotency";
+
+		/** How long one Firestore operation may take before the store counts as unavailable. */
+		private Duration timeout = Duration.ofSeconds(10);
+
+		public String getCollection() {
+			return this.collection;
+		}
+
+		public void setCollection(String collection) {
+			this.collection = collection;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 	}

@@ -15,6 +15,8 @@ final class StoreConfigurations {
 
 	static {
 		MAPPINGS.put(StoreType.NATS_KV, NatsKvStoreConfiguration.class.getName());
+		MAPPINGS.put(StoreType.REDIS, RedisStoreConfiguration.class.getName());
+		MAPPINGS.put(StoreType.FIRESTORE, FirestoreStoreConfiguration.class.getName());
 		MAPPINGS.put(StoreType.MEMORY, MemoryStoreConfiguration.class.getName());
 	}
 

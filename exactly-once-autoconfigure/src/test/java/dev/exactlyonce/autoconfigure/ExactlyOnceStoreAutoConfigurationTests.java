@@ -1,0 +1,177 @@
+package dev.exactlyonce.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import com.google.api.gax.core.CredentialsProvider;
+import com.google.api.gax.core.NoCredentialsProvider;
+import com.google.cloud.spring.autoconfigure.core.GcpContextAutoConfiguration;
+import com.google.cloud.spring.autoconfigure.firestore.GcpFirestoreAutoConfiguration;
+import com.google.cloud.spring.autoconfigure.firestore.GcpFirestoreEmulatorAutoConfiguration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.firestore.FirestoreIdempotencyStore;
+import dev.exactlyonce.store.memory.InMemoryIdempotencyStore;
+import dev.exactlyonce.store.redis.RedisIdempotencyStore;
+import dev.exactlyonce.test.FreePorts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Store selection by {@code exactlyonce.store.type} without any server: which store each branch
+ * creates, that the application's own store wins, and the start-up errors when the named store's
+ * dependency or client bean is missing. Nothing here connects anywhere (Redis and the Firestore
+ * emulator point at a port nobody listens on); the NATS KV branch needs a server and lives in
+ * {@code StoreSelectionIntegrationTests}.
+ */
+class ExactlyOnceStoreAutoConfigurationTests {
+
+	private static final AutoConfigurations REDIS = AutoConfigurations.of(DataRedisAutoConfiguration.class);
+
+	private static final AutoConfigurations FIRESTORE = AutoConfigurations.of(GcpContextAutoConfiguration.class,
+			GcpFirestoreEmulatorAutoConfiguration.class, GcpFirestoreAutoConfiguration.class);
+
+	private final int unusedPort = FreePorts.next();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ExactlyOnceStoreAutoConfiguration.class))
+		.withUserConfiguration(PropertiesConfiguration.class, NoGoogleCredentialsConfiguration.class)
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + this.unusedPort,
+				"spring.cloud.gcp.firestore.project-id=exactly-once-test",
+				"spring.cloud.gcp.firestore.emulator.enabled=true",
+				"spring.cloud.gcp.firestore.host-port=127.0.0.1:" + this.unusedPort);
+
+	@Test
+	void memoryStoreWhenNamed() {
+		this.runner.withPropertyValues("exactlyonce.store.type=memory")
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyStore.class)
+				.getBean(IdempotencyStore.class)
+				.isInstanceOf(InMemoryIdempotencyStore.class));
+	}
+
+	@Test
+	void redisStoreWhenNamedUsesTheApplicationsConnectionFactory() {
+		this.runner.withConfiguration(REDIS)
+			.withPropertyValues("exactlyonce.store.type=redis")
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyStore.class)
+				.getBean(IdempotencyStore.class)
+				.isInstanceOf(RedisIdempotencyStore.class));
+	}
+
+	@Test
+	void firestoreStoreWhenNamedUsesTheApplicationsFirestore() {
+		this.runner.withConfiguration(FIRESTORE)
+			.withPropertyValues("exactlyonce.store.type=firestore")
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyStore.class)
+				.getBean(IdempotencyStore.class)
+				.isInstanceOf(FirestoreIdempotencyStore.class));
+	}
+
+	@Test
+	void redisAndFirestoreOnTheClasspathDoNotSelectTheirStores() {
+		this.runner.withConfiguration(REDIS)
+			.withConfiguration(FIRESTORE)
+			.withPropertyValues("exactlyonce.store.type=memory")
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyStore.class)
+				.doesNotHaveBean(RedisIdempotencyStore.class)
+				.doesNotHaveBean(FirestoreIdempotencyStore.class));
+	}
+
+	@Test
+	void applicationsOwnStoreWins() {
+		this.runner.withConfiguration(REDIS)
+			.withUserConfiguration(OwnStoreConfiguration.class)
+			.withPropertyValues("exactlyonce.store.type=redis")
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyStore.class)
+				.hasBean("ownStore")
+				.doesNotHaveBean(RedisIdempotencyStore.class));
+	}
+
+	@Test
+	void applicationsOwnStoreNeedsNoStoreDependency() {
+		this.runner.withUserConfiguration(OwnStoreConfiguration.class)
+			.withClassLoader(new FilteredClassLoader("com.google.cloud.firestore"))
+			.withPropertyValues("exactlyonce.store.type=firestore")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(IdempotencyStore.class));
+	}
+
+	@Test
+	void redisWithoutConnectionFactoryFailsNamingTheFix() {
+		this.runner.withPropertyValues("exactlyonce.store.type=redis")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.type=redis but there is no single RedisConnectionFactory bean",
+					"spring.data.redis.*"));
+	}
+
+	@Test
+	void redisWithoutSpringDataRedisFailsNamingTheDependency() {
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.withPropertyValues("exactlyonce.store.type=redis")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.type=redis but Spring Data Redis is not on the classpath",
+					"org.springframework.boot:spring-boot-starter-data-redis"));
+	}
+
+	@Test
+	void firestoreWithoutFirestoreBeanFailsNamingTheFix() {
+		this.runner.withPropertyValues("exactlyonce.store.type=firestore")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.type=firestore but there is no single Firestore bean",
+					"spring.cloud.gcp.firestore.project-id"));
+	}
+
+	@Test
+	void firestoreWithoutTheClientFailsNamingTheDependencies() {
+		this.runner.withClassLoader(new FilteredClassLoader("com.google.cloud.firestore"))
+			.withPropertyValues("exactlyonce.store.type=firestore")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.type=firestore but the Google Cloud Firestore client is not on the classpath",
+					"com.google.cloud:google-cloud-firestore"));
+	}
+
+	private static void assertStartupFailure(AssertableApplicationContext context, String problem, String fix) {
+		assertThat(context).getFailure()
+			.rootCause()
+			.isInstanceOfSatisfying(ExactlyOnceConfigurationException.class, (ex) -> {
+				assertThat(ex.getMessage()).startsWith(problem);
+				assertThat(ex.getAction()).contains(fix);
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableConfigurationProperties(ExactlyOnceProperties.class)
+	static class PropertiesConfiguration {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoGoogleCredentialsConfiguration {
+
+		@Bean
+		CredentialsProvider googleCredentials() {
+			return NoCredentialsProvider.create();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnStoreConfiguration {
+
+		@Bean
+		IdempotencyStore ownStore() {
+			return new InMemoryIdempotencyStore(new ClaimRules(Clock.systemUTC(), Duration.ofHours(1)));
+		}
+
+	}
+
+}
