@@ -5,6 +5,8 @@ import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
 
+import dev.exactlyonce.test.ServerProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
@@ -24,14 +26,10 @@ public abstract class AbstractRemoteIdempotencyStoreContractTests extends Abstra
 	private static final Duration GIVE_UP_WITHIN = Duration.ofSeconds(30);
 
 	/**
-	 * Takes the server away as a crash would (SIGKILL).
+	 * The server behind the store, which the outage test kills (SIGKILL) and starts again.
+	 * @return the server process
 	 */
-	protected abstract void killServer();
-
-	/**
-	 * Starts the server again after {@link #killServer()}.
-	 */
-	protected abstract void restartServer();
+	protected abstract ServerProcess server();
 
 	@Test
 	void unreachableStoreFailsWithATypedExceptionAndRecoversWhenItIsBack() {
@@ -40,7 +38,7 @@ public abstract class AbstractRemoteIdempotencyStoreContractTests extends Abstra
 		Claim completed = acquire(completedKey, "worker-1", LEASE).claim();
 		store().complete(completed, Completion.completed("listener", 3, "done"));
 		Claim held = acquire(heldKey, "worker-1", LEASE).claim();
-		killServer();
+		server().kill();
 		try {
 			assertUnavailable(() -> store().tryClaim(completedKey, "worker-2", LEASE));
 			assertUnavailable(() -> store().tryClaim(uniqueKey("outage-fresh"), "worker-2", LEASE));
@@ -50,7 +48,7 @@ public abstract class AbstractRemoteIdempotencyStoreContractTests extends Abstra
 			assertUnavailable(() -> store().release(held, "failed"));
 		}
 		finally {
-			restartServer();
+			server().start();
 		}
 		String afterOutage = uniqueKey("after-outage");
 		await().atMost(Duration.ofSeconds(60))

@@ -53,18 +53,18 @@ public final class StoreLatencyBenchmark {
 		int operations = Integer.getInteger("benchmark.operations", 3000);
 		int warmup = Integer.getInteger("benchmark.warmup", 500);
 		List<Callable<BenchmarkedStore>> stores = List.of(StoreLatencyBenchmark::memory, StoreLatencyBenchmark::natsKv,
-				StoreLatencyBenchmark::redis, StoreLatencyBenchmark::firestore);
+				() -> redis(null), () -> redis("always"), StoreLatencyBenchmark::firestore);
 		System.out.printf(Locale.ROOT, "%n%d claim+complete pairs per store after %d warm-up pairs, one thread, "
 				+ "local servers; latencies in ms%n%n", operations, warmup);
-		System.out.printf(Locale.ROOT, "| %-20s | %9s | %9s | %12s | %12s |%n", "store", "claim p50", "claim p99",
+		System.out.printf(Locale.ROOT, "| %-22s | %9s | %9s | %12s | %12s |%n", "store", "claim p50", "claim p99",
 				"complete p50", "complete p99");
-		System.out.printf(Locale.ROOT, "|%s|%s|%s|%s|%s|%n", "-".repeat(22), "-".repeat(11), "-".repeat(11),
+		System.out.printf(Locale.ROOT, "|%s|%s|%s|%s|%s|%n", "-".repeat(24), "-".repeat(11), "-".repeat(11),
 				"-".repeat(14), "-".repeat(14));
 		for (Callable<BenchmarkedStore> factory : stores) {
 			try (BenchmarkedStore benchmarked = factory.call()) {
 				run(benchmarked.store(), "warmup", warmup);
 				LatencyRecorder[] latencies = run(benchmarked.store(), "measured", operations);
-				System.out.printf(Locale.ROOT, "| %-20s | %9.3f | %9.3f | %12.3f | %12.3f |%n", benchmarked.label(),
+				System.out.printf(Locale.ROOT, "| %-22s | %9.3f | %9.3f | %12.3f | %12.3f |%n", benchmarked.label(),
 						latencies[0].percentileMillis(50), latencies[0].percentileMillis(99),
 						latencies[1].percentileMillis(50), latencies[1].percentileMillis(99));
 			}
@@ -106,14 +106,15 @@ public final class StoreLatencyBenchmark {
 		return new BenchmarkedStore("nats-kv (file, R1)", store, connection, server);
 	}
 
-	private static BenchmarkedStore redis() {
-		RedisServerProcess server = new RedisServerProcess().start();
+	private static BenchmarkedStore redis(String appendFsync) {
+		RedisServerProcess server = new RedisServerProcess(appendFsync).start();
 		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(server.host(), server.port()));
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
 		RedisIdempotencyStore store = new RedisIdempotencyStore(connectionFactory, "benchmark:", TTL);
-		return new BenchmarkedStore("redis (no AOF)", store, connectionFactory::destroy, server);
+		String label = (appendFsync != null) ? "redis (AOF " + appendFsync + ")" : "redis (no persistence)";
+		return new BenchmarkedStore(label, store, connectionFactory::destroy, server);
 	}
 
 	private static BenchmarkedStore firestore() {

@@ -1,14 +1,13 @@
 package dev.exactlyonce.test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * Google's Cloud Firestore emulator on a free loopback port. The launcher is
- * {@code $FIRESTORE_EMULATOR_BIN}, else the one of the Debian {@code google-cloud-sdk} package; it
- * needs {@code java} on the path. Data lives in the emulator's memory only, so a restart starts
+ * {@code $FIRESTORE_EMULATOR_BIN}, else the one of the Debian {@code google-cloud-sdk} package
+ * ({@code google-cloud-cli-firestore-emulator}), else {@code cloud_firestore_emulator} on the path;
+ * it needs {@code java} on the path. Data lives in the emulator's memory only, so a restart starts
  * empty. Takes a few seconds to start.
  */
 public class FirestoreEmulatorProcess extends ServerProcess {
@@ -22,7 +21,8 @@ public class FirestoreEmulatorProcess extends ServerProcess {
 
 	@Override
 	protected List<String> command() {
-		return List.of(launcher(), "start", "--host=127.0.0.1", "--port=" + port());
+		return List.of(executable("FIRESTORE_EMULATOR_BIN", DEFAULT_LAUNCHER, "cloud_firestore_emulator"), "start",
+				"--host=127.0.0.1", "--port=" + port());
 	}
 
 	@Override
@@ -43,18 +43,6 @@ public class FirestoreEmulatorProcess extends ServerProcess {
 	public FirestoreEmulatorProcess start() {
 		super.start();
 		return this;
-	}
-
-	private static String launcher() {
-		String configured = System.getenv("FIRESTORE_EMULATOR_BIN");
-		if (configured != null && !configured.isBlank()) {
-			return configured;
-		}
-		if (!Files.isExecutable(Path.of(DEFAULT_LAUNCHER))) {
-			throw new IllegalStateException("Firestore emulator not found at " + DEFAULT_LAUNCHER
-					+ "; install google-cloud-cli-firestore-emulator or set FIRESTORE_EMULATOR_BIN");
-		}
-		return DEFAULT_LAUNCHER;
 	}
 
 }

@@ -1,7 +1,5 @@
 package dev.exactlyonce.test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -18,8 +16,8 @@ public class NatsServerProcess extends ServerProcess {
 
 	@Override
 	protected List<String> command() {
-		return List.of(binary(), "-a", "127.0.0.1", "-p", Integer.toString(port()), "-js", "-sd",
-				directory().resolve("jetstream").toString());
+		return List.of(executable("NATS_SERVER_BIN", "/usr/sbin/nats-server", "nats-server"), "-a", "127.0.0.1",
+				"-p", Integer.toString(port()), "-js", "-sd", directory().resolve("jetstream").toString());
 	}
 
 	/**
@@ -34,14 +32,6 @@ public class NatsServerProcess extends ServerProcess {
 	public NatsServerProcess start() {
 		super.start();
 		return this;
-	}
-
-	private static String binary() {
-		String configured = System.getenv("NATS_SERVER_BIN");
-		if (configured != null && !configured.isBlank()) {
-			return configured;
-		}
-		return Files.isExecutable(Path.of("/usr/sbin/nats-server")) ? "/usr/sbin/nats-server" : "nats-server";
 	}
 
 }

@@ -54,6 +54,22 @@ public abstract class ServerProcess implements AutoCloseable {
 	protected abstract List<String> command();
 
 	/**
+	 * Finds a server executable: the path in an environment variable, else an installed path,
+	 * else a name looked up on the path.
+	 * @param environmentVariable the variable that may name the executable
+	 * @param installedPath where the machine's package installs it
+	 * @param name the name to look up on the path otherwise
+	 * @return the executable to run
+	 */
+	protected static String executable(String environmentVariable, String installedPath, String name) {
+		String configured = System.getenv(environmentVariable);
+		if (configured != null && !configured.isBlank()) {
+			return configured;
+		}
+		return Files.isExecutable(Path.of(installedPath)) ? installedPath : name;
+	}
+
+	/**
 	 * How long the server may take to accept connections.
 	 * @return the start-up timeout
 	 */

@@ -1,7 +1,6 @@
 package dev.exactlyonce.store.firestore;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -17,12 +16,11 @@ import com.google.cloud.firestore.FirestoreException;
 import com.google.cloud.firestore.TransactionOptions;
 import io.grpc.Status;
 
-import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimDecision;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
-import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StoreKeyEncoder;
@@ -37,7 +35,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * timestamp for a Firestore TTL policy; until that policy deletes a document, reads treat it as
  * absent once it expired.
  */
-public class FirestoreIdempotencyStore implements IdempotencyStore {
+public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore {
 
 	private static final int MAX_DOCUMENT_ID_BYTES = 1400;
 
@@ -46,8 +44,6 @@ public class FirestoreIdempotencyStore implements IdempotencyStore {
 	private final CollectionReference collection;
 
 	private final Firestore firestore;
-
-	private final ClaimRules rules;
 
 	private final Duration timeout;
 
@@ -65,9 +61,9 @@ public class FirestoreIdempotencyStore implements IdempotencyStore {
 	 * @param timeout how long one operation may take before the store counts as unavailable
 	 */
 	public FirestoreIdempotencyStore(Firestore firestore, String collection, ClaimRules rules, Duration timeout) {
+		super(rules);
 		this.firestore = firestore;
 		this.collection = firestore.collection(collection);
-		this.rules = rules;
 		this.timeout = timeout;
 	}
 
@@ -86,28 +82,6 @@ public class FirestoreIdempotencyStore implements IdempotencyStore {
 			}
 			return decision.result();
 		}, this.transactionOptions), "claim");
-	}
-
-	@Override
-	public Claim renew(Claim claim, Duration lease) {
-		IdempotencyRecord renewed = transition(claim.key(), (current) -> this.rules.renew(current, claim, lease));
-		return claim.withLeaseUntil(renewed.leaseUntil());
-	}
-
-	@Override
-	public IdempotencyRecord complete(Claim claim, Completion completion) {
-		return transition(claim.key(), (current) -> this.rules.complete(current, claim, completion));
-	}
-
-	@Override
-	public void release(Claim claim, String failure) {
-		transition(claim.key(), (current) -> this.rules.release(current, claim, failure));
-	}
-
-	@Override
-	public Optional<IdempotencyRecord> find(String key) {
-		IdempotencyRecord record = FirestoreRecordDocument.record(await(document(key).get(), "read"));
-		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
 	}
 
 	@Override
@@ -133,7 +107,13 @@ public class FirestoreIdempotencyStore implements IdempotencyStore {
 		}
 	}
 
-	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
+	@Override
+	protected IdempotencyRecord readRecord(String key) {
+		return FirestoreRecordDocument.record(await(document(key).get(), "read"));
+	}
+
+	@Override
+	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
 		DocumentReference document = document(key);
 		return await(this.firestore.runTransaction((transaction) -> {
 			IdempotencyRecord next = change.apply(FirestoreRecordDocument.record(transaction.get(document).get()));

@@ -1,16 +1,14 @@
 package dev.exactlyonce.store.memory;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.UnaryOperator;
 
-import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimDecision;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
-import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 
@@ -18,18 +16,16 @@ import dev.exactlyonce.store.IdempotencyStore;
  * An {@link IdempotencyStore} in this JVM's memory. Records die with the process, so it protects
  * nothing across restarts: for tests and local runs only.
  */
-public class InMemoryIdempotencyStore implements IdempotencyStore {
+public class InMemoryIdempotencyStore extends CompareAndSetIdempotencyStore {
 
 	private final ConcurrentMap<String, IdempotencyRecord> records = new ConcurrentHashMap<>();
-
-	private final ClaimRules rules;
 
 	/**
 	 * Creates the store.
 	 * @param rules the claim rules (clock and record TTL)
 	 */
 	public InMemoryIdempotencyStore(ClaimRules rules) {
-		this.rules = rules;
+		super(rules);
 	}
 
 	@Override
@@ -44,34 +40,18 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
-	public Claim renew(Claim claim, Duration lease) {
-		IdempotencyRecord renewed = update(claim.key(), (current) -> this.rules.renew(current, claim, lease));
-		return claim.withLeaseUntil(renewed.leaseUntil());
-	}
-
-	@Override
-	public IdempotencyRecord complete(Claim claim, Completion completion) {
-		return update(claim.key(), (current) -> this.rules.complete(current, claim, completion));
-	}
-
-	@Override
-	public void release(Claim claim, String failure) {
-		update(claim.key(), (current) -> this.rules.release(current, claim, failure));
-	}
-
-	@Override
-	public Optional<IdempotencyRecord> find(String key) {
-		IdempotencyRecord record = this.records.get(key);
-		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
-	}
-
-	@Override
 	public String name() {
 		return "memory";
 	}
 
-	private IdempotencyRecord update(String key, UnaryOperator<IdempotencyRecord> transition) {
-		return this.records.compute(key, (k, current) -> transition.apply(current));
+	@Override
+	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
+		return this.records.compute(key, (k, current) -> change.apply(current));
+	}
+
+	@Override
+	protected IdempotencyRecord readRecord(String key) {
+		return this.records.get(key);
 	}
 
 }

@@ -2,7 +2,6 @@ package dev.exactlyonce.store.natskv;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 import io.nats.client.JetStreamApiException;
@@ -10,11 +9,10 @@ import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
 
-import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimDecision;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
-import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordCodec;
@@ -27,7 +25,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * read, so each transition is a compare-and-set. The lease expiry lives in the value: nats-server
  * 2.9 has no per-key TTL. The bucket's TTL forgets records after {@code completed-ttl}.
  */
-public class NatsKvIdempotencyStore implements IdempotencyStore {
+public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore {
 
 	/** "wrong last sequence" / "key exists": someone wrote between our read and our write. */
 	private static final int WRONG_LAST_SEQUENCE = 10071;
@@ -41,8 +39,6 @@ public class NatsKvIdempotencyStore implements IdempotencyStore {
 
 	private final KeyValue bucket;
 
-	private final ClaimRules rules;
-
 	private final RecordCodec codec = new RecordCodec();
 
 	private final StoreKeyEncoder keyEncoder = new StoreKeyEncoder(MAX_KEY_LENGTH);
@@ -53,8 +49,8 @@ public class NatsKvIdempotencyStore implements IdempotencyStore {
 	 * @param rules the claim rules
 	 */
 	public NatsKvIdempotencyStore(KeyValue bucket, ClaimRules rules) {
+		super(rules);
 		this.bucket = bucket;
-		this.rules = rules;
 	}
 
 	@Override
@@ -72,33 +68,17 @@ public class NatsKvIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
-	public Claim renew(Claim claim, Duration lease) {
-		IdempotencyRecord renewed = transition(claim.key(), (current) -> this.rules.renew(current, claim, lease));
-		return claim.withLeaseUntil(renewed.leaseUntil());
-	}
-
-	@Override
-	public IdempotencyRecord complete(Claim claim, Completion completion) {
-		return transition(claim.key(), (current) -> this.rules.complete(current, claim, completion));
-	}
-
-	@Override
-	public void release(Claim claim, String failure) {
-		transition(claim.key(), (current) -> this.rules.release(current, claim, failure));
-	}
-
-	@Override
-	public Optional<IdempotencyRecord> find(String key) {
-		IdempotencyRecord record = decode(read(this.keyEncoder.encode(key)));
-		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
-	}
-
-	@Override
 	public String name() {
 		return "nats-kv";
 	}
 
-	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
+	@Override
+	protected IdempotencyRecord readRecord(String key) {
+		return decode(read(this.keyEncoder.encode(key)));
+	}
+
+	@Override
+	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
 		String storeKey = this.keyEncoder.encode(key);
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
 			KeyValueEntry entry = read(storeKey);

@@ -11,6 +11,7 @@ import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.test.FirestoreEmulatorProcess;
+import dev.exactlyonce.test.ServerProcess;
 
 /**
  * The store contract against {@link FirestoreIdempotencyStore} on Google's Firestore emulator.
@@ -48,13 +49,8 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 	}
 
 	@Override
-	protected void killServer() {
-		this.emulator.kill();
-	}
-
-	@Override
-	protected void restartServer() {
-		this.emulator.start();
+	protected ServerProcess server() {
+		return this.emulator;
 	}
 
 }

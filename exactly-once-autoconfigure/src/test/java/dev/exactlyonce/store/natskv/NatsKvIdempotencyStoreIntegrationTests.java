@@ -13,6 +13,7 @@ import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.ServerProcess;
 
 /**
  * The store contract against {@link NatsKvIdempotencyStore} on a real {@code nats-server}.
@@ -51,13 +52,8 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 	}
 
 	@Override
-	protected void killServer() {
-		this.server.kill();
-	}
-
-	@Override
-	protected void restartServer() {
-		this.server.start();
+	protected ServerProcess server() {
+		return this.server;
 	}
 
 }

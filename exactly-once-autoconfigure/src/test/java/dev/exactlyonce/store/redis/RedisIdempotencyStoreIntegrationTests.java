@@ -10,6 +10,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.test.RedisServerProcess;
+import dev.exactlyonce.test.ServerProcess;
 
 /**
  * The store contract against {@link RedisIdempotencyStore} on a real {@code redis-server}.
@@ -47,13 +48,8 @@ class RedisIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySto
 	}
 
 	@Override
-	protected void killServer() {
-		this.server.kill();
-	}
-
-	@Override
-	protected void restartServer() {
-		this.server.start();
+	protected ServerProcess server() {
+		return this.server;
 	}
 
 }

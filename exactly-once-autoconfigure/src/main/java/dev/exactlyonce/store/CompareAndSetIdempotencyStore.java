@@ -1,0 +1,63 @@
+package dev.exactlyonce.store;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * Base of the stores that read a record and write it back atomically (a compare-and-set, a lock or
+ * a transaction), deciding every transition with {@link ClaimRules}. A subclass supplies the atomic
+ * read-modify-write of one key, the plain read, and the claim.
+ */
+public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore {
+
+	/** The transition rules. */
+	protected final ClaimRules rules;
+
+	/**
+	 * Creates the store.
+	 * @param rules the claim rules (clock and record TTL)
+	 */
+	protected CompareAndSetIdempotencyStore(ClaimRules rules) {
+		this.rules = rules;
+	}
+
+	@Override
+	public Claim renew(Claim claim, Duration lease) {
+		IdempotencyRecord renewed = transition(claim.key(), (current) -> this.rules.renew(current, claim, lease));
+		return claim.withLeaseUntil(renewed.leaseUntil());
+	}
+
+	@Override
+	public IdempotencyRecord complete(Claim claim, Completion completion) {
+		return transition(claim.key(), (current) -> this.rules.complete(current, claim, completion));
+	}
+
+	@Override
+	public void release(Claim claim, String failure) {
+		transition(claim.key(), (current) -> this.rules.release(current, claim, failure));
+	}
+
+	@Override
+	public Optional<IdempotencyRecord> find(String key) {
+		IdempotencyRecord record = readRecord(key);
+		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
+	}
+
+	/**
+	 * Replaces the record of a key atomically with what {@code change} makes of it.
+	 * @param key the key
+	 * @param change the transition; receives the stored record or {@code null}, may throw
+	 * {@link ClaimLostException}
+	 * @return the record written
+	 */
+	protected abstract IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change);
+
+	/**
+	 * Reads the stored record of a key, expired or not.
+	 * @param key the key
+	 * @return the record, or {@code null} when there is none
+	 */
+	protected abstract IdempotencyRecord readRecord(String key);
+
+}
