@@ -35,6 +35,9 @@ public class TestInstances implements AutoCloseable {
 		this.common.put("exactlyonce.consumers.worker.filter-subject", "agents.marketing.tasks.>");
 		this.common.put("exactlyonce.consumers.worker.max-deliver", "5");
 		this.common.put("logging.level.dev.exactlyonce", "INFO");
+		// the optional Firestore client is on the test classpath; these instances use no Google Cloud
+		this.common.put("spring.cloud.gcp.core.enabled", "false");
+		this.common.put("spring.cloud.gcp.firestore.enabled", "false");
 	}
 
 	/** Sets a property of every instance started afterwards. */
