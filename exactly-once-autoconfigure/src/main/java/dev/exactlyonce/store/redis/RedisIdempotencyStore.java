@@ -1,5 +1,9 @@
 package dev.exactlyonce.store.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,6 +18,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.StreamUtils;
 
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimLostException;
@@ -35,12 +40,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
 public class RedisIdempotencyStore implements IdempotencyStore {
 
 	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> CLAIM = RedisScript
-		.of(new ClassPathResource("dev/exactlyonce/store/redis/claim.lua"), List.class);
+	private static final RedisScript<List> CLAIM = script("claim.lua");
 
 	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> UPDATE = RedisScript
-		.of(new ClassPathResource("dev/exactlyonce/store/redis/update.lua"), List.class);
+	private static final RedisScript<List> UPDATE = script("update.lua");
 
 	private final StringRedisTemplate redis;
 
@@ -148,6 +151,17 @@ public class RedisIdempotencyStore implements IdempotencyStore {
 		}
 		catch (DataAccessException ex) {
 			throw unavailable("script", ex);
+		}
+	}
+
+	/** Reads a script once: a resource-backed script would check the resource for changes on every call. */
+	@SuppressWarnings("rawtypes")
+	private static RedisScript<List> script(String name) {
+		try (InputStream in = new ClassPathResource("dev/exactlyonce/store/redis/" + name).getInputStream()) {
+			return RedisScript.of(StreamUtils.copyToString(in, StandardCharsets.UTF_8), List.class);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Redis script " + name + " is missing from the classpath", ex);
 		}
 	}
 
