@@ -465,7 +465,7 @@ public class ExactlyOnceProperties {
 		/** Where a new consumer starts reading. */
 		private DeliverFrom deliverPolicy = DeliverFrom.ALL;
 
-		/** Interval of working acks and lease renewals; one third of the effective ack wait when unset. */
+		/** Interval of working acks and lease renewals; a third of the shorter of effective ack wait and lease when unset. */
 		private Duration workingAckInterval;
 
 		/** Number of messages handled in parallel by one application instance. */
