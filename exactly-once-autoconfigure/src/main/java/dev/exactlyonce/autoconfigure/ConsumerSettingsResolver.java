@@ -53,7 +53,8 @@ public class ConsumerSettingsResolver {
 		checkConcurrency(name, prefix, spec, server.getMaxAckPending());
 		return new ConsumerSettings(name, spec.getStream(), effectiveAckWait, interval, lease, List.copyOf(backoff),
 				spec.getRetryDelay(), server.getMaxDeliver(), spec.getConcurrency(), spec.getOnAbandoned(),
-				spec.getPullExpiry(), deadLetterSubject(name, spec));
+				spec.getPullExpiry(), deadLetterSubject(name, spec), spec.getMaxPayloadSize().toBytes(),
+				List.copyOf(spec.getNonRetryableExceptions()));
 	}
 
 	/**

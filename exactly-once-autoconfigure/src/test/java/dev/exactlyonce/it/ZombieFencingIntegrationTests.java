@@ -51,9 +51,9 @@ class ZombieFencingIntegrationTests {
 		this.instances.ledger().close();
 		zombie.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-z"),
 				"t-z");
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.instances.ledger().executionsOf("t-z") == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.instances.ledger().startedOf("t-z") == 1);
 
-		zombie.renewalSwitch().blockRenewals();
+		zombie.storeFaults().blockRenewals();
 		ClaimResult[] takeover = new ClaimResult[1];
 		await().atMost(Duration.ofSeconds(15)).until(() -> {
 			takeover[0] = store.tryClaim("worker:t-z", "successor", Duration.ofMinutes(1));

@@ -13,15 +13,24 @@ import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
- * Wraps an instance's real store so a test can cut that instance off from lease renewals (as a
- * paused process or a partition would), while every other operation reaches the real store.
+ * Wraps an instance's real store so a test can cut that instance off from it for some operations
+ * (as a paused process, a partition or an outage would), while every other operation reaches the
+ * real store.
  */
-public class RenewalSwitch implements BeanPostProcessor {
+public class StoreFaults implements BeanPostProcessor {
 
 	private volatile boolean renewalsBlocked;
 
+	private volatile long completionsFailUntil;
+
+	/** From now on, renewals fail as if the store were unreachable. */
 	public void blockRenewals() {
 		this.renewalsBlocked = true;
+	}
+
+	/** For the given time from now, completions fail as if the store were unreachable. */
+	public void failCompletionsFor(Duration outage) {
+		this.completionsFailUntil = System.nanoTime() + outage.toNanos();
 	}
 
 	@Override
@@ -47,7 +56,7 @@ public class RenewalSwitch implements BeanPostProcessor {
 
 		@Override
 		public Claim renew(Claim claim, Duration lease) {
-			if (RenewalSwitch.this.renewalsBlocked) {
+			if (StoreFaults.this.renewalsBlocked) {
 				throw new StoreUnavailableException("renewals blocked by the test", null);
 			}
 			return this.delegate.renew(claim, lease);
@@ -55,6 +64,9 @@ public class RenewalSwitch implements BeanPostProcessor {
 
 		@Override
 		public IdempotencyRecord complete(Claim claim, Completion completion) {
+			if (System.nanoTime() < StoreFaults.this.completionsFailUntil) {
+				throw new StoreUnavailableException("completions failing by the test", null);
+			}
 			return this.delegate.complete(claim, completion);
 		}
 
