@@ -108,7 +108,7 @@ public class ExactlyOnceProperties {
 		/** Timeout for establishing the connection. */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
 
-		/** Timeout of JetStream API requests and synchronous acks. */
+		/** Timeout of JetStream API requests and of each publish attempt. */
 		private Duration requestTimeout = Duration.ofSeconds(5);
 
 		/** Wait between reconnect attempts. */
@@ -481,7 +481,7 @@ public class ExactlyOnceProperties {
 		/** Redelivery delay after a failed attempt when no backoff is declared. */
 		private Duration retryDelay = Duration.ofSeconds(5);
 
-		/** Subject dead letters are published on; deadletter.&lt;stream&gt;.&lt;consumer&gt; when unset. */
+		/** Subject dead letters are published on; deadletter.STREAM.CONSUMER when unset. */
 		private String deadLetterSubject;
 
 		/** Largest payload handed to the listener; larger messages are dead-lettered unread. */
@@ -666,7 +666,7 @@ public class ExactlyOnceProperties {
 		/** Stream that stores dead letters; provisioned with the dead-letter subjects when set. */
 		private String stream = "DEAD_LETTERS";
 
-		/** First token of default dead-letter subjects (prefix.&lt;stream&gt;.&lt;consumer&gt;). */
+		/** First token of the default dead-letter subjects, which are PREFIX.STREAM.CONSUMER. */
 		private String subjectPrefix = "deadletter";
 
 		/** How long dead letters are kept in the dead-letter stream. */
