@@ -2,8 +2,6 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
@@ -12,7 +10,6 @@ import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -24,23 +21,12 @@ import static org.awaitility.Awaitility.await;
  * A claim whose holder died mid-work (lease expired, never completed) is handled per
  * {@code on-abandoned}: retried with the previous attempt in the context, or dead-lettered.
  */
-class AbandonedClaimIntegrationTests {
+class AbandonedClaimIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.consumers.worker.ack-wait", "2s")
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.consumers.worker.ack-wait", "2s")
 			.with("exactlyonce.store.lease", "3s");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
 	}
 
 	@Test

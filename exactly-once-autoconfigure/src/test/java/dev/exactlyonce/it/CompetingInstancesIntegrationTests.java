@@ -2,14 +2,11 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -22,26 +19,15 @@ import static org.awaitility.Awaitility.await;
  * (different message ids, so stream dedup cannot help): the idempotency claim lets exactly one
  * run.
  */
-class CompetingInstancesIntegrationTests {
+class CompetingInstancesIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("test.key", "payload.taskId")
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("test.key", "payload.taskId")
 			.with("test.work-duration", "3s")
 			.with("exactlyonce.consumers.worker.max-ack-pending", "4")
 			.with("exactlyonce.consumers.worker.ack-wait", "5s")
 			.with("exactlyonce.store.lease", "6s");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
 	}
 
 	@Test

@@ -4,13 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import io.nats.client.api.MessageInfo;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 
@@ -22,23 +19,12 @@ import static org.awaitility.Awaitility.await;
  * deliveries without any handler failure; the MAX_DELIVERIES advisory gets it dead-lettered with
  * its original bytes, and it is removed from the WorkQueue stream only after that.
  */
-class ExhaustedDeliveriesIntegrationTests {
+class ExhaustedDeliveriesIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.consumers.worker.ack-wait", "1s")
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.consumers.worker.ack-wait", "1s")
 			.with("exactlyonce.consumers.worker.max-deliver", "2");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
 	}
 
 	@Test

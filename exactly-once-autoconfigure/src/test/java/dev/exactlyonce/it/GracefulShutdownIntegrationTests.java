@@ -2,13 +2,10 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -20,24 +17,13 @@ import static org.awaitility.Awaitility.await;
  * Shutting down with a handler still running: after the grace period it is interrupted, its
  * claim released and its message nak'd, so another instance takes it over at once.
  */
-class GracefulShutdownIntegrationTests {
+class GracefulShutdownIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.listener.shutdown-timeout", "1s")
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.listener.shutdown-timeout", "1s")
 			.with("exactlyonce.consumers.worker.ack-wait", "1m")
 			.with("exactlyonce.consumers.worker.max-ack-pending", "2");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
 	}
 
 	@Test

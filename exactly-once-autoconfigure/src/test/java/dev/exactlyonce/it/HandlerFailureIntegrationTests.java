@@ -5,8 +5,6 @@ import java.time.Duration;
 
 import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
@@ -14,7 +12,6 @@ import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 
@@ -25,27 +22,16 @@ import static org.awaitility.Awaitility.await;
  * Handler exceptions: retried with the consumer's backoff, dead-lettered when non-retryable or on
  * the last delivery, with the original bytes and the reason headers; never silently lost.
  */
-class HandlerFailureIntegrationTests {
+class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static final String SUBJECT = "agents.marketing.tasks.blog-post";
 
 	private static final String DEAD_LETTER_SUBJECT = "deadletter.TASKS.worker";
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.consumers.worker.backoff", "1s,1s,1s")
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.consumers.worker.backoff", "1s,1s,1s")
 			.with("exactlyonce.consumers.worker.max-deliver", "4");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
 	}
 
 	@Test

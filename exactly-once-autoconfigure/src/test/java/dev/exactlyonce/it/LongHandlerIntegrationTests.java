@@ -2,14 +2,11 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -21,22 +18,11 @@ import static org.awaitility.Awaitility.await;
  * A handler that runs far longer than the ack wait is kept alive by working acks: the server does
  * not redeliver its message while it runs.
  */
-class LongHandlerIntegrationTests {
+class LongHandlerIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("test.work-duration", "7s");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("test.work-duration", "7s");
 	}
 
 	@Test

@@ -6,8 +6,6 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.nats.client.api.MessageInfo;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -15,7 +13,6 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -29,26 +26,15 @@ import static org.awaitility.Awaitility.await;
  * fixes it, never their payload; the handler is not called and the container keeps going.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class PoisonMessageIntegrationTests {
+class PoisonMessageIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static final String SUBJECT = "agents.marketing.tasks.blog-post";
 
 	private static final String SECRET = "s3cr3t-payload-marker";
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.consumers.worker.max-payload-size", "1KB");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.consumers.worker.max-payload-size", "1KB");
 	}
 
 	@Test

@@ -1,12 +1,9 @@
 package dev.exactlyonce.it;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishResult;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 
@@ -15,22 +12,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Publishing the same message id twice inside the duplicate window stores one message.
  */
-class PublisherDedupIntegrationTests {
+class PublisherDedupIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.listener.auto-startup", "false");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.listener.auto-startup", "false");
 	}
 
 	@Test

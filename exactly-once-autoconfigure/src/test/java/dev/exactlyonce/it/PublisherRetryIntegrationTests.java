@@ -2,8 +2,6 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -11,7 +9,6 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishException;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 
@@ -24,26 +21,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * declared window is reported at start-up.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class PublisherRetryIntegrationTests {
+class PublisherRetryIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.listener.auto-startup", "false")
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.listener.auto-startup", "false")
 			.with("exactlyonce.streams.TASKS.duplicate-window", "3s")
 			.with("exactlyonce.nats.request-timeout", "500ms")
 			.with("exactlyonce.publisher.max-attempts", "20")
 			.with("exactlyonce.publisher.initial-backoff", "200ms");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
 	}
 
 	@Test

@@ -2,8 +2,6 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
@@ -11,7 +9,6 @@ import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -23,22 +20,11 @@ import static org.awaitility.Awaitility.await;
  * The store is unreachable when the completion record must be written: the message is kept alive
  * with working acks and the write retried until the store answers; one execution, acked once.
  */
-class StoreOutageIntegrationTests {
+class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.consumers.worker.ack-wait", "2s");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.close();
-		this.nats.close();
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.consumers.worker.ack-wait", "2s");
 	}
 
 	@Test

@@ -2,8 +2,6 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
@@ -12,7 +10,6 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -24,24 +21,12 @@ import static org.awaitility.Awaitility.await;
  * A worker whose lease ran out while it was cut off (a zombie) and was taken over by another
  * worker must not write its completion and must not ack.
  */
-class ZombieFencingIntegrationTests {
+class ZombieFencingIntegrationTests extends NatsIntegrationTestSupport {
 
-	private NatsServerProcess nats;
-
-	private TestInstances instances;
-
-	@BeforeEach
-	void start() {
-		this.nats = new NatsServerProcess().start();
-		this.instances = new TestInstances(this.nats).with("exactlyonce.consumers.worker.ack-wait", "2s")
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.consumers.worker.ack-wait", "2s")
 			.with("exactlyonce.store.lease", "3s");
-	}
-
-	@AfterEach
-	void stop() {
-		this.instances.ledger().open();
-		this.instances.close();
-		this.nats.close();
 	}
 
 	@Test
