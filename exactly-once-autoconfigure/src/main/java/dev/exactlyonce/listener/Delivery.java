@@ -29,11 +29,11 @@ final class Delivery implements ExactlyOnceContext {
 
 	private boolean entered;
 
-	private Claim claim;
+	private volatile Claim claim;
 
-	private PreviousAttempt previousAttempt;
+	private volatile PreviousAttempt previousAttempt;
 
-	private Settlement settlement;
+	private volatile Settlement settlement;
 
 	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings) {
 		this(message, message.metaData().streamSequence(), message.metaData().deliveredCount(), endpoint, settings);

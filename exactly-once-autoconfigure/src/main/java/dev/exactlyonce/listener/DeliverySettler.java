@@ -174,7 +174,7 @@ final class DeliverySettler {
 			this.observers.timed(PipelineTiming.ACK, delivery, Duration.ofNanos(System.nanoTime() - started));
 			this.observers.reached(PipelinePoint.ACKED, delivery);
 		}
-		catch (TimeoutException | IllegalStateException ex) {
+		catch (TimeoutException | RuntimeException ex) {
 			logger.warn("Ack of the message at " + delivery.describe() + " not confirmed (" + ex.getMessage()
 					+ "); its redelivery will be recognised as a duplicate");
 		}
