@@ -22,6 +22,7 @@ import dev.exactlyonce.listener.ExactlyOnceListenerAnnotationBeanPostProcessor;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.publish.PublishObserver;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
@@ -44,10 +45,10 @@ public final class ExactlyOnceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ExactlyOncePublisher exactlyOncePublisher(Connection connection, ExactlyOnceProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PublishObserver> observers) {
 		ExactlyOnceProperties.Publisher publisher = properties.getPublisher();
 		return new ExactlyOncePublisher(jetStream(connection), jsonMapper(jsonMapper), publisher.getMaxAttempts(),
-				publisher.getInitialBackoff());
+				publisher.getInitialBackoff(), observers.orderedStream().toList());
 	}
 
 	@Bean

@@ -3,6 +3,7 @@ package dev.exactlyonce.publish;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import io.nats.client.JetStream;
@@ -32,6 +33,8 @@ public class ExactlyOncePublisher {
 
 	private final Duration initialBackoff;
 
+	private final List<PublishObserver> observers;
+
 	/**
 	 * Creates the publisher.
 	 * @param jetStream the JetStream context
@@ -40,6 +43,20 @@ public class ExactlyOncePublisher {
 	 * @param initialBackoff the delay before the first retry, doubled each time
 	 */
 	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, int maxAttempts, Duration initialBackoff) {
+		this(jetStream, jsonMapper, maxAttempts, initialBackoff, List.of());
+	}
+
+	/**
+	 * Creates the publisher with observers of confirmed publishes.
+	 * @param jetStream the JetStream context
+	 * @param jsonMapper the mapper that writes object payloads
+	 * @param maxAttempts attempts per publish (at least 1)
+	 * @param initialBackoff the delay before the first retry, doubled each time
+	 * @param observers told about every confirmed publish, in order
+	 */
+	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, int maxAttempts, Duration initialBackoff,
+			List<PublishObserver> observers) {
+		this.observers = List.copyOf(observers);
 		this.jetStream = jetStream;
 		this.jsonMapper = jsonMapper;
 		this.maxAttempts = Math.max(1, maxAttempts);
@@ -80,7 +97,9 @@ public class ExactlyOncePublisher {
 		for (int attempt = 1;; attempt++) {
 			try {
 				PublishAck ack = this.jetStream.publish(message, options);
-				return new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
+				PublishResult result = new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
+				published(subject, result);
+				return result;
 			}
 			catch (JetStreamApiException ex) {
 				throw new PublishException("Server refused message id '" + messageId + "' on '" + subject + "': "
@@ -96,6 +115,17 @@ public class ExactlyOncePublisher {
 						+ attempt + "), retrying with the same id in " + backoff);
 				sleep(backoff);
 				backoff = backoff.multipliedBy(2);
+			}
+		}
+	}
+
+	private void published(String subject, PublishResult result) {
+		for (PublishObserver observer : this.observers) {
+			try {
+				observer.onPublished(subject, result);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Publish observer " + observer.getClass().getName() + " failed: " + ex.getMessage());
 			}
 		}
 	}
