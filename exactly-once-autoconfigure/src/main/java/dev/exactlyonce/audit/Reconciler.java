@@ -142,6 +142,8 @@ public class Reconciler {
 
 		private final Set<Long> otherConsumers = new HashSet<>();
 
+		private final Set<Long> caughtDuplicates = new HashSet<>();
+
 		private final List<Discrepancy> discrepancies = new ArrayList<>();
 
 		private final List<String> notes = new ArrayList<>();
@@ -163,6 +165,10 @@ public class Reconciler {
 			long ackFloor = consumerInfo.getAckFloor().getStreamSequence();
 			String filter = consumerInfo.getConsumerConfiguration().getFilterSubject();
 			indexRecords();
+			Reconciler.this.tally
+				.events(Instant.EPOCH, this.to, (event) -> event.kind() == PipelineTally.Kind.IDEMPOTENCY_DUPLICATE
+						&& this.consumer.consumer().equals(event.consumer()))
+				.forEach((event) -> this.caughtDuplicates.add(event.streamSequence()));
 			List<DeadLetterEntry> deadLettered = readDeadLetters();
 			Set<Long> evidence = evidence(deadLettered);
 			StreamState state = streamInfo.getStreamState();
@@ -172,6 +178,10 @@ public class Reconciler {
 			long unfinished = 0;
 			for (long sequence = range[0]; range[0] > 0 && sequence <= range[1]; sequence++) {
 				if (this.records.containsKey(sequence) || this.deadLettersBySequence.containsKey(sequence)) {
+					published++;
+					continue;
+				}
+				if (this.caughtDuplicates.contains(sequence)) {
 					published++;
 					continue;
 				}
@@ -198,7 +208,8 @@ public class Reconciler {
 					published++;
 					this.discrepancies.add(new Discrepancy(Type.ACKED_WITHOUT_RECORD, sequence, null,
 							"gone from the stream with no completion record or dead letter (acked without a record, "
-									+ "purged, removed by a stream limit" + ((filter != null && !filter.isEmpty())
+									+ "a duplicate caught by another instance's idempotency check, purged, removed by a "
+									+ "stream limit" + ((filter != null && !filter.isEmpty())
 											? ", or a subject outside filter " + filter + ")" : ")")));
 				}
 			}
