@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration properties for exactly-once processing over NATS JetStream, bound from
@@ -465,7 +466,7 @@ public class ExactlyOnceProperties {
 		/** Where a new consumer starts reading. */
 		private DeliverFrom deliverPolicy = DeliverFrom.ALL;
 
-		/** Interval of working acks and lease renewals; one third of the effective ack wait when unset. */
+		/** Interval of working acks and lease renewals; a third of the shorter of effective ack wait and lease when unset. */
 		private Duration workingAckInterval;
 
 		/** Number of messages handled in parallel by one application instance. */
@@ -482,6 +483,12 @@ public class ExactlyOnceProperties {
 
 		/** Subject dead letters are published on; deadletter.&lt;stream&gt;.&lt;consumer&gt; when unset. */
 		private String deadLetterSubject;
+
+		/** Largest payload handed to the listener; larger messages are dead-lettered unread. */
+		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
+		/** Exception types (and subtypes) that dead-letter this consumer's messages at once. */
+		private List<Class<? extends Throwable>> nonRetryableExceptions = new ArrayList<>();
 
 		public String getStream() {
 			return this.stream;
@@ -585,6 +592,22 @@ public class ExactlyOnceProperties {
 
 		public void setDeadLetterSubject(String deadLetterSubject) {
 			this.deadLetterSubject = deadLetterSubject;
+		}
+
+		public DataSize getMaxPayloadSize() {
+			return this.maxPayloadSize;
+		}
+
+		public void setMaxPayloadSize(DataSize maxPayloadSize) {
+			this.maxPayloadSize = maxPayloadSize;
+		}
+
+		public List<Class<? extends Throwable>> getNonRetryableExceptions() {
+			return this.nonRetryableExceptions;
+		}
+
+		public void setNonRetryableExceptions(List<Class<? extends Throwable>> nonRetryableExceptions) {
+			this.nonRetryableExceptions = nonRetryableExceptions;
 		}
 
 		/** The max-ack-pending to provision: the explicit value or the concurrency. */

@@ -19,7 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Publishes tasks to JetStream with a {@code Nats-Msg-Id}, so that the stream stores each task
  * once however often it is published inside the stream's duplicate window. A publish whose answer
- * is lost is retried with the same message id, so a retry cannot create a second task.
+ * is lost is retried with the same message id, so a retry cannot create a second task; retries
+ * stop before one could land after the stream's duplicate window, where it would be stored again.
  */
 public class ExactlyOncePublisher {
 
@@ -33,34 +34,41 @@ public class ExactlyOncePublisher {
 
 	private final Duration initialBackoff;
 
+	private final Duration requestTimeout;
+
+	private final DuplicateWindows duplicateWindows;
+
 	private final List<PublishObserver> observers;
 
 	/**
 	 * Creates the publisher.
 	 * @param jetStream the JetStream context
 	 * @param jsonMapper the mapper that writes object payloads
-	 * @param maxAttempts attempts per publish (at least 1)
-	 * @param initialBackoff the delay before the first retry, doubled each time
+	 * @param retryPolicy attempts, first backoff and per-attempt timeout
+	 * @param duplicateWindows the duplicate window of each subject's stream
 	 */
-	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, int maxAttempts, Duration initialBackoff) {
-		this(jetStream, jsonMapper, maxAttempts, initialBackoff, List.of());
+	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, PublishRetryPolicy retryPolicy,
+			DuplicateWindows duplicateWindows) {
+		this(jetStream, jsonMapper, retryPolicy, duplicateWindows, List.of());
 	}
 
 	/**
 	 * Creates the publisher with observers of confirmed publishes.
 	 * @param jetStream the JetStream context
 	 * @param jsonMapper the mapper that writes object payloads
-	 * @param maxAttempts attempts per publish (at least 1)
-	 * @param initialBackoff the delay before the first retry, doubled each time
+	 * @param retryPolicy attempts, first backoff and per-attempt timeout
+	 * @param duplicateWindows the duplicate window of each subject's stream
 	 * @param observers told about every confirmed publish, in order
 	 */
-	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, int maxAttempts, Duration initialBackoff,
-			List<PublishObserver> observers) {
+	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, PublishRetryPolicy retryPolicy,
+			DuplicateWindows duplicateWindows, List<PublishObserver> observers) {
 		this.observers = List.copyOf(observers);
 		this.jetStream = jetStream;
 		this.jsonMapper = jsonMapper;
-		this.maxAttempts = Math.max(1, maxAttempts);
-		this.initialBackoff = initialBackoff;
+		this.maxAttempts = Math.max(1, retryPolicy.maxAttempts());
+		this.initialBackoff = retryPolicy.initialBackoff();
+		this.requestTimeout = retryPolicy.requestTimeout();
+		this.duplicateWindows = duplicateWindows;
 	}
 
 	/**
@@ -92,11 +100,16 @@ public class ExactlyOncePublisher {
 		Headers natsHeaders = new Headers();
 		headers.forEach(natsHeaders::put);
 		NatsMessage message = NatsMessage.builder().subject(subject).headers(natsHeaders).data(body(payload)).build();
-		PublishOptions options = PublishOptions.builder().messageId(messageId).build();
+		PublishOptions options = PublishOptions.builder()
+			.messageId(messageId)
+			.streamTimeout(this.requestTimeout)
+			.build();
 		Duration backoff = this.initialBackoff;
+		long started = System.nanoTime();
 		for (int attempt = 1;; attempt++) {
 			try {
 				PublishAck ack = this.jetStream.publish(message, options);
+				this.duplicateWindows.learn(subject, ack.getStream());
 				PublishResult result = new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
 				published(subject, result);
 				return result;
@@ -110,6 +123,16 @@ public class ExactlyOncePublisher {
 					throw new PublishException("Publish of message id '" + messageId + "' on '" + subject
 							+ "' got no answer after " + attempt + " attempts (exactlyonce.publisher.max-attempts): "
 							+ ex.getMessage(), ex);
+				}
+				Duration window = this.duplicateWindows.forSubject(subject);
+				Duration lastPossibleArrival = Duration.ofNanos(System.nanoTime() - started)
+					.plus(backoff)
+					.plus(this.requestTimeout);
+				if (lastPossibleArrival.compareTo(window) >= 0) {
+					throw new PublishException("Publish of message id '" + messageId + "' on '" + subject
+							+ "' got no answer; not retrying because another attempt could arrive after the stream's "
+							+ "duplicate window (" + window + ") and be stored twice. Check the stream before "
+							+ "publishing it again, or widen the stream's duplicate-window.", ex);
 				}
 				logger.warn("Publish of message id '" + messageId + "' on '" + subject + "' got no answer (attempt "
 						+ attempt + "), retrying with the same id in " + backoff);
