@@ -25,6 +25,7 @@ import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.publish.DuplicateWindows;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.publish.PublishObserver;
 import dev.exactlyonce.publish.PublishRetryPolicy;
 import dev.exactlyonce.store.IdempotencyStore;
 
@@ -48,13 +49,14 @@ public final class ExactlyOnceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ExactlyOncePublisher exactlyOncePublisher(Connection connection, ExactlyOnceProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PublishObserver> observers) {
 		ExactlyOnceProperties.Publisher publisher = properties.getPublisher();
 		PublishRetryPolicy retryPolicy = new PublishRetryPolicy(publisher.getMaxAttempts(),
 				publisher.getInitialBackoff(), properties.getNats().getRequestTimeout());
 		PublisherRetryBudgetCheck.warnIfOutsideDuplicateWindows(retryPolicy, properties);
 		return new ExactlyOncePublisher(jetStream(connection, properties), jsonMapper(jsonMapper), retryPolicy,
-				new DuplicateWindows(management(connection), PublisherRetryBudgetCheck.shortestWindow(properties)));
+				new DuplicateWindows(management(connection), PublisherRetryBudgetCheck.shortestWindow(properties)),
+				observers.orderedStream().toList());
 	}
 
 	@Bean

@@ -3,6 +3,7 @@ package dev.exactlyonce.publish;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import io.nats.client.JetStream;
@@ -37,6 +38,8 @@ public class ExactlyOncePublisher {
 
 	private final DuplicateWindows duplicateWindows;
 
+	private final List<PublishObserver> observers;
+
 	/**
 	 * Creates the publisher.
 	 * @param jetStream the JetStream context
@@ -46,6 +49,20 @@ public class ExactlyOncePublisher {
 	 */
 	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, PublishRetryPolicy retryPolicy,
 			DuplicateWindows duplicateWindows) {
+		this(jetStream, jsonMapper, retryPolicy, duplicateWindows, List.of());
+	}
+
+	/**
+	 * Creates the publisher with observers of confirmed publishes.
+	 * @param jetStream the JetStream context
+	 * @param jsonMapper the mapper that writes object payloads
+	 * @param retryPolicy attempts, first backoff and per-attempt timeout
+	 * @param duplicateWindows the duplicate window of each subject's stream
+	 * @param observers told about every confirmed publish, in order
+	 */
+	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, PublishRetryPolicy retryPolicy,
+			DuplicateWindows duplicateWindows, List<PublishObserver> observers) {
+		this.observers = List.copyOf(observers);
 		this.jetStream = jetStream;
 		this.jsonMapper = jsonMapper;
 		this.maxAttempts = Math.max(1, retryPolicy.maxAttempts());
@@ -93,7 +110,9 @@ public class ExactlyOncePublisher {
 			try {
 				PublishAck ack = this.jetStream.publish(message, options);
 				this.duplicateWindows.learn(subject, ack.getStream());
-				return new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
+				PublishResult result = new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
+				published(subject, result);
+				return result;
 			}
 			catch (JetStreamApiException ex) {
 				throw new PublishException("Server refused message id '" + messageId + "' on '" + subject + "': "
@@ -119,6 +138,17 @@ public class ExactlyOncePublisher {
 						+ attempt + "), retrying with the same id in " + backoff);
 				sleep(backoff);
 				backoff = backoff.multipliedBy(2);
+			}
+		}
+	}
+
+	private void published(String subject, PublishResult result) {
+		for (PublishObserver observer : this.observers) {
+			try {
+				observer.onPublished(subject, result);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Publish observer " + observer.getClass().getName() + " failed: " + ex.getMessage());
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package dev.exactlyonce.testapp;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
@@ -10,6 +11,7 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -36,14 +38,14 @@ public class StoreFaults implements BeanPostProcessor {
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof IdempotencyStore store) {
-			return new SwitchedStore(store);
+			return (store instanceof RecordScanner) ? new ScanningSwitchedStore(store) : new SwitchedStore(store);
 		}
 		return bean;
 	}
 
-	private final class SwitchedStore implements IdempotencyStore {
+	private class SwitchedStore implements IdempotencyStore {
 
-		private final IdempotencyStore delegate;
+		final IdempotencyStore delegate;
 
 		private SwitchedStore(IdempotencyStore delegate) {
 			this.delegate = delegate;
@@ -83,6 +85,20 @@ public class StoreFaults implements BeanPostProcessor {
 		@Override
 		public String name() {
 			return this.delegate.name();
+		}
+
+	}
+
+	/** A switched store whose real store can list its records (scans are never cut off). */
+	private final class ScanningSwitchedStore extends SwitchedStore implements RecordScanner {
+
+		private ScanningSwitchedStore(IdempotencyStore delegate) {
+			super(delegate);
+		}
+
+		@Override
+		public void scan(Consumer<IdempotencyRecord> action) {
+			((RecordScanner) this.delegate).scan(action);
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 import dev.exactlyonce.store.Claim;
@@ -13,12 +14,13 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordScanner;
 
 /**
  * An {@link IdempotencyStore} in this JVM's memory. Records die with the process, so it protects
  * nothing across restarts: for tests and local runs only.
  */
-public class InMemoryIdempotencyStore implements IdempotencyStore {
+public class InMemoryIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	private final ConcurrentMap<String, IdempotencyRecord> records = new ConcurrentHashMap<>();
 
@@ -68,6 +70,14 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 	@Override
 	public String name() {
 		return "memory";
+	}
+
+	@Override
+	public void scan(Consumer<IdempotencyRecord> action) {
+		this.records.values()
+			.stream()
+			.filter((record) -> !this.rules.isExpired(record, this.rules.now()))
+			.forEach(action);
 	}
 
 	private IdempotencyRecord update(String key, UnaryOperator<IdempotencyRecord> transition) {
