@@ -81,7 +81,14 @@ for t in "${TASKS[@]}"; do
   printf '%-38s %s\n' "  executions of $t" "$(grep -c "^$t " "$LEDGER" 2>/dev/null || echo 0)"
 done
 echo
-echo "posts: curl http://localhost:$PORT/posts"
+echo "==> reconciliation (stream sequences vs completion records vs acks vs dead letters, last hour)"
+curl -fs -X POST "http://localhost:$PORT/actuator/exactlyonce" -H 'Content-Type: application/json' \
+  -d '{"window":"1h"}' > "$OUT/reconciliation.json" || echo "    reconciliation failed; see $OUT/app.log"
+curl -fs "http://localhost:$PORT/actuator/exactlyonce/table" | sed 's/^/    /' || true
+echo
+echo "posts:   curl http://localhost:$PORT/posts"
+echo "health:  curl http://localhost:$PORT/actuator/health"
+echo "metrics: curl http://localhost:$PORT/actuator/prometheus | grep exactlyonce"
 if [ "${KEEP_RUNNING:-0}" = "1" ]; then
   echo "sample-agent-app keeps running (pid $APP_PID); stop it with: kill $APP_PID"
 fi

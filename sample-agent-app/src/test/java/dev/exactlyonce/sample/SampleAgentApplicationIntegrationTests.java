@@ -70,6 +70,18 @@ class SampleAgentApplicationIntegrationTests {
 	}
 
 	@Test
+	void actuatorShowsHealthListenersAndMetrics() {
+		RestClient http = RestClient.create("http://localhost:" + this.port);
+		String health = http.get().uri("/actuator/health").retrieve().body(String.class);
+		assertThat(health).contains("\"exactlyonce\"").contains("marketing-task-worker").contains("\"status\":\"UP\"");
+		String endpoint = http.get().uri("/actuator/exactlyonce").retrieve().body(String.class);
+		assertThat(endpoint).contains("\"consumer\":\"marketing-task-worker\"").contains("\"store\":\"nats-kv\"");
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> http.get().uri("/actuator/prometheus").retrieve().body(String.class),
+					(text) -> text.contains("exactlyonce_working_acks") || text.contains("exactlyonce_messages"));
+	}
+
+	@Test
 	void taskWithAnInvalidIdIsRefusedWithTheRule() {
 		RestClient http = RestClient.create("http://localhost:" + this.port);
 		String answer = http.post()
