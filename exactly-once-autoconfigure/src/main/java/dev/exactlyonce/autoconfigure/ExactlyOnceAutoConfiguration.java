@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Clock;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamManagement;
@@ -49,14 +50,18 @@ public final class ExactlyOnceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ExactlyOncePublisher exactlyOncePublisher(Connection connection, ExactlyOnceProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PublishObserver> observers) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PublishObserver> observers,
+			ObjectProvider<ObservationRegistry> observationRegistry) {
 		ExactlyOnceProperties.Publisher publisher = properties.getPublisher();
 		PublishRetryPolicy retryPolicy = new PublishRetryPolicy(publisher.getMaxAttempts(),
 				publisher.getInitialBackoff(), properties.getNats().getRequestTimeout());
 		PublisherRetryBudgetCheck.warnIfOutsideDuplicateWindows(retryPolicy, properties);
-		return new ExactlyOncePublisher(jetStream(connection, properties), jsonMapper(jsonMapper), retryPolicy,
+		ExactlyOncePublisher exactlyOncePublisher = new ExactlyOncePublisher(jetStream(connection, properties),
+				jsonMapper(jsonMapper), retryPolicy,
 				new DuplicateWindows(management(connection), PublisherRetryBudgetCheck.shortestWindow(properties)),
 				observers.orderedStream().toList());
+		observationRegistry.ifAvailable(exactlyOncePublisher::setObservationRegistry);
+		return exactlyOncePublisher;
 	}
 
 	@Bean

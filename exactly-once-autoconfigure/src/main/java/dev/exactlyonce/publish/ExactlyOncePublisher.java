@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.PublishOptions;
@@ -40,6 +41,8 @@ public class ExactlyOncePublisher {
 
 	private final List<PublishObserver> observers;
 
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
 	/**
 	 * Creates the publisher.
 	 * @param jetStream the JetStream context
@@ -72,6 +75,15 @@ public class ExactlyOncePublisher {
 	}
 
 	/**
+	 * Observes every publish with this registry, so a tracer propagates the trace context to the
+	 * listener through the message headers.
+	 * @param observationRegistry the registry ({@link ObservationRegistry#NOOP} by default)
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
+	}
+
+	/**
 	 * Publishes a payload.
 	 * @param subject the subject
 	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON
@@ -99,7 +111,14 @@ public class ExactlyOncePublisher {
 		}
 		Headers natsHeaders = new Headers();
 		headers.forEach(natsHeaders::put);
-		NatsMessage message = NatsMessage.builder().subject(subject).headers(natsHeaders).data(body(payload)).build();
+		byte[] body = body(payload);
+		return PublishObservation.observe(this.observationRegistry, subject, natsHeaders,
+				() -> send(NatsMessage.builder().subject(subject).headers(natsHeaders).data(body).build(), messageId));
+	}
+
+	/** Sends with retries under the same message id, never past the stream's duplicate window. */
+	private PublishResult send(NatsMessage message, String messageId) {
+		String subject = message.getSubject();
 		PublishOptions options = PublishOptions.builder()
 			.messageId(messageId)
 			.streamTimeout(this.requestTimeout)
