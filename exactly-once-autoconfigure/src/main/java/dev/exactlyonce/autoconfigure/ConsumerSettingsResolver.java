@@ -45,15 +45,16 @@ public class ConsumerSettingsResolver {
 		}
 		List<Duration> backoff = server.getBackoff().isEmpty() ? spec.getBackoff() : server.getBackoff();
 		Duration effectiveAckWait = effectiveAckWait(server.getAckWait(), backoff);
-		Duration interval = workingAckInterval(prefix, spec, effectiveAckWait);
 		Duration lease = this.properties.getStore().getLease();
+		Duration interval = workingAckInterval(prefix, spec, effectiveAckWait, lease);
 		checkLease(prefix, interval, lease);
 		checkMaxDeliver(prefix, server.getMaxDeliver(), backoff);
 		checkCompletedTtl(prefix, server.getAckWait(), server.getMaxDeliver(), backoff);
 		checkConcurrency(name, prefix, spec, server.getMaxAckPending());
 		return new ConsumerSettings(name, spec.getStream(), effectiveAckWait, interval, lease, List.copyOf(backoff),
 				spec.getRetryDelay(), server.getMaxDeliver(), spec.getConcurrency(), spec.getOnAbandoned(),
-				spec.getPullExpiry(), deadLetterSubject(name, spec));
+				spec.getPullExpiry(), deadLetterSubject(name, spec), spec.getMaxPayloadSize().toBytes(),
+				List.copyOf(spec.getNonRetryableExceptions()));
 	}
 
 	/**
@@ -77,10 +78,12 @@ public class ConsumerSettingsResolver {
 		return this.properties.getDeadLetter().getSubjectPrefix() + "." + spec.getStream() + "." + name;
 	}
 
-	private static Duration workingAckInterval(String prefix, ConsumerSpec spec, Duration effectiveAckWait) {
+	/** Configured, or a third of the shorter of the effective ack wait and the lease. */
+	private static Duration workingAckInterval(String prefix, ConsumerSpec spec, Duration effectiveAckWait,
+			Duration lease) {
 		Duration configured = spec.getWorkingAckInterval();
 		if (configured == null) {
-			return effectiveAckWait.dividedBy(3);
+			return ((lease.compareTo(effectiveAckWait) < 0) ? lease : effectiveAckWait).dividedBy(3);
 		}
 		if (configured.isNegative() || configured.isZero() || configured.compareTo(effectiveAckWait) >= 0) {
 			throw new ExactlyOnceConfigurationException(

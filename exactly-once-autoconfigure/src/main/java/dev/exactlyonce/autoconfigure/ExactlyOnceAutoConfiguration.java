@@ -5,8 +5,11 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Clock;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -21,7 +24,10 @@ import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.listener.ExactlyOnceListenerAnnotationBeanPostProcessor;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.listener.PipelineObserver;
+import dev.exactlyonce.publish.DuplicateWindows;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.publish.PublishObserver;
+import dev.exactlyonce.publish.PublishRetryPolicy;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
@@ -44,16 +50,24 @@ public final class ExactlyOnceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ExactlyOncePublisher exactlyOncePublisher(Connection connection, ExactlyOnceProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PublishObserver> observers,
+			ObjectProvider<ObservationRegistry> observationRegistry) {
 		ExactlyOnceProperties.Publisher publisher = properties.getPublisher();
-		return new ExactlyOncePublisher(jetStream(connection), jsonMapper(jsonMapper), publisher.getMaxAttempts(),
-				publisher.getInitialBackoff());
+		PublishRetryPolicy retryPolicy = new PublishRetryPolicy(publisher.getMaxAttempts(),
+				publisher.getInitialBackoff(), properties.getNats().getRequestTimeout());
+		PublisherRetryBudgetCheck.warnIfOutsideDuplicateWindows(retryPolicy, properties);
+		ExactlyOncePublisher exactlyOncePublisher = new ExactlyOncePublisher(jetStream(connection, properties),
+				jsonMapper(jsonMapper), retryPolicy,
+				new DuplicateWindows(management(connection), PublisherRetryBudgetCheck.shortestWindow(properties)),
+				observers.orderedStream().toList());
+		observationRegistry.ifAvailable(exactlyOncePublisher::setObservationRegistry);
+		return exactlyOncePublisher;
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	DeadLetterPublisher exactlyOnceDeadLetterPublisher(Connection connection) {
-		return new DeadLetterPublisher(jetStream(connection), Clock.systemUTC());
+	DeadLetterPublisher exactlyOnceDeadLetterPublisher(Connection connection, ExactlyOnceProperties properties) {
+		return new DeadLetterPublisher(jetStream(connection, properties), Clock.systemUTC());
 	}
 
 	@Bean
@@ -71,9 +85,19 @@ public final class ExactlyOnceAutoConfiguration {
 		return new ExactlyOnceListenerAnnotationBeanPostProcessor();
 	}
 
-	private static JetStream jetStream(Connection connection) {
+	private static JetStream jetStream(Connection connection, ExactlyOnceProperties properties) {
 		try {
-			return connection.jetStream();
+			return connection.jetStream(
+					JetStreamOptions.builder().requestTimeout(properties.getNats().getRequestTimeout()).build());
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("JetStream is not available on this NATS connection", ex);
+		}
+	}
+
+	private static JetStreamManagement management(Connection connection) {
+		try {
+			return connection.jetStreamManagement();
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("JetStream is not available on this NATS connection", ex);

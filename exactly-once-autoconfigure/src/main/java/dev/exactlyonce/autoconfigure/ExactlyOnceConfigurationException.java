@@ -6,6 +6,8 @@ package dev.exactlyonce.autoconfigure;
  */
 public class ExactlyOnceConfigurationException extends RuntimeException {
 
+	private final String problem;
+
 	private final String action;
 
 	/**
@@ -15,7 +17,16 @@ public class ExactlyOnceConfigurationException extends RuntimeException {
 	 */
 	public ExactlyOnceConfigurationException(String problem, String action) {
 		super(problem + ". " + action);
+		this.problem = problem;
 		this.action = action;
+	}
+
+	/**
+	 * What is wrong, naming the property.
+	 * @return the problem
+	 */
+	public String getProblem() {
+		return this.problem;
 	}
 
 	/**

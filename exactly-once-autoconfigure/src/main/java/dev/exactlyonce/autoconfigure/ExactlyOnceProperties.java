@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration properties for exactly-once processing over NATS JetStream, bound from
@@ -107,7 +108,7 @@ public class ExactlyOnceProperties {
 		/** Timeout for establishing the connection. */
 		private Duration connectionTimeout = Duration.ofSeconds(5);
 
-		/** Timeout of JetStream API requests and synchronous acks. */
+		/** Timeout of JetStream API requests and of each publish attempt. */
 		private Duration requestTimeout = Duration.ofSeconds(5);
 
 		/** Wait between reconnect attempts. */
@@ -522,7 +523,7 @@ public class ExactlyOnceProperties {
 		/** Where a new consumer starts reading. */
 		private DeliverFrom deliverPolicy = DeliverFrom.ALL;
 
-		/** Interval of working acks and lease renewals; one third of the effective ack wait when unset. */
+		/** Interval of working acks and lease renewals; a third of the shorter of effective ack wait and lease when unset. */
 		private Duration workingAckInterval;
 
 		/** Number of messages handled in parallel by one application instance. */
@@ -537,8 +538,14 @@ public class ExactlyOnceProperties {
 		/** Redelivery delay after a failed attempt when no backoff is declared. */
 		private Duration retryDelay = Duration.ofSeconds(5);
 
-		/** Subject dead letters are published on; deadletter.&lt;stream&gt;.&lt;consumer&gt; when unset. */
+		/** Subject dead letters are published on; deadletter.STREAM.CONSUMER when unset. */
 		private String deadLetterSubject;
+
+		/** Largest payload handed to the listener; larger messages are dead-lettered unread. */
+		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
+		/** Exception types (and subtypes) that dead-letter this consumer's messages at once. */
+		private List<Class<? extends Throwable>> nonRetryableExceptions = new ArrayList<>();
 
 		public String getStream() {
 			return this.stream;
@@ -644,6 +651,22 @@ public class ExactlyOnceProperties {
 			this.deadLetterSubject = deadLetterSubject;
 		}
 
+		public DataSize getMaxPayloadSize() {
+			return this.maxPayloadSize;
+		}
+
+		public void setMaxPayloadSize(DataSize maxPayloadSize) {
+			this.maxPayloadSize = maxPayloadSize;
+		}
+
+		public List<Class<? extends Throwable>> getNonRetryableExceptions() {
+			return this.nonRetryableExceptions;
+		}
+
+		public void setNonRetryableExceptions(List<Class<? extends Throwable>> nonRetryableExceptions) {
+			this.nonRetryableExceptions = nonRetryableExceptions;
+		}
+
 		/** The max-ack-pending to provision: the explicit value or the concurrency. */
 		public long effectiveMaxAckPending() {
 			return (this.maxAckPending != null) ? this.maxAckPending : this.concurrency;
@@ -700,7 +723,7 @@ public class ExactlyOnceProperties {
 		/** Stream that stores dead letters; provisioned with the dead-letter subjects when set. */
 		private String stream = "DEAD_LETTERS";
 
-		/** First token of default dead-letter subjects (prefix.&lt;stream&gt;.&lt;consumer&gt;). */
+		/** First token of the default dead-letter subjects, which are PREFIX.STREAM.CONSUMER. */
 		private String subjectPrefix = "deadletter";
 
 		/** How long dead letters are kept in the dead-letter stream. */

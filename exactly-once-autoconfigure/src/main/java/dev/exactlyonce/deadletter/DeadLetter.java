@@ -5,7 +5,8 @@ import io.nats.client.Message;
 /**
  * A message to park in a dead-letter subject and why.
  *
- * @param original the message as delivered; its payload is kept byte for byte
+ * @param original the message as delivered or read back from the stream; its payload is kept byte
+ * for byte
  * @param subject the dead-letter subject
  * @param stream the stream it came from
  * @param consumer the consumer that gave up on it

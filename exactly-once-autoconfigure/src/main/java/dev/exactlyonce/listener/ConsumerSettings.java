@@ -21,10 +21,13 @@ import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.AbandonedPolicy;
  * @param onAbandoned what to do with an abandoned claim
  * @param pullExpiry how long one pull request waits
  * @param deadLetterSubject where dead letters go
+ * @param maxPayloadBytes the largest payload handed to the listener; larger ones are dead-lettered
+ * @param nonRetryableExceptions exception types that dead-letter at once for this consumer
  */
 public record ConsumerSettings(String consumer, String stream, Duration effectiveAckWait, Duration workingAckInterval,
 		Duration lease, List<Duration> backoff, Duration retryDelay, long maxDeliver, int concurrency,
-		AbandonedPolicy onAbandoned, Duration pullExpiry, String deadLetterSubject) {
+		AbandonedPolicy onAbandoned, Duration pullExpiry, String deadLetterSubject, long maxPayloadBytes,
+		List<Class<? extends Throwable>> nonRetryableExceptions) {
 
 	/**
 	 * The delay before redelivering a message whose delivery number {@code deliveryCount} failed.

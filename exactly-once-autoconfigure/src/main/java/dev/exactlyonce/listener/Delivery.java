@@ -21,18 +21,30 @@ final class Delivery implements ExactlyOnceContext {
 
 	private final ConsumerSettings settings;
 
+	private final long streamSequence;
+
+	private final long deliveryCount;
+
 	private String key;
 
 	private boolean entered;
 
-	private Claim claim;
+	private volatile Claim claim;
 
-	private PreviousAttempt previousAttempt;
+	private volatile PreviousAttempt previousAttempt;
 
-	private Settlement settlement;
+	private volatile Settlement settlement;
 
 	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings) {
+		this(message, message.metaData().streamSequence(), message.metaData().deliveredCount(), endpoint, settings);
+	}
+
+	/** A delivery known only by its stream sequence and delivery count (read back from the stream). */
+	Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
+			ConsumerSettings settings) {
 		this.message = message;
+		this.streamSequence = streamSequence;
+		this.deliveryCount = deliveryCount;
 		this.endpoint = endpoint;
 		this.settings = settings;
 	}
@@ -105,12 +117,12 @@ final class Delivery implements ExactlyOnceContext {
 
 	@Override
 	public long streamSequence() {
-		return this.message.metaData().streamSequence();
+		return this.streamSequence;
 	}
 
 	@Override
 	public long deliveryCount() {
-		return this.message.metaData().deliveredCount();
+		return this.deliveryCount;
 	}
 
 	@Override

@@ -47,12 +47,12 @@ final class DeliveryProcessor {
 			this.observers.reached(PipelinePoint.RECEIVED, delivery);
 			Object[] args;
 			try {
+				checkSize(delivery);
 				Object payload = this.arguments.payload(delivery);
 				delivery.key(this.keys.resolve(delivery, this.arguments.payloadForKey(delivery, payload)));
 				args = this.arguments.arguments(delivery, payload);
 			}
 			catch (PoisonMessageException ex) {
-				logger.error(ex.getMessage());
 				this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex);
 				return;
 			}
@@ -67,6 +67,17 @@ final class DeliveryProcessor {
 		}
 		catch (PipelineHaltedException ex) {
 			logger.warn("Message at " + delivery.describe() + " left unsettled: " + ex.getMessage());
+		}
+	}
+
+	private void checkSize(Delivery delivery) {
+		int size = (delivery.message().getData() != null) ? delivery.message().getData().length : 0;
+		if (size > this.settings.maxPayloadBytes()) {
+			throw new PoisonMessageException("Payload of the message at " + delivery.describe() + " has " + size
+					+ " bytes, above the limit of " + this.settings.maxPayloadBytes(),
+					"Raise exactlyonce.consumers." + this.settings.consumer() + ".max-payload-size or make the "
+							+ "publisher send a reference instead of the data",
+					null);
 		}
 	}
 

@@ -86,6 +86,13 @@ final class DeliverySettler {
 
 	/** Settles a delivery whose handler threw. */
 	void handlerFailed(Delivery delivery, Throwable failure, boolean retryable, boolean shuttingDown) {
+		if (shuttingDown) {
+			logger.warn("Handler of the message at " + delivery.describe() + " stopped by shutdown ("
+					+ failure.getClass().getName() + "); released for another instance");
+			release(delivery, "interrupted by shutdown");
+			nak(delivery, Duration.ZERO, DeliveryOutcome.RETRIED);
+			return;
+		}
 		if (!retryable || delivery.settings().isLastDelivery(delivery.deliveryCount())) {
 			String reason = retryable ? "handler failed on the last delivery (max-deliver reached)"
 					: "handler failed with a non-retryable exception";
@@ -101,6 +108,21 @@ final class DeliverySettler {
 
 	/** Parks a delivery in its dead-letter subject, marks its key, then terminates it. */
 	void deadLetter(Delivery delivery, String reason, Throwable failure) {
+		if (!publishDeadLetter(delivery, reason, failure)) {
+			release(delivery, reason);
+			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
+			return;
+		}
+		markDeadLettered(delivery, reason);
+		delivery.message().term();
+		outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	/**
+	 * Stores a dead letter for a delivery; false (and an error log) when no stream stored it, in
+	 * which case the original must stay on its stream.
+	 */
+	boolean publishDeadLetter(Delivery delivery, String reason, Throwable failure) {
 		ConsumerSettings settings = delivery.settings();
 		try {
 			this.deadLetters.publish(new DeadLetter(delivery.message(), settings.deadLetterSubject(), settings.stream(),
@@ -110,18 +132,15 @@ final class DeliverySettler {
 		catch (DeadLetterException ex) {
 			logger.error("Message at " + delivery.describe() + " must be dead-lettered (" + reason
 					+ ") but the dead letter was not stored; it stays on the stream: " + ex.getMessage());
-			release(delivery, reason);
-			nak(delivery, settings.retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
-			return;
+			return false;
 		}
 		logger.error("Message at " + delivery.describe() + " dead-lettered to '" + settings.deadLetterSubject() + "': "
 				+ reason + ((failure != null) ? " (" + failure.getClass().getName() + ")" : ""));
-		markDeadLettered(delivery, reason);
-		delivery.message().term();
-		outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
+		return true;
 	}
 
-	private void markDeadLettered(Delivery delivery, String reason) {
+	/** Marks the key of a dead-lettered delivery so that no later delivery runs it. */
+	void markDeadLettered(Delivery delivery, String reason) {
 		if (delivery.claim() == null) {
 			return;
 		}
@@ -155,7 +174,7 @@ final class DeliverySettler {
 			this.observers.timed(PipelineTiming.ACK, delivery, Duration.ofNanos(System.nanoTime() - started));
 			this.observers.reached(PipelinePoint.ACKED, delivery);
 		}
-		catch (TimeoutException | IllegalStateException ex) {
+		catch (TimeoutException | RuntimeException ex) {
 			logger.warn("Ack of the message at " + delivery.describe() + " not confirmed (" + ex.getMessage()
 					+ "); its redelivery will be recognised as a duplicate");
 		}
@@ -176,7 +195,7 @@ final class DeliverySettler {
 		outcome(delivery, outcome);
 	}
 
-	private void outcome(Delivery delivery, DeliveryOutcome outcome) {
+	void outcome(Delivery delivery, DeliveryOutcome outcome) {
 		this.observers.settled(outcome, delivery);
 	}
 

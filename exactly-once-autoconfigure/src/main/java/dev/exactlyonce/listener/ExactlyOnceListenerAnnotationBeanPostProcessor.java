@@ -20,6 +20,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ReflectionUtils;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
 
@@ -86,6 +87,7 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 		}
 		String namespace = this.attributes.resolve(annotation.namespace());
 		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+		ReflectionUtils.makeAccessible(invocable);
 		return new ListenerEndpoint(consumer, (namespace == null || namespace.isEmpty()) ? consumer : namespace,
 				keyExpression(method, this.attributes.resolve(annotation.key())), bean, invocable, beanName);
 	}

@@ -48,6 +48,12 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	private final KeyResolver keys = new KeyResolver();
 
+	private final IdempotencyStore store;
+
+	private final String owner;
+
+	private final Map<String, ExhaustedDeliveries> exhaustedDeliveries = new LinkedHashMap<>();
+
 	private final Map<String, ListenerContainer> containers = new LinkedHashMap<>();
 
 	private final Map<String, ListenerEndpoint> endpoints = new LinkedHashMap<>();
@@ -70,6 +76,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 			Map<String, ConsumerSettings> consumers, JsonMapper jsonMapper, DeadLetterPublisher deadLetters,
 			List<PipelineObserver> observers, ExactlyOnceProperties properties, String owner, Clock clock) {
 		this.connection = connection;
+		this.store = store;
+		this.owner = owner;
 		this.consumers = Map.copyOf(consumers);
 		this.jsonMapper = jsonMapper;
 		this.properties = properties.getListener();
@@ -111,14 +119,18 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 					+ endpoint.describe() + " both listen on consumer '" + consumer + "'",
 					"Give each listener its own durable consumer under exactlyonce.consumers.");
 		}
-		DeliveryProcessor processor = new DeliveryProcessor(endpoint, settings,
-				new ArgumentResolver(endpoint.method(), this.jsonMapper), this.keys, this.settler, this.observers,
-				this.failures);
+		ArgumentResolver arguments = new ArgumentResolver(endpoint.method(), this.jsonMapper);
+		DeliveryProcessor processor = new DeliveryProcessor(endpoint, settings, arguments, this.keys, this.settler,
+				this.observers, this.failures.with(settings.nonRetryableExceptions()));
 		this.endpoints.put(consumer, endpoint);
 		ListenerContainer container = new ListenerContainer(settings, this.connection, processor,
 				this.properties.getShutdownTimeout());
 		this.containers.put(consumer, container);
+		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
+				this.keys, this.store, this.settler, this.jsonMapper, this.owner);
+		this.exhaustedDeliveries.put(consumer, exhausted);
 		if (this.running) {
+			exhausted.start();
 			container.start();
 		}
 	}
@@ -137,6 +149,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	@Override
 	public synchronized void start() {
+		this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::start);
 		this.containers.values().forEach(ListenerContainer::start);
 		this.running = true;
 	}
@@ -151,6 +164,9 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		CompletableFuture.allOf(toStop.stream()
 			.map((container) -> CompletableFuture.runAsync(container::stop))
 			.toArray(CompletableFuture[]::new)).join();
+		synchronized (this) {
+			this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::stop);
+		}
 	}
 
 	@Override

@@ -14,6 +14,13 @@ final class FailureClassifier {
 		this.nonRetryable = List.copyOf(nonRetryable);
 	}
 
+	/** A classifier that also treats the given types as non-retryable. */
+	FailureClassifier with(List<Class<? extends Throwable>> more) {
+		List<Class<? extends Throwable>> all = new java.util.ArrayList<>(this.nonRetryable);
+		all.addAll(more);
+		return new FailureClassifier(all);
+	}
+
 	boolean isRetryable(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			for (Class<? extends Throwable> type : this.nonRetryable) {

@@ -3,8 +3,10 @@ package dev.exactlyonce.publish;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.PublishOptions;
@@ -18,7 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Publishes tasks to JetStream with a {@code Nats-Msg-Id}, so that the stream stores each task
  * once however often it is published inside the stream's duplicate window. A publish whose answer
- * is lost is retried with the same message id, so a retry cannot create a second task.
+ * is lost is retried with the same message id, so a retry cannot create a second task; retries
+ * stop before one could land after the stream's duplicate window, where it would be stored again.
  */
 public class ExactlyOncePublisher {
 
@@ -32,18 +35,52 @@ public class ExactlyOncePublisher {
 
 	private final Duration initialBackoff;
 
+	private final Duration requestTimeout;
+
+	private final DuplicateWindows duplicateWindows;
+
+	private final List<PublishObserver> observers;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
 	/**
 	 * Creates the publisher.
 	 * @param jetStream the JetStream context
 	 * @param jsonMapper the mapper that writes object payloads
-	 * @param maxAttempts attempts per publish (at least 1)
-	 * @param initialBackoff the delay before the first retry, doubled each time
+	 * @param retryPolicy attempts, first backoff and per-attempt timeout
+	 * @param duplicateWindows the duplicate window of each subject's stream
 	 */
-	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, int maxAttempts, Duration initialBackoff) {
+	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, PublishRetryPolicy retryPolicy,
+			DuplicateWindows duplicateWindows) {
+		this(jetStream, jsonMapper, retryPolicy, duplicateWindows, List.of());
+	}
+
+	/**
+	 * Creates the publisher with observers of confirmed publishes.
+	 * @param jetStream the JetStream context
+	 * @param jsonMapper the mapper that writes object payloads
+	 * @param retryPolicy attempts, first backoff and per-attempt timeout
+	 * @param duplicateWindows the duplicate window of each subject's stream
+	 * @param observers told about every confirmed publish, in order
+	 */
+	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, PublishRetryPolicy retryPolicy,
+			DuplicateWindows duplicateWindows, List<PublishObserver> observers) {
+		this.observers = List.copyOf(observers);
 		this.jetStream = jetStream;
 		this.jsonMapper = jsonMapper;
-		this.maxAttempts = Math.max(1, maxAttempts);
-		this.initialBackoff = initialBackoff;
+		this.maxAttempts = Math.max(1, retryPolicy.maxAttempts());
+		this.initialBackoff = retryPolicy.initialBackoff();
+		this.requestTimeout = retryPolicy.requestTimeout();
+		this.duplicateWindows = duplicateWindows;
+	}
+
+	/**
+	 * Observes every publish with this registry, so a tracer propagates the trace context to the
+	 * listener through the message headers.
+	 * @param observationRegistry the registry ({@link ObservationRegistry#NOOP} by default)
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = observationRegistry;
 	}
 
 	/**
@@ -74,13 +111,27 @@ public class ExactlyOncePublisher {
 		}
 		Headers natsHeaders = new Headers();
 		headers.forEach(natsHeaders::put);
-		NatsMessage message = NatsMessage.builder().subject(subject).headers(natsHeaders).data(body(payload)).build();
-		PublishOptions options = PublishOptions.builder().messageId(messageId).build();
+		byte[] body = body(payload);
+		return PublishObservation.observe(this.observationRegistry, subject, natsHeaders,
+				() -> send(NatsMessage.builder().subject(subject).headers(natsHeaders).data(body).build(), messageId));
+	}
+
+	/** Sends with retries under the same message id, never past the stream's duplicate window. */
+	private PublishResult send(NatsMessage message, String messageId) {
+		String subject = message.getSubject();
+		PublishOptions options = PublishOptions.builder()
+			.messageId(messageId)
+			.streamTimeout(this.requestTimeout)
+			.build();
 		Duration backoff = this.initialBackoff;
+		long started = System.nanoTime();
 		for (int attempt = 1;; attempt++) {
 			try {
 				PublishAck ack = this.jetStream.publish(message, options);
-				return new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
+				this.duplicateWindows.learn(subject, ack.getStream());
+				PublishResult result = new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
+				published(subject, result);
+				return result;
 			}
 			catch (JetStreamApiException ex) {
 				throw new PublishException("Server refused message id '" + messageId + "' on '" + subject + "': "
@@ -92,10 +143,31 @@ public class ExactlyOncePublisher {
 							+ "' got no answer after " + attempt + " attempts (exactlyonce.publisher.max-attempts): "
 							+ ex.getMessage(), ex);
 				}
+				Duration window = this.duplicateWindows.forSubject(subject);
+				Duration lastPossibleArrival = Duration.ofNanos(System.nanoTime() - started)
+					.plus(backoff)
+					.plus(this.requestTimeout);
+				if (lastPossibleArrival.compareTo(window) >= 0) {
+					throw new PublishException("Publish of message id '" + messageId + "' on '" + subject
+							+ "' got no answer; not retrying because another attempt could arrive after the stream's "
+							+ "duplicate window (" + window + ") and be stored twice. Check the stream before "
+							+ "publishing it again, or widen the stream's duplicate-window.", ex);
+				}
 				logger.warn("Publish of message id '" + messageId + "' on '" + subject + "' got no answer (attempt "
 						+ attempt + "), retrying with the same id in " + backoff);
 				sleep(backoff);
 				backoff = backoff.multipliedBy(2);
+			}
+		}
+	}
+
+	private void published(String subject, PublishResult result) {
+		for (PublishObserver observer : this.observers) {
+			try {
+				observer.onPublished(subject, result);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Publish observer " + observer.getClass().getName() + " failed: " + ex.getMessage());
 			}
 		}
 	}

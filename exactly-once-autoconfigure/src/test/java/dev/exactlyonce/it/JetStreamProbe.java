@@ -1,11 +1,14 @@
 package dev.exactlyonce.it;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Nats;
 import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
 
 /**
@@ -32,6 +35,29 @@ final class JetStreamProbe implements AutoCloseable {
 	boolean drained(String stream, String consumer) throws IOException, JetStreamApiException {
 		ConsumerInfo info = consumer(stream, consumer);
 		return info.getNumPending() == 0 && info.getNumAckPending() == 0;
+	}
+
+	/** Every message stored on a subject of a stream, read back by sequence. */
+	List<MessageInfo> messages(String stream, String subject) throws IOException, JetStreamApiException {
+		StreamInfo info = stream(stream);
+		List<MessageInfo> found = new ArrayList<>();
+		if (info.getStreamState().getMsgCount() == 0) {
+			return found;
+		}
+		for (long seq = info.getStreamState().getFirstSequence(); seq <= info.getStreamState().getLastSequence(); seq++) {
+			try {
+				MessageInfo message = this.connection.jetStreamManagement().getMessage(stream, seq);
+				if (message.getSubject().equals(subject)) {
+					found.add(message);
+				}
+			}
+			catch (JetStreamApiException ex) {
+				if (ex.getApiErrorCode() != 10037) {
+					throw ex;
+				}
+			}
+		}
+		return found;
 	}
 
 	Connection connection() {

@@ -8,17 +8,33 @@ import java.util.concurrent.TimeUnit;
 import dev.exactlyonce.store.PreviousAttempt;
 
 /**
- * An independent record of every execution of the test handler (its "side effects"), shared by
- * all application instances of a test, plus a gate a test can close to hold handlers mid-work.
+ * An independent record of the test handler's invocations and of its side effects (executions
+ * that finished their work), shared by all application instances of a test, plus a gate a test
+ * can close to hold handlers mid-work.
  */
 public class Ledger {
+
+	private final List<Execution> started = new CopyOnWriteArrayList<>();
 
 	private final List<Execution> executions = new CopyOnWriteArrayList<>();
 
 	private volatile CountDownLatch gate = new CountDownLatch(0);
 
+	void recordStart(Execution attempt) {
+		this.started.add(attempt);
+	}
+
 	void record(Execution execution) {
 		this.executions.add(execution);
+	}
+
+	/** Every handler invocation, including those that failed or were cut off. */
+	public List<Execution> started() {
+		return List.copyOf(this.started);
+	}
+
+	public long startedOf(String taskId) {
+		return this.started.stream().filter((e) -> e.taskId().equals(taskId)).count();
 	}
 
 	public List<Execution> executions() {

@@ -20,7 +20,15 @@ public class PipelineRecorder implements PipelineObserver {
 
 	private volatile PipelinePoint haltAt;
 
+	private volatile boolean haltEveryTime;
+
 	public void haltOnceAt(PipelinePoint point) {
+		this.haltAt = point;
+	}
+
+	/** Halts every delivery at the point, as a process dying there on every attempt would. */
+	public void haltEveryTimeAt(PipelinePoint point) {
+		this.haltEveryTime = true;
 		this.haltAt = point;
 	}
 
@@ -28,7 +36,9 @@ public class PipelineRecorder implements PipelineObserver {
 	public void onPoint(PipelinePoint point, ExactlyOnceContext context) {
 		this.points.add(point + ":" + context.streamSequence() + ":" + context.deliveryCount());
 		if (point == this.haltAt) {
-			this.haltAt = null;
+			if (!this.haltEveryTime) {
+				this.haltAt = null;
+			}
 			throw new IllegalStateException("simulated crash at " + point);
 		}
 	}

@@ -8,8 +8,10 @@ import dev.exactlyonce.annotation.ExactlyOnceListener;
 import dev.exactlyonce.listener.ExactlyOnceContext;
 
 /**
- * The test listener: records each execution in the {@link Ledger}, then works for
- * {@code test.work-duration}, optionally failing the first {@code test.failures} attempts.
+ * The test listener: records each invocation in the {@link Ledger}, works for
+ * {@code test.work-duration}, fails the first {@code test.failures} attempts (with an
+ * {@link IllegalArgumentException} when {@code test.failure=illegal-argument}, else an
+ * {@link IllegalStateException}), and otherwise records its side effect.
  */
 public class RecordingTaskHandler {
 
@@ -21,23 +23,30 @@ public class RecordingTaskHandler {
 
 	private final int failures;
 
+	private final String failure;
+
 	public RecordingTaskHandler(Ledger ledger, @Value("${test.instance:a}") String instance,
-			@Value("${test.work-duration:0s}") Duration workDuration, @Value("${test.failures:0}") int failures) {
+			@Value("${test.work-duration:0s}") Duration workDuration, @Value("${test.failures:0}") int failures,
+			@Value("${test.failure:illegal-state}") String failure) {
 		this.ledger = ledger;
 		this.instance = instance;
 		this.workDuration = workDuration;
 		this.failures = failures;
+		this.failure = failure;
 	}
 
 	@ExactlyOnceListener(consumer = "${test.consumer:worker}", key = "${test.key:}")
 	public String handle(TaskAssignment task, ExactlyOnceContext context) throws InterruptedException {
-		this.ledger.record(new Ledger.Execution(task.taskId(), context.deliveryCount(), this.instance,
-				context.fencingToken(), context.previousAttempt().orElse(null)));
+		Ledger.Execution attempt = new Ledger.Execution(task.taskId(), context.deliveryCount(), this.instance,
+				context.fencingToken(), context.previousAttempt().orElse(null));
+		this.ledger.recordStart(attempt);
 		this.ledger.passGate();
 		Thread.sleep(this.workDuration.toMillis());
-		if (this.ledger.executionsOf(task.taskId()) <= this.failures) {
-			throw new IllegalStateException("simulated model failure");
+		if (this.ledger.startedOf(task.taskId()) <= this.failures) {
+			throw this.failure.equals("illegal-argument") ? new IllegalArgumentException("simulated bad task")
+					: new IllegalStateException("simulated model failure");
 		}
+		this.ledger.record(attempt);
 		return "post for " + task.taskId();
 	}
 

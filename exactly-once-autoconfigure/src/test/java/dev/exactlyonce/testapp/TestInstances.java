@@ -53,6 +53,7 @@ public class TestInstances implements AutoCloseable {
 	/** Starts an instance; extra properties as {@code name=value}. */
 	public Instance start(String instanceName, String... properties) {
 		PipelineRecorder recorder = new PipelineRecorder();
+		StoreFaults storeFaults = new StoreFaults();
 		List<String> all = new ArrayList<>();
 		this.common.forEach((name, value) -> all.add(name + "=" + value));
 		all.add("test.instance=" + instanceName);
@@ -64,10 +65,11 @@ public class TestInstances implements AutoCloseable {
 			.initializers((ctx) -> {
 				ctx.getBeanFactory().registerSingleton("ledger", this.ledger);
 				ctx.getBeanFactory().registerSingleton("pipelineRecorder", recorder);
+				ctx.getBeanFactory().addBeanPostProcessor(storeFaults);
 			})
 			.run();
 		this.contexts.add(context);
-		return new Instance(context, recorder);
+		return new Instance(context, recorder, storeFaults);
 	}
 
 	@Override
@@ -80,8 +82,10 @@ public class TestInstances implements AutoCloseable {
 	 *
 	 * @param context its application context
 	 * @param recorder what its pipeline did
+	 * @param storeFaults cuts it off from its store for some operations
 	 */
-	public record Instance(ConfigurableApplicationContext context, PipelineRecorder recorder) {
+	public record Instance(ConfigurableApplicationContext context, PipelineRecorder recorder,
+			StoreFaults storeFaults) {
 
 		public <T> T bean(Class<T> type) {
 			return this.context.getBean(type);

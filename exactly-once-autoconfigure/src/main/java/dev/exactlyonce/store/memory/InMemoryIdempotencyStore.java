@@ -3,6 +3,7 @@ package dev.exactlyonce.store.memory;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 import dev.exactlyonce.store.ClaimDecision;
@@ -11,12 +12,13 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordScanner;
 
 /**
  * An {@link IdempotencyStore} in this JVM's memory. Records die with the process, so it protects
  * nothing across restarts: for tests and local runs only.
  */
-public class InMemoryIdempotencyStore extends CompareAndSetIdempotencyStore {
+public class InMemoryIdempotencyStore extends CompareAndSetIdempotencyStore implements RecordScanner {
 
 	private final ConcurrentMap<String, IdempotencyRecord> records = new ConcurrentHashMap<>();
 
@@ -42,6 +44,14 @@ public class InMemoryIdempotencyStore extends CompareAndSetIdempotencyStore {
 	@Override
 	public String name() {
 		return "memory";
+	}
+
+	@Override
+	public void scan(Consumer<IdempotencyRecord> action) {
+		this.records.values()
+			.stream()
+			.filter((record) -> !this.rules.isExpired(record, this.rules.now()))
+			.forEach(action);
 	}
 
 	@Override

@@ -2,12 +2,20 @@ package dev.exactlyonce.store.natskv;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
+import io.nats.client.api.KeyValueWatchOption;
+import io.nats.client.api.KeyValueWatcher;
+import io.nats.client.impl.NatsKeyValueWatchSubscription;
 
 import dev.exactlyonce.store.ClaimDecision;
 import dev.exactlyonce.store.ClaimResult;
@@ -16,6 +24,7 @@ import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordCodec;
+import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -25,7 +34,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * read, so each transition is a compare-and-set. The lease expiry lives in the value: nats-server
  * 2.9 has no per-key TTL. The bucket's TTL forgets records after {@code completed-ttl}.
  */
-public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore {
+public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implements RecordScanner {
 
 	/** "wrong last sequence" / "key exists": someone wrote between our read and our write. */
 	private static final int WRONG_LAST_SEQUENCE = 10071;
@@ -36,6 +45,8 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore {
 	private static final int MAX_CAS_ROUNDS = 16;
 
 	private static final int MAX_KEY_LENGTH = 512;
+
+	private static final long SCAN_TIMEOUT_SECONDS = 60;
 
 	private final KeyValue bucket;
 
@@ -70,6 +81,59 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore {
 	@Override
 	public String name() {
 		return "nats-kv";
+	}
+
+	/**
+	 * Reads the latest value of every key with one watch over the bucket (no per-key requests).
+	 */
+	@Override
+	public void scan(Consumer<IdempotencyRecord> action) {
+		List<KeyValueEntry> entries = new ArrayList<>();
+		CountDownLatch endOfData = new CountDownLatch(1);
+		KeyValueWatcher watcher = new KeyValueWatcher() {
+
+			@Override
+			public void watch(KeyValueEntry entry) {
+				synchronized (entries) {
+					entries.add(entry);
+				}
+			}
+
+			@Override
+			public void endOfData() {
+				endOfData.countDown();
+			}
+
+		};
+		NatsKeyValueWatchSubscription subscription = null;
+		try {
+			subscription = this.bucket.watchAll(watcher, KeyValueWatchOption.IGNORE_DELETE);
+			if (!endOfData.await(SCAN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+				throw new StoreUnavailableException("NATS KV bucket '" + this.bucket.getBucketName()
+						+ "' scan did not finish within " + SCAN_TIMEOUT_SECONDS + "s", null);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw unavailable("scan", ex);
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw unavailable("scan", ex);
+		}
+		finally {
+			if (subscription != null) {
+				subscription.unsubscribe();
+			}
+		}
+		List<KeyValueEntry> snapshot;
+		synchronized (entries) {
+			snapshot = List.copyOf(entries);
+		}
+		snapshot.stream()
+			.filter((entry) -> entry.getOperation() == KeyValueOperation.PUT)
+			.map(this::decode)
+			.filter((record) -> !this.rules.isExpired(record, this.rules.now()))
+			.forEach(action);
 	}
 
 	@Override

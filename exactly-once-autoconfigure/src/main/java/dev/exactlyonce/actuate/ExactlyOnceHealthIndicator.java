@@ -1,0 +1,245 @@
+package dev.exactlyonce.actuate;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.StreamInfo;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.provision.ConfigurationDrift;
+import dev.exactlyonce.provision.JetStreamConfigurations;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * Health of exactly-once processing: the NATS connection and JetStream, every declared stream and
+ * consumer (exists, configuration drift, backlog), the dead-letter stream, and the idempotency
+ * store (reachable, latency). It is {@code DOWN} only for what stops processing: no connection,
+ * no JetStream, a missing stream or consumer, an unreachable store. Drift, a missing dead-letter
+ * stream and the in-memory store are reported as {@code warnings} while staying {@code UP}.
+ */
+public class ExactlyOnceHealthIndicator implements HealthIndicator {
+
+	private static final String PROBE_KEY = "exactlyonce-health-probe";
+
+	private static final int NOT_FOUND_STREAM = 10059;
+
+	private static final int NOT_FOUND_CONSUMER = 10014;
+
+	private final Connection connection;
+
+	private final ExactlyOnceProperties properties;
+
+	private final IdempotencyStore store;
+
+	/**
+	 * Creates the indicator.
+	 * @param connection the NATS connection
+	 * @param properties the declarations
+	 * @param store the idempotency store
+	 */
+	public ExactlyOnceHealthIndicator(Connection connection, ExactlyOnceProperties properties, IdempotencyStore store) {
+		this.connection = connection;
+		this.properties = properties;
+		this.store = store;
+	}
+
+	@Override
+	public Health health() {
+		Check check = new Check();
+		Health.Builder builder = new Health.Builder();
+		builder.withDetail("nats", nats(check));
+		JetStreamManagement management = (check.down.isEmpty()) ? jetStream(check, builder) : null;
+		if (management != null) {
+			builder.withDetail("streams", streams(management, check));
+			builder.withDetail("consumers", consumers(management, check));
+		}
+		builder.withDetail("store", store(check));
+		if (!check.warnings.isEmpty()) {
+			builder.withDetail("warnings", check.warnings);
+		}
+		if (!check.down.isEmpty()) {
+			builder.withDetail("problems", check.down);
+			return builder.down().build();
+		}
+		return builder.up().build();
+	}
+
+	private Map<String, Object> nats(Check check) {
+		Map<String, Object> nats = new LinkedHashMap<>();
+		Connection.Status status = this.connection.getStatus();
+		nats.put("status", status.name());
+		String url = this.connection.getConnectedUrl();
+		if (url != null) {
+			nats.put("server", withoutUserInfo(url));
+		}
+		if (status != Connection.Status.CONNECTED) {
+			check.down.add("NATS connection is " + status + ": no message can be received or acknowledged");
+		}
+		return nats;
+	}
+
+	private JetStreamManagement jetStream(Check check, Health.Builder builder) {
+		Map<String, Object> jetStream = new LinkedHashMap<>();
+		try {
+			JetStreamManagement management = this.connection.jetStreamManagement();
+			var statistics = management.getAccountStatistics();
+			jetStream.put("available", true);
+			jetStream.put("streams", statistics.getStreams());
+			jetStream.put("consumers", statistics.getConsumers());
+			builder.withDetail("jetStream", jetStream);
+			return management;
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			jetStream.put("available", false);
+			jetStream.put("error", ex.getMessage());
+			builder.withDetail("jetStream", jetStream);
+			check.down.add("JetStream is not available: " + ex.getMessage());
+			return null;
+		}
+	}
+
+	private Map<String, Object> streams(JetStreamManagement management, Check check) {
+		Map<String, Object> streams = new LinkedHashMap<>();
+		this.properties.getStreams().forEach((name, spec) -> {
+			Map<String, Object> detail = new LinkedHashMap<>();
+			StreamInfo info = streamInfo(management, name, detail, check, true);
+			if (info != null) {
+				detail.put("messages", info.getStreamState().getMsgCount());
+				List<String> drift = ConfigurationDrift.of(JetStreamConfigurations.stream(name, spec),
+						info.getConfiguration()).differences();
+				detail.put("drift", drift);
+				drift.forEach((difference) -> check.warnings.add("Stream '" + name + "' drifted: " + difference));
+			}
+			streams.put(name, detail);
+		});
+		String deadLetters = this.properties.getDeadLetter().getStream();
+		if (deadLetters != null && !deadLetters.isBlank() && !streams.containsKey(deadLetters)) {
+			Map<String, Object> detail = new LinkedHashMap<>();
+			detail.put("role", "dead-letter");
+			StreamInfo info = streamInfo(management, deadLetters, detail, check, false);
+			if (info != null) {
+				detail.put("messages", info.getStreamState().getMsgCount());
+			}
+			streams.put(deadLetters, detail);
+		}
+		return streams;
+	}
+
+	private StreamInfo streamInfo(JetStreamManagement management, String name, Map<String, Object> detail, Check check,
+			boolean required) {
+		try {
+			StreamInfo info = management.getStreamInfo(name);
+			detail.put("exists", true);
+			return info;
+		}
+		catch (JetStreamApiException ex) {
+			boolean missing = ex.getApiErrorCode() == NOT_FOUND_STREAM;
+			detail.put("exists", missing ? false : "unknown");
+			detail.put("error", ex.getMessage());
+			String problem = "Stream '" + name + "' " + (missing ? "does not exist" : "could not be read: " + ex.getMessage());
+			if (required) {
+				check.down.add(problem);
+			}
+			else {
+				check.warnings.add(problem + ": dead letters cannot be stored, failing messages stay on their streams");
+			}
+			return null;
+		}
+		catch (IOException | RuntimeException ex) {
+			detail.put("exists", "unknown");
+			detail.put("error", ex.getMessage());
+			check.down.add("Stream '" + name + "' could not be read: " + ex.getMessage());
+			return null;
+		}
+	}
+
+	private Map<String, Object> consumers(JetStreamManagement management, Check check) {
+		Map<String, Object> consumers = new LinkedHashMap<>();
+		this.properties.getConsumers().forEach((name, spec) -> {
+			Map<String, Object> detail = new LinkedHashMap<>();
+			detail.put("stream", spec.getStream());
+			try {
+				ConsumerInfo info = management.getConsumerInfo(spec.getStream(), name);
+				detail.put("exists", true);
+				detail.put("pending", info.getNumPending());
+				detail.put("ackPending", info.getNumAckPending());
+				detail.put("redelivered", info.getRedelivered());
+				List<String> drift = ConfigurationDrift.of(JetStreamConfigurations.consumer(name, spec),
+						info.getConsumerConfiguration()).differences();
+				detail.put("drift", drift);
+				drift.forEach((difference) -> check.warnings.add("Consumer '" + name + "' drifted: " + difference));
+			}
+			catch (JetStreamApiException ex) {
+				boolean missing = ex.getApiErrorCode() == NOT_FOUND_CONSUMER || ex.getApiErrorCode() == NOT_FOUND_STREAM;
+				detail.put("exists", missing ? false : "unknown");
+				detail.put("error", ex.getMessage());
+				check.down.add("Consumer '" + name + "' on stream '" + spec.getStream() + "' "
+						+ (missing ? "does not exist: its listener receives nothing" : "could not be read: " + ex.getMessage()));
+			}
+			catch (IOException | RuntimeException ex) {
+				detail.put("exists", "unknown");
+				detail.put("error", ex.getMessage());
+				check.down.add("Consumer '" + name + "' could not be read: " + ex.getMessage());
+			}
+			consumers.put(name, detail);
+		});
+		return consumers;
+	}
+
+	private Map<String, Object> store(Check check) {
+		Map<String, Object> store = new LinkedHashMap<>();
+		store.put("name", this.store.name());
+		long started = System.nanoTime();
+		try {
+			this.store.find(PROBE_KEY);
+			store.put("reachable", true);
+		}
+		catch (StoreUnavailableException | IllegalStateException ex) {
+			store.put("reachable", false);
+			store.put("error", ex.getMessage());
+			check.down.add("Idempotency store '" + this.store.name() + "' is unreachable: every delivery is retried "
+					+ "until it answers");
+		}
+		store.put("latencyMs", Duration.ofNanos(System.nanoTime() - started).toMillis());
+		if ("memory".equals(this.store.name())) {
+			store.put("warning", "in-memory store: records are lost on restart");
+			check.warnings.add("exactlyonce.store.type=memory: completed tasks can run again after a restart; "
+					+ "use nats-kv, redis or firestore outside tests");
+		}
+		return store;
+	}
+
+	private static String withoutUserInfo(String url) {
+		try {
+			URI uri = URI.create(url);
+			if (uri.getUserInfo() == null) {
+				return url;
+			}
+			return new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), uri.getPath(), null, null).toString();
+		}
+		catch (IllegalArgumentException | java.net.URISyntaxException ex) {
+			return "(unparseable server url)";
+		}
+	}
+
+	private static final class Check {
+
+		private final List<String> down = new ArrayList<>();
+
+		private final List<String> warnings = new ArrayList<>();
+
+	}
+
+}

@@ -1,0 +1,60 @@
+package dev.exactlyonce.actuate;
+
+/**
+ * The names of every meter the starter registers. They are part of the public API: dashboards
+ * and alerts depend on them, so they only ever change with a major version.
+ */
+public final class ExactlyOnceMeters {
+
+	/** Counter of settled deliveries, tagged {@code stream}, {@code consumer}, {@code outcome}. */
+	public static final String MESSAGES = "exactlyonce.messages";
+
+	/** Timer of the listener method's own run time, tagged {@code stream}, {@code consumer}. */
+	public static final String HANDLER_DURATION = "exactlyonce.handler.duration";
+
+	/** Timer of idempotency store operations, tagged {@code store}, {@code op}, {@code outcome}. */
+	public static final String STORE_LATENCY = "exactlyonce.store.latency";
+
+	/** Timer of synchronous acks, tagged {@code stream}, {@code consumer}. */
+	public static final String ACK_LATENCY = "exactlyonce.ack.latency";
+
+	/** Counter of working acks sent, tagged {@code stream}, {@code consumer}, {@code lease}. */
+	public static final String WORKING_ACKS = "exactlyonce.working.acks";
+
+	/** Counter of claims taken over while their handler ran, tagged {@code stream}, {@code consumer}. */
+	public static final String CLAIMS_LOST = "exactlyonce.claims.lost";
+
+	/** Counter of abandoned claims taken over, tagged {@code stream}, {@code consumer}. */
+	public static final String CLAIMS_ABANDONED = "exactlyonce.claims.abandoned";
+
+	/** Counter of confirmed publishes, tagged {@code stream}, {@code outcome} (stored|duplicate). */
+	public static final String PUBLISH = "exactlyonce.publish";
+
+	/** Gauge of messages not yet delivered to a consumer, tagged {@code stream}, {@code consumer}. */
+	public static final String CONSUMER_PENDING = "exactlyonce.consumer.pending";
+
+	/** Gauge of delivered, unacknowledged messages, tagged {@code stream}, {@code consumer}. */
+	public static final String CONSUMER_ACK_PENDING = "exactlyonce.consumer.ack.pending";
+
+	/** Gauge of messages delivered more than once, tagged {@code stream}, {@code consumer}. */
+	public static final String CONSUMER_REDELIVERED = "exactlyonce.consumer.redelivered";
+
+	/**
+	 * Gauge of the last reconciliation's message counts, tagged {@code stream}, {@code consumer},
+	 * {@code state}.
+	 */
+	public static final String RECONCILIATION_MESSAGES = "exactlyonce.reconciliation.messages";
+
+	/**
+	 * Gauge of the last reconciliation's discrepancies, tagged {@code stream}, {@code consumer},
+	 * {@code type}.
+	 */
+	public static final String RECONCILIATION_DISCREPANCIES = "exactlyonce.reconciliation.discrepancies";
+
+	/** Counter of reconciliation runs, tagged {@code outcome} (success|failure). */
+	public static final String RECONCILIATION_RUNS = "exactlyonce.reconciliation.runs";
+
+	private ExactlyOnceMeters() {
+	}
+
+}

@@ -1,0 +1,81 @@
+package dev.exactlyonce.actuate;
+
+import io.micrometer.common.KeyValue;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.transport.ReceiverContext;
+import org.springframework.core.Ordered;
+
+import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.ExactlyOnceContext;
+import dev.exactlyonce.listener.PipelineObserver;
+import dev.exactlyonce.listener.PipelinePoint;
+
+/**
+ * Runs the handling of each delivery inside a Micrometer {@link Observation} named
+ * {@code exactlyonce.process}: opened when the message is received, closed when it is settled,
+ * on the worker thread. A tracer reads the parent trace context from the message headers (for
+ * example {@code traceparent}). A delivery whose pipeline halted is closed when the same worker
+ * receives its next message.
+ */
+public class PipelineObservation implements PipelineObserver, Ordered {
+
+	/** The observation name. */
+	public static final String NAME = "exactlyonce.process";
+
+	private final ObservationRegistry registry;
+
+	private final ThreadLocal<Observation.Scope> current = new ThreadLocal<>();
+
+	/**
+	 * Creates the observer.
+	 * @param registry the observation registry
+	 */
+	public PipelineObservation(ObservationRegistry registry) {
+		this.registry = registry;
+	}
+
+	@Override
+	public void onPoint(PipelinePoint point, ExactlyOnceContext context) {
+		if (point != PipelinePoint.RECEIVED) {
+			return;
+		}
+		close(null);
+		ReceiverContext<ExactlyOnceContext> receiver = new ReceiverContext<>(
+				(carrier, key) -> carrier.headers().getFirst(key));
+		receiver.setCarrier(context);
+		receiver.setRemoteServiceName("nats");
+		Observation observation = Observation.createNotStarted(NAME, () -> receiver, this.registry)
+			.contextualName(context.consumer() + " process")
+			.lowCardinalityKeyValue("stream", context.stream())
+			.lowCardinalityKeyValue("consumer", context.consumer())
+			.highCardinalityKeyValue("messaging.message.sequence", Long.toString(context.streamSequence()))
+			.highCardinalityKeyValue("messaging.delivery.count", Long.toString(context.deliveryCount()))
+			.start();
+		this.current.set(observation.openScope());
+	}
+
+	/** First, so that the observation is open before any other observer runs. */
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	@Override
+	public void onOutcome(DeliveryOutcome outcome, ExactlyOnceContext context) {
+		close(outcome);
+	}
+
+	private void close(DeliveryOutcome outcome) {
+		Observation.Scope scope = this.current.get();
+		if (scope == null) {
+			return;
+		}
+		this.current.remove();
+		Observation observation = scope.getCurrentObservation();
+		scope.close();
+		observation.lowCardinalityKeyValue(KeyValue.of("outcome", (outcome != null) ? outcome.tagValue() : "halted"));
+		observation.stop();
+	}
+
+}

@@ -1,0 +1,71 @@
+package dev.exactlyonce.actuate.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.nats.client.Connection;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import dev.exactlyonce.actuate.ConsumerMetrics;
+import dev.exactlyonce.actuate.ConsumerStates;
+import dev.exactlyonce.actuate.PipelineMetrics;
+import dev.exactlyonce.actuate.PublishMetrics;
+import dev.exactlyonce.actuate.ReconciliationMetrics;
+import dev.exactlyonce.actuate.StoreMetricsPostProcessor;
+import dev.exactlyonce.audit.Reconciliations;
+import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
+import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
+
+/**
+ * Auto-configures the {@code exactlyonce.*} meters when the application has a
+ * {@link MeterRegistry}: pipeline outcomes and timings, store latency, publishes, consumer gauges
+ * and the last reconciliation.
+ */
+@AutoConfiguration(after = { ExactlyOnceAutoConfiguration.class, ExactlyOnceReconciliationAutoConfiguration.class },
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass({ MeterRegistry.class, Connection.class })
+@ConditionalOnBean({ MeterRegistry.class, ExactlyOnceConsumers.class })
+public final class ExactlyOnceMetricsAutoConfiguration {
+
+	/** How long a consumer state read serves the gauges. */
+	private static final Duration CONSUMER_STATE_MAX_AGE = Duration.ofSeconds(10);
+
+	@Bean
+	static StoreMetricsPostProcessor exactlyOnceStoreMetricsPostProcessor(BeanFactory beanFactory) {
+		return new StoreMetricsPostProcessor(beanFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PipelineMetrics exactlyOncePipelineMetrics(MeterRegistry registry, ExactlyOnceConsumers consumers) {
+		return new PipelineMetrics(registry, consumers.settings().values());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PublishMetrics exactlyOncePublishMetrics(MeterRegistry registry) {
+		return new PublishMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ConsumerMetrics exactlyOnceConsumerMetrics(Connection connection, ExactlyOnceConsumers consumers) {
+		return new ConsumerMetrics(new ConsumerStates(connection, CONSUMER_STATE_MAX_AGE, Clock.systemUTC()),
+				consumers.settings().values());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(Reconciliations.class)
+	ReconciliationMetrics exactlyOnceReconciliationMetrics(Reconciliations reconciliations,
+			ExactlyOnceConsumers consumers) {
+		return new ReconciliationMetrics(reconciliations, consumers.settings().values());
+	}
+
+}

@@ -1,0 +1,21 @@
+package dev.exactlyonce.store;
+
+import java.util.function.Consumer;
+
+/**
+ * Optional capability of an {@link IdempotencyStore}: reading every record it holds. Used by the
+ * actuator endpoint (in-flight claims) and the reconciliation audit, never on the message path.
+ * Stores that cannot list their records cheaply need not implement it; those features then say
+ * so instead of guessing.
+ */
+public interface RecordScanner {
+
+	/**
+	 * Calls {@code action} once with every record that has not expired, in no particular order.
+	 * Reads the whole store, so it is as slow as the store is large.
+	 * @param action what to do with each record
+	 * @throws StoreUnavailableException when the store cannot be read completely
+	 */
+	void scan(Consumer<IdempotencyRecord> action);
+
+}

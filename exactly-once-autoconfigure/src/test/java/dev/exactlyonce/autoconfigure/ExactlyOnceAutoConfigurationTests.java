@@ -1,0 +1,272 @@
+package dev.exactlyonce.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.exactlyonce.annotation.ExactlyOnceListener;
+import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.provision.ProvisioningException;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.memory.InMemoryIdempotencyStore;
+import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
+import dev.exactlyonce.test.NatsServerProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every auto-configuration branch and start-up error, against a real nats-server.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ExactlyOnceAutoConfigurationTests {
+
+	private static final AtomicInteger names = new AtomicInteger();
+
+	private static NatsServerProcess nats;
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ExactlyOnceNatsAutoConfiguration.class,
+				ExactlyOnceStoreAutoConfiguration.class, ExactlyOnceAutoConfiguration.class));
+
+	@BeforeAll
+	static void startNats() {
+		nats = new NatsServerProcess().start();
+	}
+
+	@AfterAll
+	static void stopNats() {
+		nats.close();
+	}
+
+	@Test
+	void defaultStoreIsNatsKvAndThePipelineIsConfigured() {
+		this.runner.withPropertyValues(declaration()).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(Connection.class);
+			assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(NatsKvIdempotencyStore.class);
+			assertThat(context).hasSingleBean(ExactlyOncePublisher.class);
+			assertThat(context).hasSingleBean(ExactlyOnceListenerRegistry.class);
+			assertThat(context.getBean(Connection.class).keyValueManagement().getBucketNames())
+				.contains("exactly-once-idempotency");
+		});
+	}
+
+	@Test
+	void memoryStoreOnlyWhenNamedAndItWarns(CapturedOutput output) {
+		this.runner.withPropertyValues(declaration("exactlyonce.store.type=memory")).run((context) -> {
+			assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryIdempotencyStore.class);
+			assertThat(output).contains("exactlyonce.store.type=memory: idempotency records live in this JVM only");
+		});
+	}
+
+	@Test
+	void unknownStoreTypeFailsNamingTheProperty() {
+		this.runner.withPropertyValues(declaration("exactlyonce.store.type=cassandra"))
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("Failed to bind properties under 'exactlyonce.store.type'"));
+	}
+
+	@Test
+	void backsOffWhenTheApplicationDefinesItsOwnConnection() {
+		this.runner.withUserConfiguration(UserConnectionConfiguration.class)
+			.withPropertyValues(declaration("exactlyonce.nats.servers=nats://127.0.0.1:1"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).hasSingleBean(Connection.class);
+				assertThat(context).hasBean("userConnection").doesNotHaveBean("natsConnection");
+			});
+	}
+
+	@Test
+	void backsOffWhenTheApplicationDefinesItsOwnStore() {
+		this.runner.withBean(IdempotencyStore.class,
+				() -> new InMemoryIdempotencyStore(new ClaimRules(java.time.Clock.systemUTC(), java.time.Duration.ofHours(1))))
+			.withPropertyValues(declaration())
+			.run((context) -> {
+				assertThat(context).hasSingleBean(IdempotencyStore.class);
+				assertThat(context).doesNotHaveBean(NatsKvIdempotencyStore.class);
+			});
+	}
+
+	@Test
+	void unreachableServerFailsNamingTheProperty() {
+		this.runner.withPropertyValues("exactlyonce.nats.servers=nats://127.0.0.1:1",
+				"exactlyonce.nats.connection-timeout=500ms")
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("Could not connect to NATS at [nats://127.0.0.1:1] (exactlyonce.nats.servers)"));
+	}
+
+	@Test
+	void workingAckIntervalMustStayBelowTheAckWait() {
+		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=10s",
+				"exactlyonce.consumers.%c.working-ack-interval=10s"),
+				".working-ack-interval is PT10S but the effective ack wait is PT10S",
+				"working-ack-interval below PT10S");
+	}
+
+	@Test
+	void withBackoffTheFirstEntryIsTheAckWaitTheIntervalMustBeat() {
+		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=1m", "exactlyonce.consumers.%c.backoff=2s,1m",
+				"exactlyonce.consumers.%c.working-ack-interval=5s"),
+				".working-ack-interval is PT5S but the effective ack wait is PT2S");
+	}
+
+	@Test
+	void maxDeliverMustExceedTheBackoffEntries() {
+		assertStartupError(declaration("exactlyonce.consumers.%c.backoff=1s,2s,3s", "exactlyonce.consumers.%c.max-deliver=3"),
+				".max-deliver is 3 but", "backoff has 3 entries", "max-deliver to at least 4");
+	}
+
+	@Test
+	void leaseMustOutlastTwoWorkingAcks() {
+		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=30s",
+				"exactlyonce.consumers.%c.working-ack-interval=10s", "exactlyonce.store.lease=15s"),
+				"exactlyonce.store.lease is PT15S", "at least twice the working-ack interval");
+	}
+
+	@Test
+	void completedTtlMustOutliveEveryRedelivery() {
+		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=1h", "exactlyonce.consumers.%c.max-deliver=5",
+				"exactlyonce.store.completed-ttl=4h"),
+				"exactlyonce.store.completed-ttl is PT4H", "can be redelivered for up to PT5H");
+	}
+
+	@Test
+	void consumerMustNameAStream() {
+		String consumer = "c" + names.incrementAndGet();
+		this.runner.withPropertyValues("exactlyonce.nats.servers=" + nats.url(),
+				"exactlyonce.consumers." + consumer + ".ack-wait=30s")
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
+				.hasMessageContaining("Set exactlyonce.consumers." + consumer + ".stream"));
+	}
+
+	@Test
+	void listenerOnAnUndeclaredConsumerFailsNamingIt() {
+		this.runner.withUserConfiguration(UndeclaredConsumerListener.class)
+			.withPropertyValues(declaration())
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
+				.hasMessageContaining("names consumer 'not-declared', which is not declared")
+				.hasMessageContaining("exactlyonce.consumers.not-declared"));
+	}
+
+	@Test
+	void validateModeNamesEveryDriftedField() {
+		String[] created = declaration("exactlyonce.consumers.%c.max-deliver=5");
+		this.runner.withPropertyValues(created).run((context) -> assertThat(context).hasNotFailed());
+		List<String> drifted = new ArrayList<>(List.of(created));
+		drifted.replaceAll((p) -> p.endsWith("max-deliver=5") ? p.replace("=5", "=3") : p);
+		drifted.add("exactlyonce.provisioning.mode=validate");
+		String consumer = consumerOf(created);
+		this.runner.withPropertyValues(drifted.toArray(String[]::new))
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ProvisioningException.class))
+				.hasMessageContaining("exactlyonce.consumers." + consumer + ".max-deliver: server 5, declared 3"));
+	}
+
+	@Test
+	void createOrUpdateFailsNamingAFieldTheServerCannotChange() {
+		String[] created = declaration();
+		this.runner.withPropertyValues(created).run((context) -> assertThat(context).hasNotFailed());
+		String stream = streamOf(created);
+		List<String> changed = new ArrayList<>(List.of(created));
+		changed.add("exactlyonce.streams." + stream + ".storage=memory");
+		this.runner.withPropertyValues(changed.toArray(String[]::new))
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ProvisioningException.class))
+				.hasMessageContaining("exactlyonce.streams." + stream + ".storage: server file, declared memory")
+				.hasMessageContaining("server refused the update"));
+	}
+
+	@Test
+	void validateModeFailsOnAMissingStream() {
+		String[] declared = declaration("exactlyonce.provisioning.mode=validate");
+		this.runner.withPropertyValues(declared)
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ProvisioningException.class))
+				.hasMessageContaining("Stream '" + streamOf(declared) + "' does not exist")
+				.hasMessageContaining("exactlyonce.provisioning.mode=create-or-update"));
+	}
+
+	private void assertStartupError(String[] properties, String... messageParts) {
+		this.runner.withPropertyValues(properties).run((context) -> {
+			Throwable error = cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class);
+			for (String part : messageParts) {
+				assertThat(error).hasMessageContaining(part);
+			}
+		});
+	}
+
+	/** The first cause of the given type in a start-up failure's chain. */
+	private static Throwable cause(Throwable failure, Class<? extends Throwable> type) {
+		assertThat(failure).as("start-up failure").isNotNull();
+		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
+			if (type.isInstance(candidate)) {
+				return candidate;
+			}
+		}
+		throw new AssertionError("No " + type.getSimpleName() + " in the start-up failure", failure);
+	}
+
+	/** A fresh stream S<n> and consumer c<n> (%c in extras stands for the consumer name). */
+	private static String[] declaration(String... extras) {
+		int n = names.incrementAndGet();
+		String stream = "S" + n;
+		String consumer = "c" + n;
+		List<String> properties = new ArrayList<>(List.of("exactlyonce.nats.servers=" + nats.url(),
+				"exactlyonce.streams." + stream + ".subjects=s" + n + ".>",
+				"exactlyonce.consumers." + consumer + ".stream=" + stream));
+		for (String extra : extras) {
+			properties.add(extra.replace("%c", consumer));
+		}
+		return properties.toArray(String[]::new);
+	}
+
+	private static String streamOf(String[] declaration) {
+		return declaration[1].substring("exactlyonce.streams.".length(), declaration[1].indexOf(".subjects"));
+	}
+
+	private static String consumerOf(String[] declaration) {
+		return declaration[2].substring("exactlyonce.consumers.".length(), declaration[2].indexOf(".stream"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserConnectionConfiguration {
+
+		@Bean(destroyMethod = "close")
+		Connection userConnection() throws Exception {
+			return Nats.connect(nats.url());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UndeclaredConsumerListener {
+
+		@Bean
+		Handler handler() {
+			return new Handler();
+		}
+
+		static class Handler {
+
+			@ExactlyOnceListener(consumer = "not-declared")
+			public void handle(String payload) {
+			}
+
+		}
+
+	}
+
+}

@@ -1,0 +1,110 @@
+package dev.exactlyonce.it;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import io.nats.client.api.MessageInfo;
+import io.nats.client.impl.Headers;
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Handler exceptions: retried with the consumer's backoff, dead-lettered when non-retryable or on
+ * the last delivery, with the original bytes and the reason headers; never silently lost.
+ */
+class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
+
+	private static final String SUBJECT = "agents.marketing.tasks.blog-post";
+
+	private static final String DEAD_LETTER_SUBJECT = "deadletter.TASKS.worker";
+
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.consumers.worker.backoff", "1s,1s,1s")
+			.with("exactlyonce.consumers.worker.max-deliver", "4");
+	}
+
+	@Test
+	void handlerFailingTwiceThenSucceedingRunsThreeTimesAndCompletesOnce() throws Exception {
+		Instance instance = this.instances.start("a", "test.failures=2");
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, task("t-retry"), "t-retry");
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED) && probe.drained("TASKS", "worker"));
+		}
+		assertThat(this.instances.ledger().startedOf("t-retry")).isEqualTo(3);
+		assertThat(this.instances.ledger().executionsOf("t-retry")).isEqualTo(1);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.RETRIED, DeliveryOutcome.RETRIED,
+				DeliveryOutcome.PROCESSED);
+		assertThat(instance.recorder().count(PipelinePoint.ACKED)).isEqualTo(1);
+		assertThat(this.instances.ledger().started().get(2).previousAttempt().state()).isEqualTo(RecordState.FAILED);
+		assertThat(instance.bean(IdempotencyStore.class).find("worker:t-retry").orElseThrow().attempts()).isEqualTo(3);
+	}
+
+	@Test
+	void handlerAlwaysFailingIsDeadLetteredOnItsLastDeliveryWithReasonAndOriginalBytes() throws Exception {
+		Instance instance = this.instances.start("a", "test.failures=99");
+		byte[] original = task("t-doomed").getBytes(StandardCharsets.UTF_8);
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, original, "t-doomed");
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> probe.messages("DEAD_LETTERS", DEAD_LETTER_SUBJECT).size() == 1 && probe.drained("TASKS", "worker"));
+			MessageInfo deadLetter = probe.messages("DEAD_LETTERS", DEAD_LETTER_SUBJECT).get(0);
+			assertThat(deadLetter.getData()).isEqualTo(original);
+			Headers headers = deadLetter.getHeaders();
+			assertThat(headers.getFirst("Exactly-Once-Original-Subject")).isEqualTo(SUBJECT);
+			assertThat(headers.getFirst("Exactly-Once-Stream")).isEqualTo("TASKS");
+			assertThat(headers.getFirst("Exactly-Once-Consumer")).isEqualTo("worker");
+			assertThat(headers.getFirst("Exactly-Once-Stream-Sequence")).isEqualTo("1");
+			assertThat(headers.getFirst("Exactly-Once-Deliveries")).isEqualTo("4");
+			assertThat(headers.getFirst("Exactly-Once-Key")).isEqualTo("t-doomed");
+			assertThat(headers.getFirst("Exactly-Once-Reason")).contains("last delivery");
+			assertThat(headers.getFirst("Exactly-Once-Exception")).isEqualTo(IllegalStateException.class.getName());
+			assertThat(headers.getFirst("Exactly-Once-Exception-Message")).isEqualTo("simulated model failure");
+			assertThat(headers.getFirst("Exactly-Once-Timestamp")).isNotBlank();
+			assertThat(probe.stream("TASKS").getStreamState().getMsgCount()).isZero();
+		}
+		assertThat(this.instances.ledger().startedOf("t-doomed")).isEqualTo(4);
+		assertThat(this.instances.ledger().executionsOf("t-doomed")).isZero();
+		assertThat(instance.bean(IdempotencyStore.class).find("worker:t-doomed").orElseThrow().state())
+			.isEqualTo(RecordState.DEAD_LETTERED);
+		assertThat(instance.recorder().outcomes()).endsWith(DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	@Test
+	void nonRetryableExceptionIsDeadLetteredAtOnceAndItsKeyNeverRunsAgain() throws Exception {
+		Instance instance = this.instances.start("a", "test.failures=99", "test.failure=illegal-argument",
+				"test.key=payload.taskId",
+				"exactlyonce.consumers.worker.non-retryable-exceptions=java.lang.IllegalArgumentException");
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, task("t-bad"), "t-bad");
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> probe.messages("DEAD_LETTERS", DEAD_LETTER_SUBJECT).size() == 1 && probe.drained("TASKS", "worker"));
+			assertThat(probe.messages("DEAD_LETTERS", DEAD_LETTER_SUBJECT).get(0).getHeaders()
+				.getFirst("Exactly-Once-Reason")).contains("non-retryable");
+		}
+		assertThat(this.instances.ledger().startedOf("t-bad")).isEqualTo(1);
+
+		publisher.publish(SUBJECT, task("t-bad"), "t-bad-republished");
+		await().atMost(Duration.ofSeconds(20)).until(() -> instance.recorder().outcomes().size() == 2);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.DEAD_LETTERED,
+				DeliveryOutcome.DEAD_LETTERED);
+		assertThat(this.instances.ledger().startedOf("t-bad")).as("a dead-lettered key never runs again").isEqualTo(1);
+	}
+
+	private static String task(String taskId) {
+		return "{\"taskId\":\"" + taskId + "\",\"assignee\":\"marketing\",\"type\":\"blog-post\",\"payload\":{}}";
+	}
+
+}

@@ -1,0 +1,106 @@
+package dev.exactlyonce.testapp;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import org.springframework.beans.factory.config.BeanPostProcessor;
+
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * Wraps an instance's real store so a test can cut that instance off from it for some operations
+ * (as a paused process, a partition or an outage would), while every other operation reaches the
+ * real store.
+ */
+public class StoreFaults implements BeanPostProcessor {
+
+	private volatile boolean renewalsBlocked;
+
+	private volatile long completionsFailUntil;
+
+	/** From now on, renewals fail as if the store were unreachable. */
+	public void blockRenewals() {
+		this.renewalsBlocked = true;
+	}
+
+	/** For the given time from now, completions fail as if the store were unreachable. */
+	public void failCompletionsFor(Duration outage) {
+		this.completionsFailUntil = System.nanoTime() + outage.toNanos();
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (bean instanceof IdempotencyStore store) {
+			return (store instanceof RecordScanner) ? new ScanningSwitchedStore(store) : new SwitchedStore(store);
+		}
+		return bean;
+	}
+
+	private class SwitchedStore implements IdempotencyStore {
+
+		final IdempotencyStore delegate;
+
+		private SwitchedStore(IdempotencyStore delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public ClaimResult tryClaim(String key, String owner, Duration lease) {
+			return this.delegate.tryClaim(key, owner, lease);
+		}
+
+		@Override
+		public Claim renew(Claim claim, Duration lease) {
+			if (StoreFaults.this.renewalsBlocked) {
+				throw new StoreUnavailableException("renewals blocked by the test", null);
+			}
+			return this.delegate.renew(claim, lease);
+		}
+
+		@Override
+		public IdempotencyRecord complete(Claim claim, Completion completion) {
+			if (System.nanoTime() < StoreFaults.this.completionsFailUntil) {
+				throw new StoreUnavailableException("completions failing by the test", null);
+			}
+			return this.delegate.complete(claim, completion);
+		}
+
+		@Override
+		public void release(Claim claim, String failure) {
+			this.delegate.release(claim, failure);
+		}
+
+		@Override
+		public Optional<IdempotencyRecord> find(String key) {
+			return this.delegate.find(key);
+		}
+
+		@Override
+		public String name() {
+			return this.delegate.name();
+		}
+
+	}
+
+	/** A switched store whose real store can list its records (scans are never cut off). */
+	private final class ScanningSwitchedStore extends SwitchedStore implements RecordScanner {
+
+		private ScanningSwitchedStore(IdempotencyStore delegate) {
+			super(delegate);
+		}
+
+		@Override
+		public void scan(Consumer<IdempotencyRecord> action) {
+			((RecordScanner) this.delegate).scan(action);
+		}
+
+	}
+
+}

@@ -1,0 +1,95 @@
+package dev.exactlyonce.sample;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestClient;
+
+import dev.exactlyonce.test.NatsServerProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample end to end over HTTP against its own nats-server: a task assigned twice is
+ * published once and written once.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class SampleAgentApplicationIntegrationTests {
+
+	private static final NatsServerProcess nats = new NatsServerProcess().start();
+
+	@TempDir
+	static Path output;
+
+	@LocalServerPort
+	int port;
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("exactlyonce.nats.servers", nats::url);
+		registry.add("sample.output-dir", () -> output.toString());
+		registry.add("sample.work-duration", () -> "200ms");
+		registry.add("sample.instance-id", () -> "it");
+	}
+
+	@AfterAll
+	static void stopNats() {
+		nats.close();
+	}
+
+	@Test
+	void taskAssignedTwiceIsPublishedOnceAndWrittenOnce() throws Exception {
+		RestClient http = RestClient.create("http://localhost:" + this.port);
+		Map<String, Object> task = Map.of("taskId", "t-1", "assignee", "marketing", "type", "blog-post", "payload",
+				Map.of("topic", "launch"));
+		Map<String, Object> first = http.post().uri("/tasks").body(task).retrieve().body(new ParameterizedTypeReference<Map<String, Object>>() {
+		});
+		Map<String, Object> second = http.post().uri("/tasks").body(task).retrieve().body(new ParameterizedTypeReference<Map<String, Object>>() {
+		});
+		assertThat(first).containsEntry("duplicate", false).containsEntry("taskId", "t-1");
+		assertThat(second).containsEntry("duplicate", true).containsEntry("streamSequence", first.get("streamSequence"));
+
+		Path ledger = output.resolve("ledger.log");
+		await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(ledger) && !Files.readAllLines(ledger).isEmpty());
+		List<String> lines = Files.readAllLines(ledger);
+		assertThat(lines).singleElement().asString().startsWith("t-1 1 it ");
+		List<?> posts = http.get().uri("/posts").retrieve().body(List.class);
+		assertThat(posts).singleElement().asString().contains("t-1");
+	}
+
+	@Test
+	void actuatorShowsHealthListenersAndMetrics() {
+		RestClient http = RestClient.create("http://localhost:" + this.port);
+		String health = http.get().uri("/actuator/health").retrieve().body(String.class);
+		assertThat(health).contains("\"exactlyonce\"").contains("marketing-task-worker").contains("\"status\":\"UP\"");
+		String endpoint = http.get().uri("/actuator/exactlyonce").retrieve().body(String.class);
+		assertThat(endpoint).contains("\"consumer\":\"marketing-task-worker\"").contains("\"store\":\"nats-kv\"");
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> http.get().uri("/actuator/prometheus").retrieve().body(String.class),
+					(text) -> text.contains("exactlyonce_working_acks") || text.contains("exactlyonce_messages"));
+	}
+
+	@Test
+	void taskWithAnInvalidIdIsRefusedWithTheRule() {
+		RestClient http = RestClient.create("http://localhost:" + this.port);
+		String answer = http.post()
+			.uri("/tasks")
+			.body(Map.of("taskId", "has space", "assignee", "marketing", "type", "blog-post"))
+			.exchange((request, response) -> response.getStatusCode().value() + " "
+					+ new String(response.getBody().readAllBytes()));
+		assertThat(answer).startsWith("400").contains("taskId is required and may only contain letters");
+	}
+
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Starts the demo: makes sure a nats-server with JetStream runs on localhost:4222 (installs
+# Debian's nats-server if missing, starts it if nothing listens there), builds, runs
+# sample-agent-app, assigns a few tasks (one of them published twice) and prints what happened.
+# KEEP_RUNNING=1 leaves the app running afterwards; SERVER_PORT picks its HTTP port (8080).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PORT="${SERVER_PORT:-8080}"
+DEMO_HOME="${DEMO_HOME:-$PWD/target/demo}"
+mkdir -p "$DEMO_HOME"
+
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; then
+  echo "==> installing nats-server (Debian package)"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nats-server
+fi
+NATS_BIN="$(command -v nats-server || echo /usr/sbin/nats-server)"
+if listening 4222; then
+  echo "==> using the nats-server already listening on localhost:4222"
+else
+  echo "==> starting nats-server with JetStream on localhost:4222 (data in $DEMO_HOME/nats)"
+  nohup "$NATS_BIN" -a 127.0.0.1 -p 4222 -js -sd "$DEMO_HOME/nats" > "$DEMO_HOME/nats-server.log" 2>&1 &
+  for _ in $(seq 1 50); do listening 4222 && break; sleep 0.2; done
+  listening 4222 || { echo "nats-server did not start; see $DEMO_HOME/nats-server.log" >&2; exit 1; }
+fi
+
+echo "==> building sample-agent-app"
+./mvnw -B -q -DskipTests package -pl sample-agent-app -am
+
+RUN="$(date +%Y%m%d%H%M%S)"
+OUT="$DEMO_HOME/run-$RUN"
+mkdir -p "$OUT"
+echo "==> starting sample-agent-app on port $PORT (posts and ledger in $OUT)"
+java -jar sample-agent-app/target/sample-agent-app-0.1.0-SNAPSHOT.jar --server.port="$PORT" \
+  --sample.output-dir="$OUT" --sample.work-duration=2s > "$OUT/app.log" 2>&1 &
+APP_PID=$!
+stop_app() { [ "${KEEP_RUNNING:-0}" = "1" ] || kill "$APP_PID" 2>/dev/null || true; }
+trap stop_app EXIT
+for _ in $(seq 1 120); do
+  curl -fs "http://localhost:$PORT/posts" >/dev/null 2>&1 && break
+  kill -0 "$APP_PID" 2>/dev/null || { echo "sample-agent-app exited; last lines of $OUT/app.log:" >&2; tail -30 "$OUT/app.log" >&2; exit 1; }
+  sleep 0.5
+done
+
+assign() {
+  curl -fs -X POST "http://localhost:$PORT/tasks" -H 'Content-Type: application/json' \
+    -d "{\"taskId\":\"$1\",\"assignee\":\"marketing\",\"type\":\"blog-post\",\"payload\":{\"topic\":\"$2\"}}"
+}
+echo "==> CEO agent assigns tasks"
+TASKS=("demo-$RUN-1" "demo-$RUN-2" "demo-$RUN-3")
+PUBLISHES=0
+DUPLICATE_PUBLISHES=0
+for spec in "${TASKS[0]}:launch" "${TASKS[1]}:pricing" "${TASKS[0]}:launch" "${TASKS[2]}:roadmap"; do
+  answer="$(assign "${spec%%:*}" "${spec##*:}")"
+  echo "    POST /tasks ${spec%%:*} -> $answer"
+  PUBLISHES=$((PUBLISHES + 1))
+  case "$answer" in *'"duplicate":true'*) DUPLICATE_PUBLISHES=$((DUPLICATE_PUBLISHES + 1));; esac
+done
+
+echo "==> marketing agent works (each task takes 2 s)"
+LEDGER="$OUT/ledger.log"
+for _ in $(seq 1 90); do
+  [ -f "$LEDGER" ] && [ "$(wc -l < "$LEDGER")" -ge ${#TASKS[@]} ] && break
+  sleep 1
+done
+
+EXECUTED=$( [ -f "$LEDGER" ] && wc -l < "$LEDGER" || echo 0)
+echo
+echo "ledger ($LEDGER):"
+sed 's/^/    /' "$LEDGER" 2>/dev/null || true
+echo
+printf '%-38s %s\n' "tasks published (unique)" "${#TASKS[@]}"
+printf '%-38s %s\n' "publish calls" "$PUBLISHES"
+printf '%-38s %s\n' "duplicates suppressed by stream dedup" "$DUPLICATE_PUBLISHES"
+printf '%-38s %s\n' "executions" "$EXECUTED"
+for t in "${TASKS[@]}"; do
+  printf '%-38s %s\n' "  executions of $t" "$(grep -c "^$t " "$LEDGER" 2>/dev/null || echo 0)"
+done
+echo
+echo "==> reconciliation (stream sequences vs completion records vs acks vs dead letters, last hour)"
+curl -fs -X POST "http://localhost:$PORT/actuator/exactlyonce" -H 'Content-Type: application/json' \
+  -d '{"window":"1h"}' > "$OUT/reconciliation.json" || echo "    reconciliation failed; see $OUT/app.log"
+curl -fs "http://localhost:$PORT/actuator/exactlyonce/table" | sed 's/^/    /' || true
+echo
+echo "posts:   curl http://localhost:$PORT/posts"
+echo "health:  curl http://localhost:$PORT/actuator/health"
+echo "metrics: curl http://localhost:$PORT/actuator/prometheus | grep exactlyonce"
+if [ "${KEEP_RUNNING:-0}" = "1" ]; then
+  echo "sample-agent-app keeps running (pid $APP_PID); stop it with: kill $APP_PID"
+fi
+[ "$EXECUTED" -eq ${#TASKS[@]} ]

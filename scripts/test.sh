@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test of the project: unit and context-runner tests (*Tests) and integration tests
+# against real servers (*IntegrationTests). Installs what the tests need when it is missing
+# (Debian packages nats-server and redis-server); the tests start their own server processes on
+# free ports with temporary directories and never touch services already running here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
+command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing test prerequisites: ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+FIRESTORE_EMULATOR=/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud_firestore_emulator
+if [ ! -x "$FIRESTORE_EMULATOR" ]; then
+  echo "Google's Firestore emulator is missing at $FIRESTORE_EMULATOR (preinstalled on this project's machines)" >&2
+  exit 1
+fi
+
+started=$(date +%s)
+./mvnw -B verify "$@"
+echo "scripts/test.sh: all tests passed in $(( $(date +%s) - started )) s"
