@@ -5,8 +5,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
@@ -313,6 +316,26 @@ public abstract class AbstractIdempotencyStoreContractTests {
 			assertThat(record.key()).isEqualTo(keys.get(i));
 			assertThat(record.resultSummary()).isEqualTo("worker-" + i);
 		}
+	}
+
+	@Test
+	void scanListsEveryRecordWithItsState() throws Exception {
+		IdempotencyStore separate = createStore(LONG_TTL);
+		assertThat(separate).isInstanceOf(RecordScanner.class);
+		String held = uniqueKey("scan-held");
+		String completed = uniqueKey("scan-completed");
+		String released = uniqueKey("scan-released");
+		separate.tryClaim(held, "worker-1", LEASE);
+		Claim toComplete = ((ClaimResult.Acquired) separate.tryClaim(completed, "worker-1", LEASE)).claim();
+		separate.complete(toComplete, Completion.completed("listener", 9, "done"));
+		Claim toRelease = ((ClaimResult.Acquired) separate.tryClaim(released, "worker-1", LEASE)).claim();
+		separate.release(toRelease, "failed");
+
+		Map<String, RecordState> scanned = new ConcurrentHashMap<>();
+		((RecordScanner) separate).scan((record) -> scanned.put(record.key(), record.state()));
+
+		assertThat(scanned).containsOnly(entry(held, RecordState.IN_PROGRESS), entry(completed, RecordState.COMPLETED),
+				entry(released, RecordState.FAILED));
 	}
 
 	/**

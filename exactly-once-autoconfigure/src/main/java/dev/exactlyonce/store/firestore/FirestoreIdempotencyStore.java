@@ -1,9 +1,12 @@
 package dev.exactlyonce.store.firestore;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 import com.google.api.core.ApiFuture;
@@ -11,8 +14,11 @@ import com.google.api.gax.rpc.ApiException;
 import com.google.api.gax.rpc.StatusCode;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.FieldPath;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreException;
+import com.google.cloud.firestore.Query;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.TransactionOptions;
 import io.grpc.Status;
 
@@ -23,6 +29,7 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -35,11 +42,13 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * timestamp for a Firestore TTL policy; until that policy deletes a document, reads treat it as
  * absent once it expired.
  */
-public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore {
+public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore implements RecordScanner {
 
 	private static final int MAX_DOCUMENT_ID_BYTES = 1400;
 
 	private static final int TRANSACTION_ATTEMPTS = 16;
+
+	private static final int SCAN_PAGE_SIZE = 500;
 
 	private final CollectionReference collection;
 
@@ -87,6 +96,30 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore {
 	@Override
 	public String name() {
 		return "firestore";
+	}
+
+	/**
+	 * Reads the collection in pages of 500 documents in document-id order, skipping expired ones.
+	 */
+	@Override
+	public void scan(Consumer<IdempotencyRecord> action) {
+		Instant now = this.rules.now();
+		Query page = this.collection.orderBy(FieldPath.documentId()).limit(SCAN_PAGE_SIZE);
+		while (true) {
+			List<QueryDocumentSnapshot> documents = await(page.get(), "scan").getDocuments();
+			for (QueryDocumentSnapshot document : documents) {
+				IdempotencyRecord record = FirestoreRecordDocument.record(document);
+				if (!this.rules.isExpired(record, now)) {
+					action.accept(record);
+				}
+			}
+			if (documents.size() < SCAN_PAGE_SIZE) {
+				return;
+			}
+			page = this.collection.orderBy(FieldPath.documentId())
+				.startAfter(documents.get(documents.size() - 1))
+				.limit(SCAN_PAGE_SIZE);
+		}
 	}
 
 	private DocumentReference document(String key) {

@@ -12,10 +12,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.StreamUtils;
@@ -27,6 +30,7 @@ import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -37,7 +41,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * of {@code completed-ttl}; lease expiry is decided with the Redis server's clock, so workers with
  * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules}.
  */
-public class RedisIdempotencyStore implements IdempotencyStore {
+public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> CLAIM = script("claim.lua");
@@ -102,19 +106,43 @@ public class RedisIdempotencyStore implements IdempotencyStore {
 	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		try {
-			Map<Object, Object> hash = this.redis.opsForHash().entries(this.keyPrefix + key);
-			Map<String, String> fields = new HashMap<>();
-			hash.forEach((field, value) -> fields.put((String) field, (String) value));
-			return Optional.ofNullable(RedisRecordHash.decode(fields));
+			return Optional.ofNullable(readHash(this.keyPrefix + key));
 		}
 		catch (DataAccessException ex) {
 			throw unavailable("read", ex);
 		}
 	}
 
+	/**
+	 * Lists the records with {@code SCAN} over the key prefix, then one {@code HGETALL} per key.
+	 * On Redis Cluster, Spring Data Redis does not scan across nodes: this then fails with
+	 * {@link StoreUnavailableException}.
+	 */
+	@Override
+	public void scan(Consumer<IdempotencyRecord> action) {
+		ScanOptions options = ScanOptions.scanOptions().match(escapeGlob(this.keyPrefix) + "*").count(500).build();
+		try (Cursor<String> keys = this.redis.scan(options)) {
+			while (keys.hasNext()) {
+				IdempotencyRecord record = readHash(keys.next());
+				if (record != null) {
+					action.accept(record);
+				}
+			}
+		}
+		catch (DataAccessException ex) {
+			throw unavailable("scan", ex);
+		}
+	}
+
 	@Override
 	public String name() {
 		return "redis";
+	}
+
+	private IdempotencyRecord readHash(String redisKey) {
+		Map<String, String> fields = new HashMap<>();
+		this.redis.opsForHash().entries(redisKey).forEach((field, value) -> fields.put((String) field, (String) value));
+		return RedisRecordHash.decode(fields);
 	}
 
 	private ClaimResult.Acquired acquired(String key, String owner, String token, Duration lease, List<?> reply,
@@ -163,6 +191,10 @@ public class RedisIdempotencyStore implements IdempotencyStore {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Redis script " + name + " is missing from the classpath", ex);
 		}
+	}
+
+	private static String escapeGlob(String prefix) {
+		return prefix.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
 	}
 
 	private static void addIfSet(List<String> fields, String field, String value) {
