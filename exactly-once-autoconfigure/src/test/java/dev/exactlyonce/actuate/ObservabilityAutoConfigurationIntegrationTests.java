@@ -99,7 +99,7 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void handlingRunsInsideAnObservationThatCarriesTheOutcome() {
+	void publishAndHandlingRunInsideObservationsThatCarryTheOutcome() {
 		runner().withUserConfiguration(ObservedListener.class)
 			.withInitializer((context) -> context.getBeanFactory()
 				.setConversionService(ApplicationConversionService.getSharedInstance()))
@@ -107,9 +107,13 @@ class ObservabilityAutoConfigurationIntegrationTests {
 			.run((context) -> {
 				context.getBean(ExactlyOncePublisher.class).publish("autoconf.tasks", TaskAssignment.of("o-1"), "o-1");
 				List<Observation.Context> stopped = context.getBean(ObservedListener.class).stopped;
-				await().atMost(Duration.ofSeconds(20)).until(() -> !stopped.isEmpty());
-				Observation.Context observed = stopped.get(0);
-				assertThat(observed.getName()).isEqualTo(PipelineObservation.NAME);
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> stopped.stream().anyMatch((c) -> c.getName().equals(PipelineObservation.NAME)));
+				assertThat(stopped).anySatisfy((publish) -> assertThat(publish.getName()).isEqualTo("exactlyonce.publish"));
+				Observation.Context observed = stopped.stream()
+					.filter((c) -> c.getName().equals(PipelineObservation.NAME))
+					.findFirst()
+					.orElseThrow();
 				assertThat(observed.getLowCardinalityKeyValue("consumer").getValue()).isEqualTo("worker");
 				assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
 			});
