@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -45,7 +46,7 @@ final class CompletionWriter {
 				return new Settlement.Processed();
 			}
 			catch (ClaimLostException ex) {
-				return new Settlement.ClaimLost();
+				return completedByThisClaim(delivery) ? new Settlement.Processed() : new Settlement.ClaimLost();
 			}
 			catch (StoreUnavailableException ex) {
 				if (System.nanoTime() > deadline) {
@@ -58,6 +59,22 @@ final class CompletionWriter {
 				}
 				wait = (wait.multipliedBy(2).compareTo(LONGEST_RETRY) > 0) ? LONGEST_RETRY : wait.multipliedBy(2);
 			}
+		}
+	}
+
+	/**
+	 * Whether the record already holds this claim's completion: an earlier write landed but its
+	 * reply was lost, so the retry found the claim completed rather than held.
+	 */
+	private boolean completedByThisClaim(Delivery delivery) {
+		try {
+			return this.store.find(delivery.storeKey())
+				.filter((record) -> record.state() == RecordState.COMPLETED)
+				.filter((record) -> record.token().equals(delivery.claim().token()))
+				.isPresent();
+		}
+		catch (StoreUnavailableException ex) {
+			return false;
 		}
 	}
 
