@@ -761,8 +761,11 @@ public class ExactlyOnceProperties {
 		/** How long in-flight handlers may run on shutdown before they are interrupted and released. */
 		private Duration shutdownTimeout = Duration.ofSeconds(30);
 
-		/** How long to wait for the server to confirm an ack. */
+		/** How long to wait for the server to confirm an ack (ack-mode sync). */
 		private Duration ackTimeout = Duration.ofSeconds(5);
+
+		/** Whether acks after a durable completion record wait for the server's confirmation. */
+		private AckMode ackMode = AckMode.SYNC;
 
 		/** How long to keep retrying a completion record while the store is unreachable. */
 		private Duration completionRetryTimeout = Duration.ofMinutes(10);
@@ -789,6 +792,14 @@ public class ExactlyOnceProperties {
 			this.ackTimeout = ackTimeout;
 		}
 
+		public AckMode getAckMode() {
+			return this.ackMode;
+		}
+
+		public void setAckMode(AckMode ackMode) {
+			this.ackMode = ackMode;
+		}
+
 		public Duration getCompletionRetryTimeout() {
 			return this.completionRetryTimeout;
 		}
@@ -812,6 +823,20 @@ public class ExactlyOnceProperties {
 		public void setNonRetryableExceptions(List<Class<? extends Throwable>> nonRetryableExceptions) {
 			this.nonRetryableExceptions = nonRetryableExceptions;
 		}
+
+	}
+
+	/**
+	 * How a delivery is acknowledged once its completion record is durable. Both are safe: a lost
+	 * ack only causes a redelivery, which is acknowledged as a duplicate without running.
+	 */
+	public enum AckMode {
+
+		/** {@code ackSync}: wait for the server to confirm (one round trip per message). */
+		SYNC,
+
+		/** {@code ack}: fire and forget; faster, a lost ack shows up as a duplicate redelivery. */
+		ASYNC
 
 	}
 

@@ -17,8 +17,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Settles a delivery with the server once the pipeline decided its fate: ack, nak with a delay,
- * or dead-letter then terminate. Acks are synchronous so a completed delivery is known to be
- * acknowledged; when one is not confirmed, the redelivery is recognised as a duplicate.
+ * or dead-letter then terminate. Acks come only after the completion record is durable; by default
+ * they are synchronous so a completed delivery is known to be acknowledged. Whether confirmed or
+ * not, a lost ack only causes a redelivery, which is recognised as a duplicate.
  */
 final class DeliverySettler {
 
@@ -34,14 +35,17 @@ final class DeliverySettler {
 
 	private final Duration ackTimeout;
 
+	private final boolean confirmAcks;
+
 	private final Clock clock;
 
 	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, PipelineObservers observers,
-			Duration ackTimeout, Clock clock) {
+			Duration ackTimeout, boolean confirmAcks, Clock clock) {
 		this.store = store;
 		this.deadLetters = deadLetters;
 		this.observers = observers;
 		this.ackTimeout = ackTimeout;
+		this.confirmAcks = confirmAcks;
 		this.clock = clock;
 	}
 
@@ -170,7 +174,12 @@ final class DeliverySettler {
 	private void ack(Delivery delivery, DeliveryOutcome outcome) {
 		try {
 			long started = System.nanoTime();
-			delivery.message().ackSync(this.ackTimeout);
+			if (this.confirmAcks) {
+				delivery.message().ackSync(this.ackTimeout);
+			}
+			else {
+				delivery.message().ack();
+			}
 			this.observers.timed(PipelineTiming.ACK, delivery, Duration.ofNanos(System.nanoTime() - started));
 			this.observers.reached(PipelinePoint.ACKED, delivery);
 		}

@@ -84,7 +84,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("exactlyonce-working-acks-"));
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(this.properties.getNonRetryableExceptions());
-		this.settler = new DeliverySettler(store, deadLetters, this.observers, this.properties.getAckTimeout(), clock);
+		this.settler = new DeliverySettler(store, deadLetters, this.observers, this.properties.getAckTimeout(),
+				this.properties.getAckMode() == ExactlyOnceProperties.AckMode.SYNC, clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, this.properties.getCompletionRetryTimeout(),
 						properties.getStore().getResultSummaryMaxLength()),

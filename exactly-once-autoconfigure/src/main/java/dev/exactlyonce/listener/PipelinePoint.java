@@ -21,7 +21,7 @@ public enum PipelinePoint {
 	/** The completion record is durable; the message is not acknowledged yet. */
 	COMPLETED,
 
-	/** The server confirmed the acknowledgement. */
+	/** The acknowledgement was sent (and, with ack-mode sync, confirmed by the server). */
 	ACKED
 
 }

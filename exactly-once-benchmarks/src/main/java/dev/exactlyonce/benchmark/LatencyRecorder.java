@@ -16,7 +16,13 @@ final class LatencyRecorder {
 	}
 
 	void record(long startNanos) {
-		this.nanos[this.count++] = System.nanoTime() - startNanos;
+		recordNanos(System.nanoTime() - startNanos);
+	}
+
+	synchronized void recordNanos(long elapsedNanos) {
+		if (this.count < this.nanos.length) {
+			this.nanos[this.count++] = elapsedNanos;
+		}
 	}
 
 	/**
@@ -24,7 +30,10 @@ final class LatencyRecorder {
 	 * @param percentile e.g. 50 or 99
 	 * @return the latency in milliseconds
 	 */
-	double percentileMillis(double percentile) {
+	synchronized double percentileMillis(double percentile) {
+		if (this.count == 0) {
+			return Double.NaN;
+		}
 		long[] sorted = Arrays.copyOf(this.nanos, this.count);
 		Arrays.sort(sorted);
 		int rank = (int) Math.ceil(percentile / 100.0 * sorted.length);

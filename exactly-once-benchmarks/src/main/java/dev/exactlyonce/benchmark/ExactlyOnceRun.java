@@ -1,0 +1,66 @@
+package dev.exactlyonce.benchmark;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.nats.client.JetStream;
+import io.nats.client.impl.NatsMessage;
+import io.nats.client.PublishOptions;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+
+/**
+ * Runs one scenario through the real starter: an application context with one
+ * {@code @ExactlyOnceListener}, the messages published before its listener starts, timed from
+ * the listener's start to the last ack.
+ */
+final class ExactlyOnceRun {
+
+	private ExactlyOnceRun() {
+	}
+
+	static RunResult run(String natsUrl, Map<String, String> storeProperties, String stream, String consumer,
+			String subject, Scenario scenario, JetStream publisher) throws Exception {
+		PipelineStopwatch stopwatch = new PipelineStopwatch(scenario.messages());
+		List<String> properties = new ArrayList<>(List.of("exactlyonce.nats.servers=" + natsUrl,
+				"exactlyonce.streams." + stream + ".subjects=" + subject,
+				"exactlyonce.consumers." + consumer + ".stream=" + stream,
+				"exactlyonce.consumers." + consumer + ".ack-wait=30s",
+				"exactlyonce.consumers." + consumer + ".concurrency=" + scenario.concurrency(),
+				"exactlyonce.listener.auto-startup=false",
+				"exactlyonce.listener.ack-mode=" + (scenario.consumer().syncAck() ? "sync" : "async"),
+				"exactlyonce.dead-letter.stream=", "benchmark.consumer=" + consumer,
+				"benchmark.work-millis=" + scenario.workMillis(), "spring.main.banner-mode=off",
+				"logging.level.root=WARN", "spring.cloud.gcp.core.enabled=false",
+				"spring.cloud.gcp.firestore.enabled=false"));
+		storeProperties.forEach((name, value) -> properties.add(name + "=" + value));
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchmarkApplication.class)
+			.web(WebApplicationType.NONE)
+			.properties(properties.toArray(String[]::new))
+			.initializers((ctx) -> ctx.getBeanFactory().registerSingleton("pipelineStopwatch", stopwatch))
+			.run()) {
+			publish(publisher, subject, scenario.messages());
+			long started = System.nanoTime();
+			context.getBean(ExactlyOnceListenerRegistry.class).start();
+			if (!stopwatch.acked().await(10, TimeUnit.MINUTES)) {
+				throw new IllegalStateException(scenario.label() + " did not finish");
+			}
+			double seconds = (System.nanoTime() - started) / 1e9;
+			return new RunResult(scenario.messages() / seconds, stopwatch.total(), stopwatch.segments());
+		}
+	}
+
+	static void publish(JetStream publisher, String subject, int messages) throws Exception {
+		byte[] payload = "{\"task\":\"benchmark\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		for (int i = 0; i < messages; i++) {
+			publisher.publish(NatsMessage.builder().subject(subject).data(payload).build(),
+					PublishOptions.builder().messageId(subject + "-" + i).build());
+		}
+	}
+
+}

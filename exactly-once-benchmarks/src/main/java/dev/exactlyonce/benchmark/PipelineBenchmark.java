@@ -1,0 +1,195 @@
+package dev.exactlyonce.benchmark;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ConsumerSpec;
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ProvisioningMode;
+import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
+import dev.exactlyonce.benchmark.Scenario.ConsumerKind;
+import dev.exactlyonce.provision.JetStreamProvisioner;
+import dev.exactlyonce.test.FirestoreEmulatorProcess;
+import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.RedisServerProcess;
+
+/**
+ * Raw JetStream versus the exactly-once listener on each store, in one run on this machine: the
+ * same stream and consumer settings, concurrency 1 and 8, a no-op handler and a 50 ms handler.
+ * Repetitions are interleaved (every scenario once, then again) and each figure is the median of
+ * the repetitions; a warm-up round is run first and thrown away. Prints Markdown tables. Not a
+ * test: run {@code scripts/benchmark.sh} ({@code -Dbenchmark.repetitions=N},
+ * {@code -Dbenchmark.quick=true} for a smoke run).
+ */
+public final class PipelineBenchmark {
+
+	private static final List<ConsumerKind> KINDS = List.of(new ConsumerKind("raw ack()", null, false),
+			new ConsumerKind("raw ackSync", null, true), new ConsumerKind("exactly-once memory", "memory", true),
+			new ConsumerKind("exactly-once nats-kv", "nats-kv", true),
+			new ConsumerKind("exactly-once nats-kv, ack-mode async", "nats-kv", false),
+			new ConsumerKind("exactly-once redis", "redis", true),
+			new ConsumerKind("exactly-once firestore (emulator)", "firestore", true));
+
+	private int runNumber;
+
+	private final Connection connection;
+
+	private final NatsServerProcess nats;
+
+	private final Map<String, Map<String, String>> storeProperties;
+
+	private PipelineBenchmark(NatsServerProcess nats, Connection connection,
+			Map<String, Map<String, String>> storeProperties) {
+		this.nats = nats;
+		this.connection = connection;
+		this.storeProperties = storeProperties;
+	}
+
+	/**
+	 * Runs the benchmark.
+	 * @param args ignored
+	 * @throws Exception when a server cannot start or a run fails
+	 */
+	public static void main(String[] args) throws Exception {
+		int repetitions = Integer.getInteger("benchmark.repetitions", 3);
+		boolean quick = Boolean.getBoolean("benchmark.quick");
+		try (NatsServerProcess nats = new NatsServerProcess().start();
+				RedisServerProcess redis = new RedisServerProcess().start();
+				FirestoreEmulatorProcess firestore = new FirestoreEmulatorProcess().start();
+				Connection connection = Nats.connect(nats.url())) {
+			Map<String, Map<String, String>> stores = new LinkedHashMap<>();
+			stores.put("memory", Map.of("exactlyonce.store.type", "memory"));
+			stores.put("nats-kv", Map.of("exactlyonce.store.type", "nats-kv"));
+			stores.put("redis", Map.of("exactlyonce.store.type", "redis", "spring.data.redis.host", redis.host(),
+					"spring.data.redis.port", Integer.toString(redis.port())));
+			stores.put("firestore", Map.of("exactlyonce.store.type", "firestore", "spring.cloud.gcp.core.enabled", "true",
+					"spring.cloud.gcp.firestore.enabled", "true", "spring.cloud.gcp.firestore.project-id", "benchmark",
+					"spring.cloud.gcp.firestore.emulator.enabled", "true", "spring.cloud.gcp.firestore.host-port",
+					firestore.hostPort()));
+			new PipelineBenchmark(nats, connection, stores).run(scenarios(quick), repetitions);
+		}
+	}
+
+	private static List<Scenario> scenarios(boolean quick) {
+		List<Scenario> scenarios = new ArrayList<>();
+		for (int work : new int[] { 0, 50 }) {
+			for (int concurrency : new int[] { 1, 8 }) {
+				int messages = (work == 0) ? (quick ? 100 : 1000) : (concurrency == 1 ? (quick ? 10 : 60) : (quick ? 40 : 400));
+				for (ConsumerKind kind : KINDS) {
+					scenarios.add(new Scenario(kind, concurrency, work, messages));
+				}
+			}
+		}
+		return scenarios;
+	}
+
+	private void run(List<Scenario> scenarios, int repetitions) throws Exception {
+		Instant started = Instant.now();
+		for (Scenario scenario : scenarios) {
+			measure(new Scenario(scenario.consumer(), scenario.concurrency(), scenario.workMillis(),
+					Math.max(10, scenario.messages() / 5)));
+		}
+		Map<Scenario, List<RunResult>> results = new LinkedHashMap<>();
+		for (int repetition = 0; repetition < repetitions; repetition++) {
+			for (Scenario scenario : scenarios) {
+				results.computeIfAbsent(scenario, (s) -> new ArrayList<>()).add(measure(scenario));
+			}
+		}
+		print(results, repetitions, Duration.between(started, Instant.now()));
+	}
+
+	private RunResult measure(Scenario scenario) throws Exception {
+		int n = ++this.runNumber;
+		String stream = "BENCH" + n;
+		String consumer = "bench" + n;
+		String subject = "bench." + n;
+		JetStreamManagement management = this.connection.jetStreamManagement();
+		try {
+			if (scenario.consumer().raw()) {
+				provision(management, stream, consumer, subject, scenario);
+				ExactlyOnceRun.publish(this.connection.jetStream(), subject, scenario.messages());
+				return RawConsumerRun.run(this.connection, stream, consumer, scenario);
+			}
+			return ExactlyOnceRun.run(this.nats.url(), this.storeProperties.get(scenario.consumer().store()), stream,
+					consumer, subject, scenario, this.connection.jetStream());
+		}
+		finally {
+			management.deleteStream(stream);
+		}
+	}
+
+	/** The same stream and consumer the starter provisions for an exactly-once run. */
+	private static void provision(JetStreamManagement management, String stream, String consumer, String subject,
+			Scenario scenario) {
+		StreamSpec streamSpec = new StreamSpec();
+		streamSpec.setSubjects(List.of(subject));
+		ConsumerSpec consumerSpec = new ConsumerSpec();
+		consumerSpec.setStream(stream);
+		consumerSpec.setAckWait(Duration.ofSeconds(30));
+		consumerSpec.setConcurrency(scenario.concurrency());
+		JetStreamProvisioner provisioner = new JetStreamProvisioner(management, ProvisioningMode.CREATE_OR_UPDATE);
+		provisioner.provisionStream(stream, streamSpec);
+		provisioner.provisionConsumer(consumer, consumerSpec);
+	}
+
+	private static void print(Map<Scenario, List<RunResult>> results, int repetitions, Duration took) {
+		System.out.printf(Locale.ROOT, "%n%d cores, %s, Java %s, nats-server on loopback; median of %d interleaved "
+				+ "repetitions after a warm-up round (run took %d s)%n%n", Runtime.getRuntime().availableProcessors(),
+				System.getProperty("os.name") + " " + System.getProperty("os.arch"),
+				System.getProperty("java.version"), repetitions, took.toSeconds());
+		System.out.println("| scenario | msgs/s | latency p50 ms | latency p99 ms | added p50 ms vs raw ackSync | "
+				+ "throughput vs raw ack() |");
+		System.out.println("|---|---:|---:|---:|---:|---:|");
+		for (Map.Entry<Scenario, List<RunResult>> entry : results.entrySet()) {
+			Scenario scenario = entry.getKey();
+			List<RunResult> runs = entry.getValue();
+			List<RunResult> rawSync = results.get(baseline(results, scenario, true));
+			List<RunResult> rawAck = results.get(baseline(results, scenario, false));
+			double p50 = median(runs, (r) -> r.latency().percentileMillis(50));
+			System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %+.2f | %.2f |%n", scenario.label(),
+					median(runs, RunResult::messagesPerSecond), p50, median(runs, (r) -> r.latency().percentileMillis(99)),
+					p50 - median(rawSync, (r) -> r.latency().percentileMillis(50)),
+					median(runs, RunResult::messagesPerSecond) / median(rawAck, RunResult::messagesPerSecond));
+		}
+		System.out.println();
+		System.out.println("Where the time of one exactly-once message goes (concurrency 1, no-op handler), p50 ms:");
+		System.out.println();
+		System.out.println("| store | claim | handler | completion record | ack | receipt to ack |");
+		System.out.println("|---|---:|---:|---:|---:|---:|");
+		results.forEach((scenario, runs) -> {
+			if (!scenario.consumer().raw() && scenario.concurrency() == 1 && scenario.workMillis() == 0) {
+				System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |%n", scenario.consumer().label(),
+						segment(runs, "claim"), segment(runs, "handler"), segment(runs, "complete"), segment(runs, "ack"),
+						median(runs, (r) -> r.latency().percentileMillis(50)));
+			}
+		});
+	}
+
+	private static Scenario baseline(Map<Scenario, List<RunResult>> results, Scenario scenario, boolean syncAck) {
+		return results.keySet()
+			.stream()
+			.filter((s) -> s.consumer().raw() && s.consumer().syncAck() == syncAck
+					&& s.concurrency() == scenario.concurrency() && s.workMillis() == scenario.workMillis())
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private static double segment(List<RunResult> runs, String name) {
+		return median(runs, (r) -> r.segments().get(name).percentileMillis(50));
+	}
+
+	private static double median(List<RunResult> runs, ToDoubleFunction<RunResult> value) {
+		double[] values = runs.stream().mapToDouble(value).sorted().toArray();
+		return values[values.length / 2];
+	}
+
+}
