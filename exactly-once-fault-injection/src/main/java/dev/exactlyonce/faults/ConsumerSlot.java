@@ -29,6 +29,8 @@ final class ConsumerSlot {
 
 	private long startedNanos;
 
+	private boolean armed;
+
 	ConsumerSlot(String name, Path directory, SampleAppLauncher launcher) {
 		this.name = name;
 		this.directory = directory;
@@ -80,6 +82,15 @@ final class ConsumerSlot {
 	/** Milliseconds since the current incarnation started. */
 	long ageMillis() {
 		return (System.nanoTime() - this.startedNanos) / 1_000_000;
+	}
+
+	/** Whether the current incarnation runs with chaos. */
+	boolean armed() {
+		return this.armed;
+	}
+
+	void armed(boolean chaos) {
+		this.armed = chaos;
 	}
 
 	boolean stopped() {

@@ -174,11 +174,17 @@ final class RowRun {
 		return properties;
 	}
 
-	/** The chaos settings of a new incarnation: only while the row's injections are not reached. */
+	/**
+	 * The chaos settings of a new incarnation: only while the halts so far plus the incarnations
+	 * already armed stay below the row's injections, so the row does not overshoot by much.
+	 */
 	private Map<String, String> chaosProperties(ConsumerSlot slot) {
-		if (this.row.fault() != Fault.CHAOS || this.chaosHalts >= this.profile.injectionsPerRow()) {
+		long armed = this.slots.stream().filter((other) -> other != slot && other.alive() && other.armed()).count();
+		if (this.row.fault() != Fault.CHAOS || this.chaosHalts + armed >= this.profile.injectionsPerRow()) {
+			slot.armed(false);
 			return Map.of();
 		}
+		slot.armed(true);
 		return Map.of("sample.chaos.halt-at", this.row.chaosPoint(), "sample.chaos.probability",
 				Double.toString(this.profile.chaosProbability()), "sample.chaos.seed",
 				Long.toString(this.random.nextLong()), "sample.chaos.exit-status", Integer.toString(HALT_STATUS));
