@@ -155,6 +155,8 @@ final class RowRun {
 		properties.put("exactlyonce.nats.servers", String.join(",", this.nats.urls()));
 		properties.put("exactlyonce.nats.reconnect-wait", "500ms");
 		properties.put("exactlyonce.nats.request-timeout", this.profile.requestTimeout().toMillis() + "ms");
+		// The KV store's requests time out after the connection timeout, not the request timeout.
+		properties.put("exactlyonce.nats.connection-timeout", this.profile.requestTimeout().toMillis() + "ms");
 		properties.put("exactlyonce.store.type", this.profile.storeType());
 		properties.put("exactlyonce.store.lease", this.profile.lease().toMillis() + "ms");
 		properties.put("exactlyonce.store.nats-kv.replicas", Integer.toString(this.nats.replicas()));

@@ -35,7 +35,7 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 	/** A few hundred tasks, a few injections per row: the CI version. */
 	public static SuiteProfile quick() {
 		return new SuiteProfile("short", 2, 3, 30, 0.5, 1, Duration.ofMillis(150), Duration.ofMillis(600),
-				Duration.ofSeconds(3), Duration.ofMillis(750), Duration.ofSeconds(2), 20, Duration.ofSeconds(1),
+				Duration.ofSeconds(3), Duration.ofMillis(750), Duration.ofSeconds(2), 10, Duration.ofSeconds(1),
 				Duration.ofSeconds(120), "nats-kv",
 				List.of(FaultRow.values()));
 	}
