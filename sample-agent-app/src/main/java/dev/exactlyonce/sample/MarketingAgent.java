@@ -7,10 +7,12 @@ import java.time.Duration;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
 import dev.exactlyonce.listener.ExactlyOnceContext;
+import dev.exactlyonce.sample.chaos.ChaosObserver;
 
 /**
  * The "marketing agent": simulates a long model call, then performs its side effect (writes a
@@ -25,9 +27,12 @@ class MarketingAgent {
 
 	private final PostLedger ledger;
 
-	MarketingAgent(SampleProperties properties, PostLedger ledger) {
+	private final ObjectProvider<ChaosObserver> chaos;
+
+	MarketingAgent(SampleProperties properties, PostLedger ledger, ObjectProvider<ChaosObserver> chaos) {
 		this.properties = properties;
 		this.ledger = ledger;
+		this.chaos = chaos;
 	}
 
 	@ExactlyOnceListener(consumer = "marketing-task-worker")
@@ -35,11 +40,19 @@ class MarketingAgent {
 		context.previousAttempt()
 			.ifPresent((previous) -> logger.info("Task " + task.taskId() + " was attempted before by "
 					+ previous.owner() + " (" + (previous.abandoned() ? "died mid-work" : "failed") + ")"));
-		Thread.sleep(this.properties.getWorkDuration().toMillis());
+		think(this.properties.getWorkDuration());
 		Path post = writePost(task, this.properties.getWorkDuration());
 		this.ledger.record(task.taskId(), context.deliveryCount());
 		logger.info("Task " + task.taskId() + " done: " + post.getFileName());
 		return post.toString();
+	}
+
+	/** The simulated model call; fault injection may halt the process half-way (sample.chaos.halt-at=mid-handler). */
+	private void think(Duration duration) throws InterruptedException {
+		long half = duration.toMillis() / 2;
+		Thread.sleep(half);
+		this.chaos.ifAvailable(ChaosObserver::midHandler);
+		Thread.sleep(duration.toMillis() - half);
 	}
 
 	private Path writePost(TaskAssignment task, Duration took) throws IOException {

@@ -1,0 +1,170 @@
+package dev.exactlyonce.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One consumer "pod": a sample-agent-app JVM that is started again whenever it dies. Each start is
+ * an incarnation with its own instance id ({@code c1.3}); all incarnations share the slot's output
+ * directory, so its ledger, chaos log and console output accumulate there.
+ */
+final class ConsumerSlot {
+
+	private final String name;
+
+	private final Path directory;
+
+	private final SampleAppLauncher launcher;
+
+	private int incarnation;
+
+	private Process process;
+
+	private boolean stopped;
+
+	private long startedNanos;
+
+	private boolean armed;
+
+	ConsumerSlot(String name, Path directory, SampleAppLauncher launcher) {
+		this.name = name;
+		this.directory = directory;
+		this.launcher = launcher;
+		try {
+			Files.createDirectories(directory);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Starts a new incarnation.
+	 * @param common properties every consumer gets
+	 * @param chaos extra properties of this incarnation (chaos), may be empty
+	 */
+	void start(Map<String, String> common, Map<String, String> chaos) {
+		this.incarnation++;
+		String instanceId = this.name + "." + this.incarnation;
+		Map<String, String> properties = new LinkedHashMap<>(common);
+		properties.put("exactlyonce.instance-id", instanceId);
+		properties.put("sample.instance-id", instanceId);
+		properties.put("sample.output-dir", this.directory.toString());
+		properties.putAll(chaos);
+		this.process = this.launcher.start(properties, this.directory.resolve("console.log"));
+		this.stopped = false;
+		this.startedNanos = System.nanoTime();
+	}
+
+	boolean alive() {
+		return this.process != null && this.process.isAlive();
+	}
+
+	/** The exit status of the last incarnation; only when it is not alive. */
+	int exitStatus() {
+		return this.process.exitValue();
+	}
+
+	boolean hasProcess() {
+		return this.process != null;
+	}
+
+	/** Forgets the dead incarnation (after the driver counted its exit). */
+	void clear() {
+		this.process = null;
+	}
+
+	/** Milliseconds since the current incarnation started. */
+	long ageMillis() {
+		return (System.nanoTime() - this.startedNanos) / 1_000_000;
+	}
+
+	/** Whether the current incarnation runs with chaos. */
+	boolean armed() {
+		return this.armed;
+	}
+
+	void armed(boolean chaos) {
+		this.armed = chaos;
+	}
+
+	boolean stopped() {
+		return this.stopped;
+	}
+
+	/** {@code kill -STOP}: the JVM freezes with its claims, connections and threads. */
+	void pause() {
+		signal("STOP");
+		this.stopped = true;
+	}
+
+	/** {@code kill -CONT}: the frozen JVM resumes where it was. */
+	void resume() {
+		signal("CONT");
+		this.stopped = false;
+	}
+
+	/** SIGTERM and wait: in-flight handlers finish (or are handed over) before it exits. */
+	void stopGracefully() {
+		if (this.process == null) {
+			return;
+		}
+		if (this.stopped) {
+			resume();
+		}
+		this.process.destroy();
+		try {
+			if (!this.process.waitFor(60, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** SIGKILL, for cleaning up after a failed run. */
+	void kill() {
+		if (this.process != null && this.process.isAlive()) {
+			if (this.stopped) {
+				signal("CONT");
+			}
+			this.process.destroyForcibly();
+		}
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	Path directory() {
+		return this.directory;
+	}
+
+	int incarnations() {
+		return this.incarnation;
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).inheritIO()
+				.start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
+	}
+
+}

@@ -1,0 +1,152 @@
+package dev.exactlyonce.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.MessageInfo;
+
+/**
+ * Reads what happened, independently of the pipeline: the fsynced side-effect ledgers and chaos
+ * logs the consumer JVMs wrote, their console output, and the dead letters in the
+ * {@code DEAD_LETTERS} stream.
+ */
+final class Evidence {
+
+	static final String DEAD_LETTER_STREAM = "DEAD_LETTERS";
+
+	private static final int NO_MESSAGE_FOUND = 10037;
+
+	private static final int STREAM_NOT_FOUND = 10059;
+
+	private Evidence() {
+	}
+
+	/**
+	 * Executions per task id, from every {@code ledger.log} under the slot directories.
+	 * @param slots the consumer slots
+	 * @return task id to execution count, in ledger order
+	 */
+	static Map<String, Integer> executions(List<ConsumerSlot> slots) {
+		Map<String, Integer> executions = new LinkedHashMap<>();
+		for (ConsumerSlot slot : slots) {
+			for (String line : lines(slot.directory().resolve("ledger.log"))) {
+				if (!line.isBlank()) {
+					executions.merge(line.split(" ")[0], 1, Integer::sum);
+				}
+			}
+		}
+		return executions;
+	}
+
+	/** Total ledger lines: the progress measure while a row runs. */
+	static int ledgerLines(List<ConsumerSlot> slots) {
+		int total = 0;
+		for (ConsumerSlot slot : slots) {
+			total += lines(slot.directory().resolve("ledger.log")).size();
+		}
+		return total;
+	}
+
+	/** Lines of every slot's {@code chaos.log}: one per chaos halt. */
+	static List<String> chaosHalts(List<ConsumerSlot> slots) {
+		List<String> halts = new ArrayList<>();
+		for (ConsumerSlot slot : slots) {
+			halts.addAll(lines(slot.directory().resolve("chaos.log")).stream().filter((l) -> !l.isBlank()).toList());
+		}
+		return halts;
+	}
+
+	/** How many console lines of all slots contain {@code text}. */
+	static int consoleLinesContaining(List<ConsumerSlot> slots, String text) {
+		int count = 0;
+		for (ConsumerSlot slot : slots) {
+			count += (int) lines(slot.directory().resolve("console.log")).stream()
+				.filter((line) -> line.contains(text))
+				.count();
+		}
+		return count;
+	}
+
+	/**
+	 * Reads the dead letters of a row incrementally: key header to reason header ({@code null} when
+	 * missing).
+	 */
+	static final class DeadLetters {
+
+		private final Connection connection;
+
+		private final Map<String, String> reasons = new TreeMap<>();
+
+		private long next = 1;
+
+		DeadLetters(Connection connection) {
+			this.connection = connection;
+		}
+
+		/**
+		 * Reads what was added since the last call.
+		 * @return every dead letter so far, key to reason, sorted by key
+		 */
+		Map<String, String> read() {
+			try {
+				JetStreamManagement management = this.connection.jetStreamManagement();
+				long last;
+				try {
+					last = management.getStreamInfo(DEAD_LETTER_STREAM).getStreamState().getLastSequence();
+				}
+				catch (JetStreamApiException ex) {
+					if (ex.getApiErrorCode() == STREAM_NOT_FOUND) {
+						return this.reasons;
+					}
+					throw ex;
+				}
+				for (; this.next <= last; this.next++) {
+					try {
+						MessageInfo message = management.getMessage(DEAD_LETTER_STREAM, this.next);
+						String key = (message.getHeaders() != null)
+								? message.getHeaders().getFirst("Exactly-Once-Key") : null;
+						String reason = (message.getHeaders() != null)
+								? message.getHeaders().getFirst("Exactly-Once-Reason") : null;
+						this.reasons.put(String.valueOf(key), reason);
+					}
+					catch (JetStreamApiException ex) {
+						if (ex.getApiErrorCode() != NO_MESSAGE_FOUND) {
+							throw ex;
+						}
+					}
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			catch (JetStreamApiException ex) {
+				throw new IllegalStateException("Could not read " + DEAD_LETTER_STREAM + ": " + ex.getMessage(), ex);
+			}
+			return this.reasons;
+		}
+
+	}
+
+	private static List<String> lines(Path file) {
+		if (!Files.isRegularFile(file)) {
+			return List.of();
+		}
+		try {
+			return Files.readAllLines(file);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}

@@ -1,0 +1,118 @@
+package dev.exactlyonce.faults;
+
+/**
+ * One row of the fault matrix: a fault and how it is injected.
+ */
+public enum FaultRow {
+
+	/** Consumer halted when a message arrived, before the claim. */
+	KILL_RECEIVED("kill -9 before the claim (RECEIVED)", Fault.CHAOS, "received", "retry"),
+
+	/** Consumer halted right after acquiring the claim. */
+	KILL_CLAIMED("kill -9 after the claim (CLAIMED)", Fault.CHAOS, "claimed", "retry"),
+
+	/** Consumer halted half-way through the handler, before its side effect. */
+	KILL_MID_HANDLER("kill -9 mid-handler, before the side effect", Fault.CHAOS, "mid-handler", "retry"),
+
+	/** Consumer halted after the side effect, before the completion record; the task is retried. */
+	KILL_HANDLED_RETRY("kill -9 after the side effect, before the completion record (HANDLED), on-abandoned=retry",
+			Fault.CHAOS, "handled", "retry"),
+
+	/** Consumer halted after the side effect, before the completion record; the task is parked. */
+	KILL_HANDLED_DEAD_LETTER(
+			"kill -9 after the side effect, before the completion record (HANDLED), on-abandoned=dead-letter",
+			Fault.CHAOS, "handled", "dead-letter"),
+
+	/** Consumer halted after the completion record, before the ack. */
+	KILL_COMPLETED("kill -9 after the completion record, before the ack (COMPLETED)", Fault.CHAOS, "completed",
+			"retry"),
+
+	/** Consumer halted by a thread racing the synchronous ack. */
+	KILL_DURING_ACK("kill -9 during the ack (halt racing ackSync, 0-2 ms after COMPLETED)", Fault.CHAOS, "during-ack",
+			"retry"),
+
+	/** Consumer halted after the server confirmed the ack. */
+	KILL_ACKED("kill -9 after the ack (ACKED)", Fault.CHAOS, "acked", "retry"),
+
+	/** Consumer paused (SIGSTOP) past its lease and the ack wait, then resumed; the task is retried. */
+	ZOMBIE_RETRY("SIGSTOP past the lease, then SIGCONT (zombie), on-abandoned=retry", Fault.ZOMBIE, null, "retry"),
+
+	/** Consumer paused past its lease, then resumed; the abandoned task is parked. */
+	ZOMBIE_DEAD_LETTER("SIGSTOP past the lease, then SIGCONT (zombie), on-abandoned=dead-letter", Fault.ZOMBIE, null,
+			"dead-letter"),
+
+	/** The publisher JVM killed mid-batch and restarted, republishing with the same message ids. */
+	PUBLISHER_KILL("publisher kill -9 mid-batch, restarted with the same message ids", Fault.PUBLISHER, null, "retry"),
+
+	/** The nats-server (also the NATS KV store) killed and restarted under load. */
+	NATS_RESTART("nats-server kill -9 + restart under load (= NATS KV store killed/restarted)", Fault.NATS_RESTART,
+			null, "retry"),
+
+	/** One node of a 3-node JetStream cluster (R3 stream and KV bucket) killed and restarted under load. */
+	CLUSTER_NODE_KILL("3-node cluster (R3 stream + R3 KV): one node kill -9 + restart under load",
+			Fault.CLUSTER_NODE_KILL, null, "retry");
+
+	private final String label;
+
+	private final Fault fault;
+
+	private final String chaosPoint;
+
+	private final String onAbandoned;
+
+	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned) {
+		this.label = label;
+		this.fault = fault;
+		this.chaosPoint = chaosPoint;
+		this.onAbandoned = onAbandoned;
+	}
+
+	/** The row's text in the matrix. */
+	public String label() {
+		return this.label;
+	}
+
+	/** How the fault is injected. */
+	public Fault fault() {
+		return this.fault;
+	}
+
+	/** The {@code sample.chaos.halt-at} value of a {@link Fault#CHAOS} row, else {@code null}. */
+	public String chaosPoint() {
+		return this.chaosPoint;
+	}
+
+	/** The consumer's {@code on-abandoned} policy in this row. */
+	public String onAbandoned() {
+		return this.onAbandoned;
+	}
+
+	/**
+	 * Whether the row can execute a task twice by design: the side effect was done by a process
+	 * whose claim is then retried (the window the README names). Every other row must show none.
+	 */
+	public boolean mayDuplicate() {
+		return this == KILL_HANDLED_RETRY || this == ZOMBIE_RETRY;
+	}
+
+	/** How a fault is injected. */
+	public enum Fault {
+
+		/** {@code sample.chaos.halt-at} in the consumer JVMs: {@code Runtime.halt} at a pipeline point. */
+		CHAOS,
+
+		/** {@code kill -STOP} of a consumer JVM past lease and ack wait, then {@code kill -CONT}. */
+		ZOMBIE,
+
+		/** {@code kill -9} of the publisher JVM, restarted a few tasks back. */
+		PUBLISHER,
+
+		/** {@code kill -9} of the nats-server, restarted on the same port and store directory. */
+		NATS_RESTART,
+
+		/** {@code kill -9} of one node of a 3-node cluster, restarted on the same ports and directory. */
+		CLUSTER_NODE_KILL
+
+	}
+
+}

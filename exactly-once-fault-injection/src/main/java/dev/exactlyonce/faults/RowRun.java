@@ -1,0 +1,475 @@
+package dev.exactlyonce.faults;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.StreamInfo;
+
+import dev.exactlyonce.faults.FaultRow.Fault;
+
+/**
+ * Runs one row of the matrix against fresh processes: its own NATS (single server or cluster),
+ * consumer JVMs and publisher JVM. It keeps injecting the row's fault while tasks are in flight,
+ * restarts whatever died, then waits until the stream is drained and every consumer stopped, and
+ * counts executions against the published task ids.
+ */
+final class RowRun {
+
+	static final String CONSUMER = "marketing-task-worker";
+
+	/** Exit status of a chaos halt ({@code sample.chaos.exit-status}). */
+	static final int HALT_STATUS = 99;
+
+	private static final long STATE_POLL_MILLIS = 200;
+
+	private final FaultRow row;
+
+	private final SuiteProfile profile;
+
+	private final SampleAppLauncher launcher;
+
+	private final Path directory;
+
+	private final Log log;
+
+	private final Random random;
+
+	private final String prefix;
+
+	private final List<String> unexpected = new ArrayList<>();
+
+	private final List<String> notes = new ArrayList<>();
+
+	private final List<ConsumerSlot> slots = new ArrayList<>();
+
+	private final Map<ConsumerSlot, Long> resumeAt = new HashMap<>();
+
+	private NatsEnvironment nats;
+
+	private Connection connection;
+
+	private PublisherProcess publisher;
+
+	private Map<String, String> common;
+
+	private int chaosHalts;
+
+	private int injections;
+
+	private int lastProgress;
+
+	private long nextInjectionAt;
+
+	private long lastStatePoll;
+
+	private boolean workRemaining = true;
+
+	private boolean drained;
+
+	private Evidence.DeadLetters deadLetters;
+
+	private int leftInStream;
+
+	private ClusterNode downNode;
+
+	private long nodeDownSince;
+
+	private int progressAtKill;
+
+	private int tasksWhileNodeDown;
+
+	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, Path directory, Log log, long seed) {
+		this.row = row;
+		this.profile = profile;
+		this.launcher = launcher;
+		this.directory = directory;
+		this.log = log;
+		this.random = new Random(seed);
+		this.prefix = "r" + row.ordinal() + "t";
+	}
+
+	RowResult run() throws IOException, InterruptedException {
+		long started = System.nanoTime();
+		Directories.recreate(this.directory);
+		this.nats = (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? NatsEnvironment.cluster()
+				: NatsEnvironment.single();
+		try {
+			this.connection = this.nats.connect();
+			this.deadLetters = new Evidence.DeadLetters(this.connection);
+			this.nats.awaitJetStream(this.connection, Duration.ofSeconds(60));
+			this.common = commonProperties();
+			for (int i = 1; i <= this.profile.consumers(); i++) {
+				ConsumerSlot slot = new ConsumerSlot("c" + i, this.directory.resolve("c" + i), this.launcher);
+				this.slots.add(slot);
+				slot.start(this.common, chaosProperties(slot));
+			}
+			Waits.until("the consumers to provision stream TASKS and consumer " + CONSUMER, Duration.ofSeconds(90),
+					() -> superviseAnd(this::consumerExists));
+			this.publisher = new PublisherProcess(this.directory, this.nats.urls(), this.prefix,
+					this.profile.tasksPerRow(), 20);
+			this.publisher.start(0);
+			long deadline = System.nanoTime() + this.profile.rowTimeout().toNanos();
+			while (!this.drained) {
+				if (System.nanoTime() > deadline) {
+					this.unexpected.add("not drained within " + this.profile.rowTimeout() + ": " + describeState());
+					break;
+				}
+				supervise();
+				this.publisher.poll();
+				killPublisherWhenDue();
+				pollState();
+				inject();
+				Waits.pause(50);
+			}
+			resumeAll();
+			this.slots.forEach(ConsumerSlot::stopGracefully);
+			return verdict(Duration.ofNanos(System.nanoTime() - started));
+		}
+		finally {
+			this.slots.forEach(ConsumerSlot::kill);
+			if (this.publisher != null) {
+				this.publisher.close();
+			}
+			if (this.connection != null) {
+				this.connection.close();
+			}
+			this.nats.close();
+		}
+	}
+
+	private Map<String, String> commonProperties() {
+		String consumer = "exactlyonce.consumers." + CONSUMER + ".";
+		Map<String, String> properties = new LinkedHashMap<>();
+		properties.put("spring.main.web-application-type", "none");
+		properties.put("exactlyonce.nats.servers", String.join(",", this.nats.urls()));
+		properties.put("exactlyonce.nats.reconnect-wait", "500ms");
+		properties.put("exactlyonce.nats.request-timeout", this.profile.requestTimeout().toMillis() + "ms");
+		// The KV store's requests time out after the connection timeout, not the request timeout.
+		properties.put("exactlyonce.nats.connection-timeout", this.profile.requestTimeout().toMillis() + "ms");
+		properties.put("exactlyonce.store.type", this.profile.storeType());
+		properties.put("exactlyonce.store.lease", this.profile.lease().toMillis() + "ms");
+		properties.put("exactlyonce.store.nats-kv.replicas", Integer.toString(this.nats.replicas()));
+		properties.put("exactlyonce.streams.TASKS.replicas", Integer.toString(this.nats.replicas()));
+		properties.put(consumer + "ack-wait", this.profile.ackWait().toMillis() + "ms");
+		properties.put(consumer + "backoff", "");
+		properties.put(consumer + "max-deliver", Integer.toString(this.profile.maxDeliver()));
+		properties.put(consumer + "max-ack-pending", Integer.toString(this.profile.consumers() + 2));
+		properties.put(consumer + "working-ack-interval", this.profile.workingAckInterval().toMillis() + "ms");
+		properties.put(consumer + "retry-delay", "1s");
+		properties.put(consumer + "pull-expiry", "1s");
+		properties.put(consumer + "on-abandoned", this.row.onAbandoned());
+		properties.put("exactlyonce.listener.shutdown-timeout", "20s");
+		Duration work = (this.row.fault() == Fault.ZOMBIE) ? this.profile.zombieWorkDuration()
+				: this.profile.workDuration();
+		properties.put("sample.work-duration", work.toMillis() + "ms");
+		return properties;
+	}
+
+	/**
+	 * The chaos settings of a new incarnation: only while the halts so far plus the incarnations
+	 * already armed stay below the row's injections, so the row does not overshoot by much.
+	 */
+	private Map<String, String> chaosProperties(ConsumerSlot slot) {
+		long armed = this.slots.stream().filter((other) -> other != slot && other.alive() && other.armed()).count();
+		if (this.row.fault() != Fault.CHAOS || this.chaosHalts + armed >= this.profile.injectionsPerRow()) {
+			slot.armed(false);
+			return Map.of();
+		}
+		slot.armed(true);
+		return Map.of("sample.chaos.halt-at", this.row.chaosPoint(), "sample.chaos.probability",
+				Double.toString(this.profile.chaosProbability()), "sample.chaos.seed",
+				Long.toString(this.random.nextLong()), "sample.chaos.exit-status", Integer.toString(HALT_STATUS));
+	}
+
+	/** Restarts every consumer JVM that died: a chaos halt is an injection, anything else is unexpected. */
+	private void supervise() {
+		for (ConsumerSlot slot : this.slots) {
+			if (slot.hasProcess() && !slot.alive()) {
+				int status = slot.exitStatus();
+				if (status == HALT_STATUS) {
+					this.chaosHalts++;
+				}
+				else {
+					this.unexpected.add("consumer " + slot.name() + "." + slot.incarnations() + " exited with status "
+							+ status + " (see " + slot.directory().resolve("console.log") + ")");
+				}
+				slot.clear();
+				slot.start(this.common, chaosProperties(slot));
+			}
+		}
+	}
+
+	private boolean superviseAnd(java.util.function.BooleanSupplier condition) {
+		supervise();
+		return condition.getAsBoolean();
+	}
+
+	private void killPublisherWhenDue() {
+		int planned = (this.row.fault() == Fault.PUBLISHER) ? this.profile.injectionsPerRow()
+				: this.profile.publisherKillsPerRow();
+		if (this.publisher.done() || this.publisher.kills() >= planned) {
+			return;
+		}
+		int nextKillAfter = (this.publisher.kills() + 1) * this.profile.tasksPerRow() / (planned + 1);
+		if (this.publisher.highestConfirmed() >= nextKillAfter) {
+			this.publisher.killAndRestart();
+			if (this.row.fault() == Fault.PUBLISHER) {
+				this.injections++;
+			}
+		}
+	}
+
+	/** Polls stream and consumer state: is work left, is everything settled. */
+	private void pollState() {
+		long now = System.nanoTime();
+		if (now - this.lastStatePoll < STATE_POLL_MILLIS * 1_000_000) {
+			return;
+		}
+		this.lastStatePoll = now;
+		try {
+			JetStreamManagement management = this.connection.jetStreamManagement();
+			StreamInfo stream = management.getStreamInfo(TaskPublisher.STREAM);
+			ConsumerInfo consumer = management.getConsumerInfo(TaskPublisher.STREAM, CONSUMER);
+			long messages = stream.getStreamState().getMsgCount();
+			boolean settled = consumer.getNumAckPending() == 0 && consumer.getNumPending() == 0;
+			this.workRemaining = !this.publisher.done() || !settled;
+			this.drained = this.publisher.done() && settled && this.resumeAt.isEmpty() && this.downNode == null
+					&& allTasksAccounted();
+			this.leftInStream = (int) messages;
+		}
+		catch (IOException | JetStreamApiException | IllegalStateException ex) {
+			this.drained = false;
+		}
+	}
+
+	/** Every task has an execution in a ledger or a dead letter. */
+	private boolean allTasksAccounted() {
+		Map<String, Integer> executions = Evidence.executions(this.slots);
+		Map<String, String> parked = null;
+		for (int i = 0; i < this.profile.tasksPerRow(); i++) {
+			String id = TaskPublisher.taskId(this.prefix, i);
+			if (!executions.containsKey(id)) {
+				parked = (parked != null) ? parked : this.deadLetters.read();
+				if (!parked.containsKey(id)) {
+					return false;
+				}
+			}
+		}
+		return true;
+	}
+
+	private void inject() {
+		switch (this.row.fault()) {
+			case ZOMBIE -> injectZombie();
+			case NATS_RESTART -> restartNats();
+			case CLUSTER_NODE_KILL -> killClusterNode();
+			default -> {
+			}
+		}
+	}
+
+	private void injectZombie() {
+		long now = System.nanoTime();
+		this.resumeAt.entrySet().removeIf((entry) -> {
+			if (now >= entry.getValue()) {
+				entry.getKey().resume();
+				return true;
+			}
+			return false;
+		});
+		if (this.injections >= this.profile.injectionsPerRow() || !this.workRemaining || now < this.nextInjectionAt
+				|| this.resumeAt.size() >= this.slots.size() - 1) {
+			return;
+		}
+		List<ConsumerSlot> candidates = this.slots.stream()
+			.filter((slot) -> slot.alive() && !slot.stopped() && slot.ageMillis() > 3000)
+			.toList();
+		if (candidates.isEmpty()) {
+			return;
+		}
+		ConsumerSlot zombie = candidates.get(this.random.nextInt(candidates.size()));
+		zombie.pause();
+		this.resumeAt.put(zombie, now + this.profile.zombiePause().toNanos());
+		this.injections++;
+		this.nextInjectionAt = now + (200 + this.random.nextInt(500)) * 1_000_000L;
+	}
+
+	/** kill -9 of the nats-server whenever the consumers made progress since the previous restart. */
+	private void restartNats() {
+		long now = System.nanoTime();
+		int progress = Evidence.ledgerLines(this.slots);
+		if (this.injections >= this.profile.injectionsPerRow() || !this.workRemaining || now < this.nextInjectionAt
+				|| progress <= this.lastProgress) {
+			return;
+		}
+		this.nats.restartServer();
+		this.injections++;
+		this.lastProgress = progress;
+		this.nextInjectionAt = now + 1_000_000_000L;
+	}
+
+	/**
+	 * kill -9 of one node, restarted once the others made progress without it (or after 5 s), then
+	 * the next node once the restarted one is healthy again.
+	 */
+	private void killClusterNode() {
+		long now = System.nanoTime();
+		int progress = Evidence.ledgerLines(this.slots);
+		if (this.downNode != null) {
+			boolean progressed = progress > this.progressAtKill;
+			if (progressed || now - this.nodeDownSince > 5_000_000_000L) {
+				this.tasksWhileNodeDown += progress - this.progressAtKill;
+				ClusterNode node = this.downNode;
+				node.start();
+				Waits.until(node.name() + " to report healthy after its restart", Duration.ofSeconds(60),
+						node::healthy);
+				this.downNode = null;
+				this.lastProgress = progress;
+				this.nextInjectionAt = now + 500_000_000L;
+			}
+			return;
+		}
+		if (this.injections >= this.profile.injectionsPerRow() || !this.workRemaining || now < this.nextInjectionAt
+				|| progress <= this.lastProgress) {
+			return;
+		}
+		List<ClusterNode> nodes = this.nats.nodes();
+		this.downNode = nodes.get(this.injections % nodes.size());
+		this.downNode.kill();
+		this.nodeDownSince = now;
+		this.progressAtKill = progress;
+		this.injections++;
+	}
+
+	private void resumeAll() {
+		this.resumeAt.keySet().forEach(ConsumerSlot::resume);
+		this.resumeAt.clear();
+		if (this.downNode != null) {
+			this.downNode.start();
+			this.downNode = null;
+		}
+	}
+
+	private boolean consumerExists() {
+		try {
+			this.connection.jetStreamManagement().getConsumerInfo(TaskPublisher.STREAM, CONSUMER);
+			return true;
+		}
+		catch (IOException | JetStreamApiException | IllegalStateException ex) {
+			return false;
+		}
+	}
+
+	private String describeState() {
+		try {
+			JetStreamManagement management = this.connection.jetStreamManagement();
+			ConsumerInfo consumer = management.getConsumerInfo(TaskPublisher.STREAM, CONSUMER);
+			return "stream messages " + management.getStreamInfo(TaskPublisher.STREAM).getStreamState().getMsgCount()
+					+ ", pending " + consumer.getNumPending() + ", ack pending " + consumer.getNumAckPending()
+					+ ", redelivered " + consumer.getRedelivered() + ", publisher done " + this.publisher.done();
+		}
+		catch (IOException | JetStreamApiException | IllegalStateException ex) {
+			return "state unreadable: " + ex.getMessage();
+		}
+	}
+
+	private RowResult verdict(Duration elapsed) throws IOException {
+		Map<String, Integer> executions = Evidence.executions(this.slots);
+		Map<String, String> deadLetters = this.deadLetters.read();
+		List<String> halts = Evidence.chaosHalts(this.slots);
+		int injected = (this.row.fault() == Fault.CHAOS) ? halts.size() : this.injections;
+		if (this.row.fault() == Fault.CHAOS && halts.size() != this.chaosHalts) {
+			this.unexpected.add(halts.size() + " chaos log lines but " + this.chaosHalts + " JVMs exited with status "
+					+ HALT_STATUS);
+		}
+		int tasks = this.profile.tasksPerRow();
+		int duplicates = 0;
+		int lost = 0;
+		int deadLettered = 0;
+		int total = 0;
+		for (int i = 0; i < tasks; i++) {
+			String id = TaskPublisher.taskId(this.prefix, i);
+			int count = executions.getOrDefault(id, 0);
+			total += count;
+			duplicates += Math.max(0, count - 1);
+			boolean parked = deadLetters.containsKey(id);
+			deadLettered += parked ? 1 : 0;
+			if (count == 0 && !parked) {
+				lost++;
+			}
+		}
+		executions.keySet()
+			.stream()
+			.filter((id) -> !id.startsWith(this.prefix + "-")
+					|| Integer.parseInt(id.substring(this.prefix.length() + 1)) >= tasks)
+			.forEach((id) -> this.unexpected.add("ledger has unknown task " + id));
+		deadLetters.forEach((key, reason) -> {
+			if (reason == null || reason.isBlank()) {
+				this.unexpected.add("dead letter of " + key + " has no reason");
+			}
+		});
+		long stored = storedMessages();
+		if (stored < tasks) {
+			this.unexpected.add("stream TASKS stored " + stored + " messages for " + tasks + " task ids");
+		}
+		else if (stored > tasks) {
+			this.notes.add((stored - tasks) + " republished task(s) stored again (the restarted server no longer knew "
+					+ "the message id of a consumed WorkQueue message); the consumer acked them as duplicates unrun");
+		}
+		notes(deadLetters);
+		return new RowResult(this.row, tasks, injected, total, duplicates, lost, deadLettered, List.copyOf(this.unexpected),
+				this.publisher.kills(), this.publisher.duplicatesSuppressed(), List.copyOf(this.notes), elapsed);
+	}
+
+	private void notes(Map<String, String> deadLetters) {
+		int claimsLost = Evidence.consoleLinesContaining(this.slots, "was taken over while its handler ran");
+		if (claimsLost > 0) {
+			this.notes.add(claimsLost + " completion(s) refused to a zombie (claim lost)");
+		}
+		int ackRaces = Evidence.consoleLinesContaining(this.slots, "chaos: during-ack halt");
+		if (ackRaces > 0) {
+			int confirmedFirst = Evidence.consoleLinesContaining(this.slots, "ack confirmed first: true");
+			this.notes.add(confirmedFirst + " of " + ackRaces + " halts came after the ack was confirmed");
+		}
+		int ackUnconfirmed = Evidence.consoleLinesContaining(this.slots, "not confirmed (");
+		if (ackUnconfirmed > 0) {
+			this.notes.add(ackUnconfirmed + " ack(s) not confirmed");
+		}
+		if (this.leftInStream > 0) {
+			this.notes.add(this.leftInStream + " message(s) left in the WorkQueue stream with nothing pending for the"
+					+ " consumer (their acks were not applied to the stream before the kill)");
+		}
+		if (this.row.fault() == Fault.CLUSTER_NODE_KILL) {
+			this.notes.add(this.tasksWhileNodeDown + " task(s) completed while a node was down");
+		}
+		Map<String, Integer> reasons = new java.util.TreeMap<>();
+		deadLetters.values().forEach((reason) -> reasons.merge(String.valueOf(reason), 1, Integer::sum));
+		reasons.forEach((reason, count) -> this.notes.add(count + " dead letter(s): " + reason));
+		int restarts = this.slots.stream().mapToInt(ConsumerSlot::incarnations).sum();
+		this.notes.add(restarts + " consumer JVM start(s)");
+	}
+
+	private long storedMessages() throws IOException {
+		try {
+			return this.connection.jetStreamManagement()
+				.getStreamInfo(TaskPublisher.STREAM)
+				.getStreamState()
+				.getLastSequence();
+		}
+		catch (JetStreamApiException ex) {
+			throw new IOException(ex);
+		}
+	}
+
+}

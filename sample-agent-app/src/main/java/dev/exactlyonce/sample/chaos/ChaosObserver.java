@@ -1,0 +1,141 @@
+package dev.exactlyonce.sample.chaos;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.exactlyonce.listener.ExactlyOnceContext;
+import dev.exactlyonce.listener.PipelineObserver;
+import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.sample.SampleProperties;
+
+/**
+ * Fault injection through the starter's {@link PipelineObserver} extension point: halts the JVM
+ * ({@link Runtime#halt}: no shutdown hooks, no graceful stop, as {@code kill -9} would) when a
+ * delivery reaches the configured {@link ChaosPoint}, with the configured probability. Before
+ * halting it appends {@code <point> <key> <instance> <timestamp>} to its log file and fsyncs it,
+ * so a driver can count injections. Only registered when {@code sample.chaos.halt-at} is set.
+ */
+public class ChaosObserver implements PipelineObserver {
+
+	private final ChaosPoint haltAt;
+
+	private final double probability;
+
+	private final Random random;
+
+	private final int exitStatus;
+
+	private final long ackRaceWindowNanos;
+
+	private final Path logFile;
+
+	private final String instanceId;
+
+	private final ThreadLocal<String> haltMidHandler = new ThreadLocal<>();
+
+	private volatile String racingKey;
+
+	private volatile boolean racingKeyAcked;
+
+	/**
+	 * Creates the observer.
+	 * @param chaos where and how often to halt
+	 * @param sample the sample's settings (output directory, instance id)
+	 */
+	public ChaosObserver(ChaosProperties chaos, SampleProperties sample) {
+		this.haltAt = chaos.getHaltAt();
+		this.probability = chaos.getProbability();
+		this.random = (chaos.getSeed() != null) ? new Random(chaos.getSeed()) : new Random();
+		this.exitStatus = chaos.getExitStatus();
+		this.ackRaceWindowNanos = chaos.getAckRaceWindow().toNanos();
+		this.logFile = (chaos.getLogFile() != null) ? chaos.getLogFile()
+				: sample.getOutputDir().resolve("chaos.log");
+		this.instanceId = sample.resolvedInstanceId();
+	}
+
+	@Override
+	public void onPoint(PipelinePoint point, ExactlyOnceContext context) {
+		if (point == PipelinePoint.ACKED && context.key() != null && context.key().equals(this.racingKey)) {
+			this.racingKeyAcked = true;
+		}
+		if (point != this.haltAt.trigger() || !selected()) {
+			return;
+		}
+		String task = (context.key() != null) ? context.key() : "sequence-" + context.streamSequence();
+		switch (this.haltAt) {
+			case MID_HANDLER -> this.haltMidHandler.set(task);
+			case DURING_ACK -> raceTheAck(task);
+			default -> halt(task);
+		}
+	}
+
+	/**
+	 * Called by the marketing agent half-way through its work: halts when {@code mid-handler} chaos
+	 * selected the delivery this thread is handling.
+	 */
+	public void midHandler() {
+		String key = this.haltMidHandler.get();
+		if (key != null) {
+			this.haltMidHandler.remove();
+			halt(key);
+		}
+	}
+
+	private boolean selected() {
+		synchronized (this.random) {
+			return this.random.nextDouble() < this.probability;
+		}
+	}
+
+	private void raceTheAck(String key) {
+		record(key);
+		long delay = (long) (this.ackRaceWindowNanos * nextDouble());
+		this.racingKey = key;
+		this.racingKeyAcked = false;
+		Thread racer = new Thread(() -> {
+			LockSupport.parkNanos(delay);
+			System.err.println("chaos: during-ack halt of " + key + ", ack confirmed first: " + this.racingKeyAcked);
+			Runtime.getRuntime().halt(this.exitStatus);
+		}, "chaos-ack-racer");
+		racer.setDaemon(true);
+		racer.start();
+	}
+
+	private double nextDouble() {
+		synchronized (this.random) {
+			return this.random.nextDouble();
+		}
+	}
+
+	private void halt(String key) {
+		record(key);
+		Runtime.getRuntime().halt(this.exitStatus);
+	}
+
+	private void record(String key) {
+		String line = this.haltAt.name().toLowerCase(Locale.ROOT).replace('_', '-') + " " + key + " "
+				+ this.instanceId + " " + Instant.now() + "\n";
+		try {
+			Files.createDirectories(this.logFile.toAbsolutePath().getParent());
+			try (FileChannel channel = FileChannel.open(this.logFile, StandardOpenOption.CREATE,
+					StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+				channel.write(ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8)));
+				channel.force(true);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not record a chaos halt in " + this.logFile, ex);
+		}
+	}
+
+}

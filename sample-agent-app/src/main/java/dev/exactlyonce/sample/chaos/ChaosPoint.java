@@ -1,0 +1,57 @@
+package dev.exactlyonce.sample.chaos;
+
+import dev.exactlyonce.listener.PipelinePoint;
+
+/**
+ * Where the chaos observer halts the process. Most points are {@link PipelinePoint}s; two are
+ * approximations of moments the pipeline does not report.
+ */
+public enum ChaosPoint {
+
+	/** A message was received; nothing else happened yet (before the claim). */
+	RECEIVED(PipelinePoint.RECEIVED),
+
+	/** The claim was acquired; the handler did not start. */
+	CLAIMED(PipelinePoint.CLAIMED),
+
+	/** The handler is about to be invoked. */
+	INVOKING(PipelinePoint.INVOKING),
+
+	/**
+	 * Half-way through the marketing agent's simulated model call, before its side effect: marked at
+	 * {@link PipelinePoint#INVOKING}, halted by the agent itself at the half-way mark.
+	 */
+	MID_HANDLER(PipelinePoint.INVOKING),
+
+	/** The handler returned (side effect done); the completion record is not written. */
+	HANDLED(PipelinePoint.HANDLED),
+
+	/** The completion record is durable; the ack was not sent. */
+	COMPLETED(PipelinePoint.COMPLETED),
+
+	/**
+	 * While the ack is on its way: at {@link PipelinePoint#COMPLETED} a separate thread is started
+	 * that halts the process after a random delay within {@code sample.chaos.ack-race-window}, racing
+	 * the pipeline's synchronous ack. The halt lands before the ack is sent, between sending and the
+	 * server's confirmation, or just after it.
+	 */
+	DURING_ACK(PipelinePoint.COMPLETED),
+
+	/** The server confirmed the ack. */
+	ACKED(PipelinePoint.ACKED);
+
+	private final PipelinePoint trigger;
+
+	ChaosPoint(PipelinePoint trigger) {
+		this.trigger = trigger;
+	}
+
+	/**
+	 * The pipeline point at which this chaos point is decided.
+	 * @return the pipeline point
+	 */
+	public PipelinePoint trigger() {
+		return this.trigger;
+	}
+
+}

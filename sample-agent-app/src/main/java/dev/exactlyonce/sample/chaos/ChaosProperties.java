@@ -1,0 +1,81 @@
+package dev.exactlyonce.sample.chaos;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Fault injection for the fault-injection suite, bound from {@code sample.chaos.*}. Nothing is
+ * injected unless {@code halt-at} is set.
+ */
+@ConfigurationProperties("sample.chaos")
+public class ChaosProperties {
+
+	/** Where to halt the process ({@code Runtime.halt}, no shutdown hooks); unset disables chaos. */
+	private ChaosPoint haltAt;
+
+	/** Chance (0..1) that a delivery reaching {@code halt-at} halts the process. */
+	private double probability = 1.0;
+
+	/** Seed of the random choice; a random seed when unset. */
+	private Long seed;
+
+	/** Exit status of a chaos halt, so a driver can tell it from other deaths. */
+	private int exitStatus = 99;
+
+	/** Longest delay of the halt racing the ack at {@code during-ack}. */
+	private Duration ackRaceWindow = Duration.ofMillis(2);
+
+	/** File that gets one fsynced line per halt before it happens; {@code <output-dir>/chaos.log} when unset. */
+	private Path logFile;
+
+	public ChaosPoint getHaltAt() {
+		return this.haltAt;
+	}
+
+	public void setHaltAt(ChaosPoint haltAt) {
+		this.haltAt = haltAt;
+	}
+
+	public double getProbability() {
+		return this.probability;
+	}
+
+	public void setProbability(double probability) {
+		this.probability = probability;
+	}
+
+	public Long getSeed() {
+		return this.seed;
+	}
+
+	public void setSeed(Long seed) {
+		this.seed = seed;
+	}
+
+	public int getExitStatus() {
+		return this.exitStatus;
+	}
+
+	public void setExitStatus(int exitStatus) {
+		this.exitStatus = exitStatus;
+	}
+
+	public Duration getAckRaceWindow() {
+		return this.ackRaceWindow;
+	}
+
+	public void setAckRaceWindow(Duration ackRaceWindow) {
+		this.ackRaceWindow = ackRaceWindow;
+	}
+
+	public Path getLogFile() {
+		return this.logFile;
+	}
+
+	public void setLogFile(Path logFile) {
+		this.logFile = logFile;
+	}
+
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the fault-injection suite (docs/fault-injection.md) outside Maven's test phase and prints its matrix.
+#   scripts/fault-suite.sh           short version (what ./mvnw verify runs as FaultInjectionIntegrationTests)
+#   scripts/fault-suite.sh --long    thousands of tasks, >= 300 injections per row; writes its table to
+#                                    docs/fault-injection.md (takes a few hours on 2 cores)
+# More options, passed to dev.exactlyonce.faults.FaultSuite: --rows=KILL_HANDLED_RETRY,NATS_RESTART
+# --injections=N --tasks=N --store=nats-kv --work-dir=DIR --report=FILE. Needs Java 17 and nats-server
+# ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH); every process runs on free loopback ports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ] && [ -z "${NATS_SERVER_BIN:-}" ]; then
+  echo "nats-server is missing: apt-get install nats-server (or set NATS_SERVER_BIN)" >&2
+  exit 1
+fi
+
+echo "==> building sample-agent-app and the fault-injection driver"
+./mvnw -B -q -DskipTests package -pl exactly-once-fault-injection -am
+
+args=("$@")
+for arg in "$@"; do
+  if [ "$arg" = "--long" ]; then
+    case " $* " in *" --report="*) ;; *) args+=("--report=docs/fault-injection.md") ;; esac
+  fi
+done
+
+MODULE=exactly-once-fault-injection
+exec java -cp "$MODULE/target/classes:$(cat "$MODULE/target/classpath.txt")" \
+  -Dfaults.sample-jar="$PWD/sample-agent-app/target/sample-agent-app-0.1.0-SNAPSHOT.jar" \
+  dev.exactlyonce.faults.FaultSuite --work-dir="$MODULE/target/fault-injection" "${args[@]}"
