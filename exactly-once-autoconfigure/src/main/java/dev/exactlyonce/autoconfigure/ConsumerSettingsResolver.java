@@ -48,6 +48,7 @@ public class ConsumerSettingsResolver {
 		Duration lease = this.properties.getStore().getLease();
 		Duration interval = workingAckInterval(prefix, spec, effectiveAckWait, lease);
 		checkLease(prefix, interval, lease);
+		checkRequestTimeout(lease);
 		checkMaxDeliver(prefix, server.getMaxDeliver(), backoff);
 		checkCompletedTtl(prefix, server.getAckWait(), server.getMaxDeliver(), backoff);
 		checkConcurrency(name, prefix, spec, server.getMaxAckPending());
@@ -103,6 +104,16 @@ public class ConsumerSettingsResolver {
 							+ interval + ": one late renewal would let another worker take over a running handler",
 					"Set exactlyonce.store.lease to at least twice the working-ack interval (" + interval.multipliedBy(2)
 							+ ") or shorten " + prefix + "working-ack-interval.");
+		}
+	}
+
+	private void checkRequestTimeout(Duration lease) {
+		Duration requestTimeout = this.properties.getNats().getRequestTimeout();
+		if (requestTimeout.compareTo(lease) >= 0) {
+			throw new ExactlyOnceConfigurationException("exactlyonce.nats.request-timeout is " + requestTimeout
+					+ " but exactlyonce.store.lease is " + lease
+					+ ": one slow store call could outlast the claim it is renewing",
+					"Set exactlyonce.nats.request-timeout below exactlyonce.store.lease (a few seconds is typical).");
 		}
 	}
 

@@ -71,6 +71,7 @@ public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
 		StreamSpec spec = new StreamSpec();
 		spec.setSubjects(new ArrayList<>(subjects));
 		spec.setMaxAge(deadLetter.getMaxAge());
+		spec.setReplicas(deadLetter.getReplicas());
 		spec.setDuplicateWindow(Duration.ofMinutes(2));
 		return spec;
 	}

@@ -729,6 +729,9 @@ public class ExactlyOnceProperties {
 		/** How long dead letters are kept in the dead-letter stream. */
 		private Duration maxAge = Duration.ofDays(30);
 
+		/** Replicas of the dead-letter stream (3 on a cluster). */
+		private int replicas = 1;
+
 		public String getStream() {
 			return this.stream;
 		}
@@ -751,6 +754,14 @@ public class ExactlyOnceProperties {
 
 		public void setMaxAge(Duration maxAge) {
 			this.maxAge = maxAge;
+		}
+
+		public int getReplicas() {
+			return this.replicas;
+		}
+
+		public void setReplicas(int replicas) {
+			this.replicas = replicas;
 		}
 
 	}

@@ -25,7 +25,8 @@ class NatsKvStoreConfiguration {
 			ClaimRules rules) {
 		ExactlyOnceProperties.Store store = properties.getStore();
 		ExactlyOnceProperties.NatsKv kv = store.getNatsKv();
-		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection).provision(kv.getBucket(),
+		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection,
+				properties.getNats().getRequestTimeout()).provision(kv.getBucket(),
 				store.getCompletedTtl(), JetStreamConfigurations.storage(kv.getStorage()), kv.getReplicas()), rules);
 	}
 

@@ -11,8 +11,8 @@ import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 
 /**
- * Publishes dead letters to JetStream: the original payload byte for byte, the original headers,
- * and {@code Exactly-Once-*} headers saying where it came from and why it was parked. A dead letter
+ * Publishes dead letters to JetStream: the original payload byte for byte, the original headers
+ * (except the {@code Nats-*} instructions to the original stream), and {@code Exactly-Once-*} headers saying where it came from and why it was parked. A dead letter
  * carries the message id {@code dl-<stream>-<sequence>}, so parking the same message twice stores
  * it once.
  */
@@ -45,7 +45,7 @@ public class DeadLetterPublisher {
 	 */
 	public long publish(DeadLetter deadLetter) {
 		Headers headers = new Headers(deadLetter.original().getHeaders());
-		headers.remove("Nats-Msg-Id");
+		withoutServerDirectives(headers);
 		headers.put(HEADER_PREFIX + "Original-Subject", deadLetter.original().getSubject());
 		headers.put(HEADER_PREFIX + "Stream", deadLetter.stream());
 		headers.put(HEADER_PREFIX + "Consumer", deadLetter.consumer());
@@ -75,6 +75,19 @@ public class DeadLetterPublisher {
 					+ "' for stream '" + deadLetter.stream() + "', sequence " + deadLetter.streamSequence() + ": "
 					+ ex.getMessage() + ". Declare a stream for it (exactlyonce.dead-letter.stream) or change "
 					+ "exactlyonce.consumers." + deadLetter.consumer() + ".dead-letter-subject.", ex);
+		}
+	}
+
+	/**
+	 * Drops the {@code Nats-*} headers (message id, expected stream, expected sequences, rollup...):
+	 * they are instructions to the stream that stored the original, and the dead-letter stream
+	 * would refuse or misread them.
+	 */
+	private static void withoutServerDirectives(Headers headers) {
+		for (String name : new java.util.ArrayList<>(headers.keySet())) {
+			if (name.regionMatches(true, 0, "Nats-", 0, 5)) {
+				headers.remove(name);
+			}
 		}
 	}
 

@@ -110,10 +110,17 @@ final class DeliverySettler {
 		nak(delivery, delay, DeliveryOutcome.RETRIED);
 	}
 
-	/** Parks a delivery in its dead-letter subject, marks its key, then terminates it. */
+	/**
+	 * Parks a delivery in its dead-letter subject, marks its key, then terminates it. When the dead
+	 * letter cannot be stored the message stays on its stream for a later delivery: a failed
+	 * attempt's claim is released, an abandoned one is left to expire again so that it is never
+	 * run because the dead-letter stream was missing.
+	 */
 	void deadLetter(Delivery delivery, String reason, Throwable failure) {
 		if (!publishDeadLetter(delivery, reason, failure)) {
-			release(delivery, reason);
+			if (!(delivery.settlement() instanceof Settlement.AbandonedToDeadLetter)) {
+				release(delivery, reason);
+			}
 			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
 			return;
 		}

@@ -81,7 +81,9 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.consumers = Map.copyOf(consumers);
 		this.jsonMapper = jsonMapper;
 		this.properties = properties.getListener();
-		this.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("exactlyonce-working-acks-"));
+		int workers = consumers.values().stream().mapToInt(ConsumerSettings::concurrency).sum();
+		this.scheduler = Executors.newScheduledThreadPool(Math.max(2, workers),
+				daemonThreads("exactlyonce-working-acks-"));
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(this.properties.getNonRetryableExceptions());
 		this.settler = new DeliverySettler(store, deadLetters, this.observers, this.properties.getAckTimeout(),

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -42,32 +43,42 @@ final class WorkingAcks {
 	}
 
 	/**
-	 * The working acks of one delivery. Store writes made while it runs are serialised with its
-	 * renewals through {@link #exclusive}, so a renewal never races the completion record.
+	 * The working acks of one delivery. The in-progress signal never waits for the store; lease
+	 * renewals and the store writes made while it runs are serialised through {@link #exclusive},
+	 * so a renewal never races the completion record, and a renewal is skipped while such a write
+	 * is in flight (that write keeps the record current itself).
 	 */
 	final class Heartbeat {
 
 		private final Delivery delivery;
 
+		private final ReentrantLock storeAccess = new ReentrantLock();
+
 		private volatile ScheduledFuture<?> future;
 
-		private boolean stopped;
+		private volatile boolean stopped;
 
-		private boolean claimLost;
+		private volatile boolean claimLost;
 
 		private Heartbeat(Delivery delivery) {
 			this.delivery = delivery;
 		}
 
 		private void beat() {
-			synchronized (this) {
-				if (this.stopped) {
-					return;
-				}
-				this.delivery.message().inProgress();
-				boolean renewed = !this.claimLost && renew();
-				WorkingAcks.this.observers.workingAck(this.delivery, renewed);
+			if (this.stopped) {
+				return;
 			}
+			this.delivery.message().inProgress();
+			boolean renewed = false;
+			if (!this.claimLost && this.storeAccess.tryLock()) {
+				try {
+					renewed = !this.stopped && renew();
+				}
+				finally {
+					this.storeAccess.unlock();
+				}
+			}
+			WorkingAcks.this.observers.workingAck(this.delivery, renewed);
 		}
 
 		private boolean renew() {
@@ -89,16 +100,24 @@ final class WorkingAcks {
 			}
 		}
 
-		synchronized <T> T exclusive(Supplier<T> storeWrite) {
-			return storeWrite.get();
+		<T> T exclusive(Supplier<T> storeWrite) {
+			this.storeAccess.lock();
+			try {
+				return storeWrite.get();
+			}
+			finally {
+				this.storeAccess.unlock();
+			}
 		}
 
-		synchronized void stop() {
+		void stop() {
 			this.stopped = true;
 			ScheduledFuture<?> scheduled = this.future;
 			if (scheduled != null) {
 				scheduled.cancel(false);
 			}
+			this.storeAccess.lock();
+			this.storeAccess.unlock();
 		}
 
 	}

@@ -140,6 +140,13 @@ class ExactlyOnceAutoConfigurationTests {
 	}
 
 	@Test
+	void requestTimeoutMustStayBelowTheLease() {
+		assertStartupError(declaration("exactlyonce.nats.request-timeout=30s", "exactlyonce.store.lease=20s",
+				"exactlyonce.consumers.%c.working-ack-interval=5s"),
+				"exactlyonce.nats.request-timeout is PT30S but exactlyonce.store.lease is PT20S");
+	}
+
+	@Test
 	void completedTtlMustOutliveEveryRedelivery() {
 		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=1h", "exactlyonce.consumers.%c.max-deliver=5",
 				"exactlyonce.store.completed-ttl=4h"),

@@ -2,6 +2,7 @@ package dev.exactlyonce.it;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 
 import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
@@ -55,7 +56,8 @@ class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
 	void handlerAlwaysFailingIsDeadLetteredOnItsLastDeliveryWithReasonAndOriginalBytes() throws Exception {
 		Instance instance = this.instances.start("a", "test.failures=99");
 		byte[] original = task("t-doomed").getBytes(StandardCharsets.UTF_8);
-		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, original, "t-doomed");
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, original, "t-doomed",
+				Map.of("Nats-Expected-Stream", "TASKS", "X-Tenant", "acme"));
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> probe.messages("DEAD_LETTERS", DEAD_LETTER_SUBJECT).size() == 1 && probe.drained("TASKS", "worker"));
@@ -72,6 +74,9 @@ class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
 			assertThat(headers.getFirst("Exactly-Once-Exception")).isEqualTo(IllegalStateException.class.getName());
 			assertThat(headers.getFirst("Exactly-Once-Exception-Message")).isEqualTo("simulated model failure");
 			assertThat(headers.getFirst("Exactly-Once-Timestamp")).isNotBlank();
+			assertThat(headers.getFirst("X-Tenant")).as("original headers are kept").isEqualTo("acme");
+			assertThat(headers.containsKey("Nats-Expected-Stream")).as("instructions to the original stream are not")
+				.isFalse();
 			assertThat(probe.stream("TASKS").getStreamState().getMsgCount()).isZero();
 		}
 		assertThat(this.instances.ledger().startedOf("t-doomed")).isEqualTo(4);

@@ -101,7 +101,7 @@ public final class StoreLatencyBenchmark {
 	private static BenchmarkedStore natsKv() throws Exception {
 		NatsServerProcess server = new NatsServerProcess().start();
 		Connection connection = Nats.connect(server.url());
-		NatsKvIdempotencyStore store = new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection)
+		NatsKvIdempotencyStore store = new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection, Duration.ofSeconds(5))
 			.provision("benchmark", TTL, StorageType.File, 1), rules());
 		return new BenchmarkedStore("nats-kv (file, R1)", store, connection, server);
 	}

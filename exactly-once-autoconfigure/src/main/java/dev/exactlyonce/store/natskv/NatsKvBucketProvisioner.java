@@ -7,6 +7,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.KeyValueManagement;
+import io.nats.client.KeyValueOptions;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueStatus;
 import io.nats.client.api.StorageType;
@@ -19,12 +20,17 @@ public class NatsKvBucketProvisioner {
 
 	private final Connection connection;
 
+	private final KeyValueOptions options;
+
 	/**
 	 * Creates the provisioner.
 	 * @param connection the NATS connection
+	 * @param requestTimeout how long one bucket operation may take before the store counts as
+	 * unavailable ({@code exactlyonce.nats.request-timeout})
 	 */
-	public NatsKvBucketProvisioner(Connection connection) {
+	public NatsKvBucketProvisioner(Connection connection, Duration requestTimeout) {
 		this.connection = connection;
+		this.options = KeyValueOptions.builder().jsRequestTimeout(requestTimeout).build();
 	}
 
 	/**
@@ -38,7 +44,7 @@ public class NatsKvBucketProvisioner {
 	 */
 	public KeyValue provision(String bucketName, Duration ttl, StorageType storage, int replicas) {
 		try {
-			KeyValueManagement management = this.connection.keyValueManagement();
+			KeyValueManagement management = this.connection.keyValueManagement(this.options);
 			KeyValueStatus status = findStatus(management, bucketName);
 			if (status == null) {
 				management.create(KeyValueConfiguration.builder()
@@ -53,7 +59,7 @@ public class NatsKvBucketProvisioner {
 			else {
 				checkTtl(bucketName, status.getTtl(), ttl);
 			}
-			return this.connection.keyValue(bucketName);
+			return this.connection.keyValue(bucketName, this.options);
 		}
 		catch (IOException | JetStreamApiException ex) {
 			throw new IllegalStateException("Could not create or read the idempotency bucket '" + bucketName
