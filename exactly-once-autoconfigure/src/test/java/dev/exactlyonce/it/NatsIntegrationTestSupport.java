@@ -1,10 +1,20 @@
 package dev.exactlyonce.it;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
+import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Gives each test its own nats-server (free port, temporary store directory) and a set of
@@ -28,6 +38,26 @@ abstract class NatsIntegrationTestSupport {
 		this.instances.ledger().open();
 		this.instances.close();
 		this.nats.close();
+	}
+
+	/**
+	 * Asserts that a task ran once, was completed in the store, acked once and never redelivered.
+	 * @param instance the instance that handled it
+	 * @param taskId the task (key of the default listener, namespace {@code worker})
+	 */
+	protected void assertProcessedOnceAndAckedOnce(Instance instance, String taskId) throws Exception {
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED)
+						&& probe.drained("TASKS", "worker"));
+			assertThat(probe.consumer("TASKS", "worker").getRedelivered()).isZero();
+		}
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.PROCESSED);
+		assertThat(instance.recorder().count(PipelinePoint.RECEIVED)).isEqualTo(1);
+		assertThat(instance.recorder().count(PipelinePoint.ACKED)).isEqualTo(1);
+		assertThat(this.instances.ledger().executionsOf(taskId)).isEqualTo(1);
+		assertThat(instance.bean(IdempotencyStore.class).find("worker:" + taskId).orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
 	}
 
 	/**

@@ -8,17 +8,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
-import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.test.RedisServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -59,17 +55,7 @@ class RedisOutageIntegrationTests extends NatsIntegrationTestSupport {
 						+ "sequence 1, delivery 1 not written, retrying"));
 		this.redis.start();
 
-		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
-			await().atMost(Duration.ofSeconds(30))
-				.until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED) && probe.drained("TASKS", "worker"));
-			assertThat(probe.consumer("TASKS", "worker").getRedelivered()).isZero();
-		}
-		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.PROCESSED);
-		assertThat(instance.recorder().count(PipelinePoint.RECEIVED)).isEqualTo(1);
-		assertThat(instance.recorder().count(PipelinePoint.ACKED)).isEqualTo(1);
-		assertThat(this.instances.ledger().executionsOf("t-1")).isEqualTo(1);
-		assertThat(instance.bean(IdempotencyStore.class).find("worker:t-1").orElseThrow().state())
-			.isEqualTo(RecordState.COMPLETED);
+		assertProcessedOnceAndAckedOnce(instance, "t-1");
 	}
 
 }

@@ -34,6 +34,7 @@ public class TestInstances implements AutoCloseable {
 		this.common.put("exactlyonce.consumers.worker.stream", "TASKS");
 		this.common.put("exactlyonce.consumers.worker.filter-subject", "agents.marketing.tasks.>");
 		this.common.put("exactlyonce.consumers.worker.max-deliver", "5");
+		this.common.put("exactlyonce.nats.request-timeout", "1s");
 		this.common.put("logging.level.dev.exactlyonce", "INFO");
 		// the optional Firestore client is on the test classpath; these instances use no Google Cloud
 		this.common.put("spring.cloud.gcp.core.enabled", "false");

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -18,6 +20,7 @@ import io.nats.client.api.KeyValueWatcher;
 import io.nats.client.impl.NatsKeyValueWatchSubscription;
 
 import dev.exactlyonce.store.ClaimDecision;
+import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
@@ -25,14 +28,20 @@ import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * An {@link IdempotencyStore} in a NATS JetStream key-value bucket. Claims use {@code create}
- * (fails when the key exists) and every later write is an {@code update} against the revision
- * read, so each transition is a compare-and-set. The lease expiry lives in the value: nats-server
- * 2.9 has no per-key TTL. The bucket's TTL forgets records after {@code completed-ttl}.
+ * (fails when the key exists) and every later write is an {@code update} against a known
+ * revision, so each transition is a compare-and-set. The lease expiry lives in the value:
+ * nats-server 2.9 has no per-key TTL. The bucket's TTL forgets records after {@code completed-ttl}.
+ * <p>
+ * Round trips: a fresh key is claimed with a single {@code create}; the record and revision this
+ * instance wrote last for a claim it holds are remembered, so renewing and completing it is a
+ * single {@code update} against that revision. Whenever the remembered revision is stale (someone
+ * else wrote), the update fails and the store reads the key and decides again.
  */
 public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implements RecordScanner {
 
@@ -54,6 +63,8 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	private final StoreKeyEncoder keyEncoder = new StoreKeyEncoder(MAX_KEY_LENGTH);
 
+	private final Map<String, Written> heldByThisInstance = new ConcurrentHashMap<>();
+
 	/**
 	 * Creates the store on an existing bucket.
 	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner})
@@ -67,11 +78,15 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	@Override
 	public ClaimResult tryClaim(String key, String owner, Duration lease) {
 		String storeKey = this.keyEncoder.encode(key);
+		ClaimDecision fresh = this.rules.claim(null, key, owner, lease);
+		if (write(storeKey, null, fresh.toWrite())) {
+			return fresh.result();
+		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
 			KeyValueEntry entry = read(storeKey);
 			IdempotencyRecord current = decode(entry);
 			ClaimDecision decision = this.rules.claim(current, key, owner, lease);
-			if (!decision.requiresWrite() || write(storeKey, entry, decision.toWrite())) {
+			if (!decision.requiresWrite() || write(storeKey, revision(entry), decision.toWrite())) {
 				return decision.result();
 			}
 		}
@@ -144,10 +159,21 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	@Override
 	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
 		String storeKey = this.keyEncoder.encode(key);
+		IdempotencyRecord written = transitionFromRemembered(storeKey, change);
+		if (written != null) {
+			return written;
+		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
 			KeyValueEntry entry = read(storeKey);
-			IdempotencyRecord next = change.apply(decode(entry));
-			if (write(storeKey, entry, next)) {
+			IdempotencyRecord next;
+			try {
+				next = change.apply(decode(entry));
+			}
+			catch (ClaimLostException ex) {
+				this.heldByThisInstance.remove(storeKey);
+				throw ex;
+			}
+			if (write(storeKey, revision(entry), next)) {
 				return next;
 			}
 		}
@@ -168,15 +194,46 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		return (entry != null) ? this.codec.decode(entry.getValue()) : null;
 	}
 
-	/** Writes {@code next} if the key still holds {@code read}; false when someone wrote first. */
-	private boolean write(String storeKey, KeyValueEntry read, IdempotencyRecord next) {
+	/**
+	 * Applies a transition to the record this instance wrote last for the key, with one update
+	 * against its revision; {@code null} when nothing is remembered or someone wrote since.
+	 */
+	private IdempotencyRecord transitionFromRemembered(String storeKey, UnaryOperator<IdempotencyRecord> change) {
+		Written remembered = this.heldByThisInstance.get(storeKey);
+		if (remembered == null) {
+			return null;
+		}
+		try {
+			IdempotencyRecord next = change.apply(remembered.record());
+			if (write(storeKey, remembered.revision(), next)) {
+				return next;
+			}
+		}
+		catch (ClaimLostException ex) {
+			// decided again below, on what the bucket holds
+		}
+		this.heldByThisInstance.remove(storeKey);
+		return null;
+	}
+
+	private static Long revision(KeyValueEntry entry) {
+		return (entry != null) ? entry.getRevision() : null;
+	}
+
+	/**
+	 * Writes {@code next} if the key is still at {@code revision} ({@code null}: does not exist);
+	 * false when someone wrote first. Remembers what it wrote while the claim is in progress.
+	 */
+	private boolean write(String storeKey, Long revision, IdempotencyRecord next) {
 		try {
 			byte[] value = this.codec.encode(next);
-			if (read == null) {
-				this.bucket.create(storeKey, value);
+			long written = (revision == null) ? this.bucket.create(storeKey, value)
+					: this.bucket.update(storeKey, value, revision);
+			if (next.state() == RecordState.IN_PROGRESS) {
+				this.heldByThisInstance.put(storeKey, new Written(next, written));
 			}
 			else {
-				this.bucket.update(storeKey, value, read.getRevision());
+				this.heldByThisInstance.remove(storeKey);
 			}
 			return true;
 		}
@@ -189,6 +246,10 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		catch (IOException | RuntimeException ex) {
 			throw unavailable("write", ex);
 		}
+	}
+
+	/** The record this instance wrote last for a key, and the revision it got. */
+	private record Written(IdempotencyRecord record, long revision) {
 	}
 
 	private StoreUnavailableException unavailable(String operation, Exception ex) {
