@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -95,14 +94,6 @@ public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
 		catch (IOException ex) {
 			throw new IllegalStateException("JetStream is not enabled on the NATS server (start it with -js)", ex);
 		}
-	}
-
-	/**
-	 * The names of the declared consumers.
-	 * @return the names, in declaration order
-	 */
-	public List<String> names() {
-		return new ArrayList<>(this.settings.keySet());
 	}
 
 }

@@ -55,14 +55,14 @@ final class ArgumentResolver {
 	}
 
 	/**
-	 * Reads the payload the key expression sees: the payload parameter's value, or a map when the
-	 * method takes no payload.
+	 * The payload a key expression sees: the payload parameter's value (already read, or read now
+	 * when {@code alreadyRead} is {@code null}), or a map when the method takes no payload.
 	 */
-	Object payloadForKey(Delivery delivery, Object payload) {
-		if (this.payloadType != null) {
-			return payload;
+	Object payloadForKey(Delivery delivery, Object alreadyRead) {
+		if (this.payloadType == null) {
+			return convert(delivery, this.mapper.constructType(Map.class));
 		}
-		return convert(delivery, this.mapper.constructType(Map.class));
+		return (alreadyRead != null) ? alreadyRead : convert(delivery, this.payloadType);
 	}
 
 	/** Reads the payload parameter's value, or {@code null} when the method takes none. */

@@ -1,5 +1,7 @@
 package dev.exactlyonce.listener;
 
+import java.util.Locale;
+
 /**
  * How the pipeline settled one delivery. The lower-case names are the {@code outcome} tag values
  * of the {@code exactlyonce.messages} meter.
@@ -32,7 +34,7 @@ public enum DeliveryOutcome {
 	 * @return the lower-case name
 	 */
 	public String tagValue() {
-		return name().toLowerCase(java.util.Locale.ROOT);
+		return name().toLowerCase(Locale.ROOT);
 	}
 
 }

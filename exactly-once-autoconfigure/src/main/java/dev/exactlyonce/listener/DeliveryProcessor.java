@@ -49,7 +49,7 @@ final class DeliveryProcessor {
 			try {
 				checkSize(delivery);
 				Object payload = this.arguments.payload(delivery);
-				delivery.key(this.keys.resolve(delivery, this.arguments.payloadForKey(delivery, payload)));
+				delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, payload)));
 				args = this.arguments.arguments(delivery, payload);
 			}
 			catch (PoisonMessageException ex) {

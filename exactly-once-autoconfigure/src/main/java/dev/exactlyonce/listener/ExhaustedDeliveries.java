@@ -149,8 +149,7 @@ final class ExhaustedDeliveries {
 
 	private void resolveKey(Delivery delivery) {
 		try {
-			Object payload = this.arguments.payload(delivery);
-			delivery.key(this.keys.resolve(delivery, this.arguments.payloadForKey(delivery, payload)));
+			delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, null)));
 		}
 		catch (PoisonMessageException ex) {
 			logger.warn("No idempotency key for the exhausted message at " + delivery.describe()

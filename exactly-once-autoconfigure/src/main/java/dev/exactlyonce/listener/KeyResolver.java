@@ -2,6 +2,7 @@ package dev.exactlyonce.listener;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import io.nats.client.impl.Headers;
 import org.springframework.expression.EvaluationContext;
@@ -21,7 +22,11 @@ final class KeyResolver {
 		.withInstanceMethods()
 		.build();
 
-	String resolve(Delivery delivery, Object payload) {
+	/**
+	 * The delivery's key. The payload is read only when the listener has a key expression, so a
+	 * listener keyed by {@code Nats-Msg-Id} never parses a body it does not take.
+	 */
+	String resolve(Delivery delivery, Supplier<Object> payload) {
 		ListenerEndpoint endpoint = delivery.endpoint();
 		if (endpoint.keyExpression() == null) {
 			String messageId = delivery.headers().getFirst(MESSAGE_ID_HEADER);
@@ -38,7 +43,7 @@ final class KeyResolver {
 		String expression = endpoint.keyExpression().getExpressionString();
 		Object key;
 		try {
-			key = endpoint.keyExpression().getValue(this.evaluationContext, new KeyRoot(payload, firstValues(delivery.headers()), delivery.subject()));
+			key = endpoint.keyExpression().getValue(this.evaluationContext, new KeyRoot(payload.get(), firstValues(delivery.headers()), delivery.subject()));
 		}
 		catch (EvaluationException ex) {
 			throw new PoisonMessageException("Key expression '" + expression + "' of listener " + endpoint.describe()

@@ -1,5 +1,7 @@
 package dev.exactlyonce.listener;
 
+import java.time.Duration;
+
 /**
  * Extension point called synchronously by the pipeline at each {@link PipelinePoint} and once per
  * settled delivery. Declare beans of this type for audit hooks, custom metrics or fault
@@ -38,7 +40,7 @@ public interface PipelineObserver {
 	 * @param context the delivery
 	 * @param elapsed how long it took
 	 */
-	default void onTiming(PipelineTiming timing, ExactlyOnceContext context, java.time.Duration elapsed) {
+	default void onTiming(PipelineTiming timing, ExactlyOnceContext context, Duration elapsed) {
 	}
 
 }
