@@ -44,7 +44,7 @@ public final class ExactlyOnceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ExactlyOnceConsumers exactlyOnceConsumers(Connection connection, ExactlyOnceProperties properties) {
-		return ExactlyOnceConsumers.provision(connection, properties);
+		return ExactlyOnceConsumers.provision(management(connection), properties);
 	}
 
 	@Bean
@@ -100,7 +100,7 @@ public final class ExactlyOnceAutoConfiguration {
 			return connection.jetStreamManagement();
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("JetStream is not available on this NATS connection", ex);
+			throw new IllegalStateException("JetStream is not enabled on the NATS server (start it with -js)", ex);
 		}
 	}
 

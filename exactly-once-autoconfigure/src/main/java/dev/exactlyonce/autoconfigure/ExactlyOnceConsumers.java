@@ -8,7 +8,6 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 
-import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.ConsumerConfiguration;
@@ -32,12 +31,11 @@ public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
 	 * Validates each declared consumer, provisions the declared streams (and the dead-letter
 	 * stream) and consumers per {@code exactlyonce.provisioning.mode}, then resolves each consumer
 	 * against what the server reports and validates it again.
-	 * @param connection the NATS connection
+	 * @param management JetStream management of the NATS connection
 	 * @param properties the declarations
 	 * @return the consumers
 	 */
-	public static ExactlyOnceConsumers provision(Connection connection, ExactlyOnceProperties properties) {
-		JetStreamManagement management = management(connection);
+	public static ExactlyOnceConsumers provision(JetStreamManagement management, ExactlyOnceProperties properties) {
 		ProvisioningMode mode = properties.getProvisioning().getMode();
 		ConsumerSettingsResolver resolver = new ConsumerSettingsResolver(properties);
 		properties.getConsumers()
@@ -84,15 +82,6 @@ public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
 			throw new ProvisioningException("Consumer '" + name + "' on stream '" + stream
 					+ "' could not be read and exactlyonce.provisioning.mode is none: " + ex.getMessage()
 					+ ". Create it on the server or set exactlyonce.provisioning.mode=create-or-update.", ex);
-		}
-	}
-
-	private static JetStreamManagement management(Connection connection) {
-		try {
-			return connection.jetStreamManagement();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("JetStream is not enabled on the NATS server (start it with -js)", ex);
 		}
 	}
 
