@@ -52,6 +52,7 @@ public class ConsumerSettingsResolver {
 		checkMaxDeliver(prefix, server.getMaxDeliver(), backoff);
 		checkCompletedTtl(prefix, server.getAckWait(), server.getMaxDeliver(), backoff);
 		checkConcurrency(name, prefix, spec, server.getMaxAckPending());
+		warnWhenRetriesCanBlockTheQueue(name, prefix, spec, server.getMaxAckPending(), backoff);
 		return new ConsumerSettings(name, spec.getStream(), effectiveAckWait, interval, lease, List.copyOf(backoff),
 				spec.getRetryDelay(), server.getMaxDeliver(), spec.getConcurrency(), spec.getOnAbandoned(),
 				spec.getPullExpiry(), deadLetterSubject(name, spec), spec.getMaxPayloadSize().toBytes(),
@@ -155,6 +156,25 @@ public class ConsumerSettingsResolver {
 			logger.warn("Consumer '" + name + "': max-ack-pending " + maxAckPending + " is below concurrency "
 					+ spec.getConcurrency() + ", so some workers will stay idle; raise " + prefix + "max-ack-pending.");
 		}
+	}
+
+	/**
+	 * A failed task waits out its retry delay (a {@code nakWithDelay}) holding its ack-pending slot,
+	 * so with no slot above concurrency, that many failing tasks stop everything behind them.
+	 */
+	private static void warnWhenRetriesCanBlockTheQueue(String name, String prefix, ConsumerSpec spec,
+			long maxAckPending, List<Duration> backoff) {
+		if (maxAckPending <= 0 || maxAckPending > spec.getConcurrency()) {
+			return;
+		}
+		Duration longestDelay = spec.getRetryDelay();
+		for (Duration delay : backoff) {
+			longestDelay = (delay.compareTo(longestDelay) > 0) ? delay : longestDelay;
+		}
+		logger.warn(prefix + "max-ack-pending is " + maxAckPending + ", the same as its concurrency: a task waiting "
+				+ "out its retry delay (up to " + longestDelay + ") keeps its slot, so " + maxAckPending
+				+ " failing tasks stop the whole consumer '" + name + "' until their delays end. Raise " + prefix
+				+ "max-ack-pending (default 1000) unless tasks must run strictly one after another.");
 	}
 
 }

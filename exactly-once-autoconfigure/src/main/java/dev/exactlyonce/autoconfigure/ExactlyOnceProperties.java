@@ -517,8 +517,8 @@ public class ExactlyOnceProperties {
 		/** Redelivery delays per attempt; the server then uses backoff[0] as the first ack wait. */
 		private List<Duration> backoff = new ArrayList<>();
 
-		/** Maximum unacknowledged messages; defaults to the listener's concurrency. */
-		private Long maxAckPending;
+		/** Maximum unacknowledged messages, including failed ones waiting out their retry delay. */
+		private long maxAckPending = 1000;
 
 		/** Where a new consumer starts reading. */
 		private DeliverFrom deliverPolicy = DeliverFrom.ALL;
@@ -587,11 +587,11 @@ public class ExactlyOnceProperties {
 			this.backoff = backoff;
 		}
 
-		public Long getMaxAckPending() {
+		public long getMaxAckPending() {
 			return this.maxAckPending;
 		}
 
-		public void setMaxAckPending(Long maxAckPending) {
+		public void setMaxAckPending(long maxAckPending) {
 			this.maxAckPending = maxAckPending;
 		}
 
@@ -665,11 +665,6 @@ public class ExactlyOnceProperties {
 
 		public void setNonRetryableExceptions(List<Class<? extends Throwable>> nonRetryableExceptions) {
 			this.nonRetryableExceptions = nonRetryableExceptions;
-		}
-
-		/** The max-ack-pending to provision: the explicit value or the concurrency. */
-		public long effectiveMaxAckPending() {
-			return (this.maxAckPending != null) ? this.maxAckPending : this.concurrency;
 		}
 
 	}

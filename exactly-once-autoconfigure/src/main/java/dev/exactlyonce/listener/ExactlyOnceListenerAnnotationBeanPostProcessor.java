@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +78,7 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 	}
 
 	private ListenerEndpoint endpoint(Object bean, String beanName, Method method, ExactlyOnceListener annotation) {
+		checkInterceptable(beanName, method);
 		if (method.getReturnType().isPrimitive() && method.getReturnType() != void.class) {
 			throw new IllegalStateException("@ExactlyOnceListener method " + method
 					+ " returns a primitive; return void or an object (a skipped duplicate returns null)");
@@ -90,6 +92,21 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 		ReflectionUtils.makeAccessible(invocable);
 		return new ListenerEndpoint(consumer, (namespace == null || namespace.isEmpty()) ? consumer : namespace,
 				keyExpression(method, this.attributes.resolve(annotation.key())), bean, invocable, beanName);
+	}
+
+	/**
+	 * The proxy cannot intercept a final, private or static method: it would run with no claim, no
+	 * completion record and no ack.
+	 */
+	private static void checkInterceptable(String beanName, Method method) {
+		int modifiers = method.getModifiers();
+		String problem = Modifier.isStatic(modifiers) ? "static" : Modifier.isPrivate(modifiers) ? "private"
+				: Modifier.isFinal(modifiers) ? "final" : null;
+		if (problem != null) {
+			throw new IllegalStateException("@ExactlyOnceListener method " + method + " of bean '" + beanName + "' is "
+					+ problem + ": the exactly-once proxy cannot intercept it, so it would run with no claim, no "
+					+ "completion record and no ack. Make it non-final and non-private (and not static).");
+		}
 	}
 
 	private Expression keyExpression(Method method, String key) {

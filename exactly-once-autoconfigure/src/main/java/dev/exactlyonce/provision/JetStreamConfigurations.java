@@ -71,7 +71,7 @@ public final class JetStreamConfigurations {
 			.ackPolicy(AckPolicy.Explicit)
 			.ackWait(spec.getAckWait())
 			.maxDeliver(spec.getMaxDeliver())
-			.maxAckPending(spec.effectiveMaxAckPending())
+			.maxAckPending(spec.getMaxAckPending())
 			.deliverPolicy(switch (spec.getDeliverPolicy()) {
 				case ALL -> DeliverPolicy.All;
 				case NEW -> DeliverPolicy.New;

@@ -206,6 +206,53 @@ class ExactlyOnceAutoConfigurationTests {
 				.hasMessageContaining("exactlyonce.provisioning.mode=create-or-update"));
 	}
 
+	@Test
+	void finalListenerMethodFailsStartupNamingBeanMethodAndFix() {
+		this.runner.withUserConfiguration(FinalMethodListener.class)
+			.withPropertyValues(declaration())
+			.run((context) -> assertThat(cause(context.getStartupFailure(), IllegalStateException.class))
+				.hasMessageContaining("bean 'finalHandler'")
+				.hasMessageContaining("FinalHandler.handle(java.lang.String)")
+				.hasMessageContaining("is final")
+				.hasMessageContaining("would run with no claim")
+				.hasMessageContaining("Make it non-final and non-private"));
+	}
+
+	@Test
+	void privateListenerMethodFailsStartupNamingBeanMethodAndFix() {
+		this.runner.withUserConfiguration(PrivateMethodListener.class)
+			.withPropertyValues(declaration())
+			.run((context) -> assertThat(cause(context.getStartupFailure(), IllegalStateException.class))
+				.hasMessageContaining("bean 'privateHandler'")
+				.hasMessageContaining("is private")
+				.hasMessageContaining("Make it non-final and non-private"));
+	}
+
+	@Test
+	void maxAckPendingDefaultsWellAboveConcurrency() {
+		String[] declared = declaration("exactlyonce.consumers.%c.concurrency=4");
+		this.runner.withPropertyValues(declared).run((context) -> {
+			assertThat(context).hasNotFailed();
+			long maxAckPending = context.getBean(Connection.class).jetStreamManagement()
+				.getConsumerInfo(streamOf(declared), consumerOf(declared)).getConsumerConfiguration()
+				.getMaxAckPending();
+			assertThat(maxAckPending).isEqualTo(1000);
+		});
+	}
+
+	@Test
+	void maxAckPendingEqualToConcurrencyWarnsWhatAFailingTaskDoesToTheQueue(CapturedOutput output) {
+		String[] declared = declaration("exactlyonce.consumers.%c.concurrency=2",
+				"exactlyonce.consumers.%c.max-ack-pending=2", "exactlyonce.consumers.%c.backoff=30s,2m,5m");
+		this.runner.withPropertyValues(declared).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("exactlyonce.consumers." + consumerOf(declared)
+					+ ".max-ack-pending is 2, the same as its concurrency")
+				.contains("a task waiting out its retry delay (up to PT5M) keeps its slot")
+				.contains("2 failing tasks stop the whole consumer");
+		});
+	}
+
 	private void assertStartupError(String[] properties, String... messageParts) {
 		this.runner.withPropertyValues(properties).run((context) -> {
 			Throwable error = cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class);
@@ -270,6 +317,42 @@ class ExactlyOnceAutoConfigurationTests {
 
 			@ExactlyOnceListener(consumer = "not-declared")
 			public void handle(String payload) {
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FinalMethodListener {
+
+		@Bean
+		FinalHandler finalHandler() {
+			return new FinalHandler();
+		}
+
+		static class FinalHandler {
+
+			@ExactlyOnceListener(consumer = "not-declared")
+			public final void handle(String payload) {
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PrivateMethodListener {
+
+		@Bean
+		PrivateHandler privateHandler() {
+			return new PrivateHandler();
+		}
+
+		static class PrivateHandler {
+
+			@ExactlyOnceListener(consumer = "not-declared")
+			private void handle(String payload) {
 			}
 
 		}

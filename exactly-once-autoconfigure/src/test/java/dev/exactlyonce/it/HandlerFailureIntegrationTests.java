@@ -36,6 +36,21 @@ class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
+	void aTaskWaitingOutItsRetryDelayDoesNotHoldUpTheTasksBehindIt() throws Exception {
+		Instance instance = this.instances.start("a", "test.always-failing=t-failing",
+				"exactlyonce.consumers.worker.backoff=20s,20s,20s");
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, task("t-failing"), "t-failing");
+		await().atMost(Duration.ofSeconds(10)).until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.RETRIED));
+		for (int i = 1; i <= 3; i++) {
+			publisher.publish(SUBJECT, task("t-" + i), "t-" + i);
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> instance.recorder().outcomes().stream().filter(DeliveryOutcome.PROCESSED::equals).count() == 3);
+		assertThat(this.instances.ledger().startedOf("t-failing")).isEqualTo(1);
+	}
+
+	@Test
 	void handlerFailingTwiceThenSucceedingRunsThreeTimesAndCompletesOnce() throws Exception {
 		Instance instance = this.instances.start("a", "test.failures=2");
 		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, task("t-retry"), "t-retry");

@@ -1,6 +1,7 @@
 package dev.exactlyonce.testapp;
 
 import java.time.Duration;
+import java.util.Set;
 
 import org.springframework.beans.factory.annotation.Value;
 
@@ -11,7 +12,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * The test listener: records each invocation in the {@link Ledger}, works for
  * {@code test.work-duration}, fails the first {@code test.failures} attempts (with an
  * {@link IllegalArgumentException} when {@code test.failure=illegal-argument}, else an
- * {@link IllegalStateException}), and otherwise records its side effect.
+ * {@link IllegalStateException}) and every attempt of the tasks listed in
+ * {@code test.always-failing}, and otherwise records its side effect.
  */
 public class RecordingTaskHandler {
 
@@ -25,14 +27,18 @@ public class RecordingTaskHandler {
 
 	private final String failure;
 
+	private final Set<String> alwaysFailing;
+
 	public RecordingTaskHandler(Ledger ledger, @Value("${test.instance:a}") String instance,
 			@Value("${test.work-duration:0s}") Duration workDuration, @Value("${test.failures:0}") int failures,
-			@Value("${test.failure:illegal-state}") String failure) {
+			@Value("${test.failure:illegal-state}") String failure,
+			@Value("${test.always-failing:}") Set<String> alwaysFailing) {
 		this.ledger = ledger;
 		this.instance = instance;
 		this.workDuration = workDuration;
 		this.failures = failures;
 		this.failure = failure;
+		this.alwaysFailing = alwaysFailing;
 	}
 
 	@ExactlyOnceListener(consumer = "${test.consumer:worker}", key = "${test.key:}")
@@ -42,7 +48,7 @@ public class RecordingTaskHandler {
 		this.ledger.recordStart(attempt);
 		this.ledger.passGate();
 		Thread.sleep(this.workDuration.toMillis());
-		if (this.ledger.startedOf(task.taskId()) <= this.failures) {
+		if (this.ledger.startedOf(task.taskId()) <= this.failures || this.alwaysFailing.contains(task.taskId())) {
 			throw this.failure.equals("illegal-argument") ? new IllegalArgumentException("simulated bad task")
 					: new IllegalStateException("simulated model failure");
 		}
