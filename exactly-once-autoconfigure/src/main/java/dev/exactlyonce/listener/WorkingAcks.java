@@ -12,16 +12,18 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Keeps a claimed delivery alive while its handler runs: on one schedule, below the effective ack
  * wait, it sends a working ack ({@code +WPI}) to the server and renews the claim's lease in the
- * store.
+ * store. A beat that fails in any way is logged and the next one follows on schedule: a timer that
+ * died would let the lease run out under a live handler.
  */
 final class WorkingAcks {
 
 	private static final Log logger = LogFactory.getLog(WorkingAcks.class);
+
+	private static final Duration FAILURE_REPORT_INTERVAL = Duration.ofMinutes(1);
 
 	private final ScheduledExecutorService scheduler;
 
@@ -60,15 +62,28 @@ final class WorkingAcks {
 
 		private volatile boolean claimLost;
 
+		private final RateLimitedLog failures = new RateLimitedLog(logger, FAILURE_REPORT_INTERVAL);
+
 		private Heartbeat(Delivery delivery) {
 			this.delivery = delivery;
 		}
 
+		/** One run of the timer: never throws, so the schedule never ends early. */
 		private void beat() {
+			try {
+				beatOnce();
+			}
+			catch (Throwable ex) {
+				this.failures.warn(() -> "Working ack of the message at " + this.delivery.describe() + " failed ("
+						+ ex.getClass().getName() + ": " + ex.getMessage() + "); the next one follows on schedule");
+			}
+		}
+
+		private void beatOnce() {
 			if (this.stopped) {
 				return;
 			}
-			this.delivery.message().inProgress();
+			signalInProgress();
 			boolean renewed = false;
 			if (!this.claimLost && this.storeAccess.tryLock()) {
 				try {
@@ -79,6 +94,18 @@ final class WorkingAcks {
 				}
 			}
 			WorkingAcks.this.observers.workingAck(this.delivery, renewed);
+		}
+
+		/** The server's in-progress signal; a failure here must not skip the lease renewal. */
+		private void signalInProgress() {
+			try {
+				this.delivery.message().inProgress();
+			}
+			catch (RuntimeException ex) {
+				this.failures.warn(() -> "In-progress signal for the message at " + this.delivery.describe()
+						+ " not sent (" + ex.getClass().getName() + ": " + ex.getMessage() + "); renewing the lease "
+						+ "anyway, the next signal follows on schedule");
+			}
 		}
 
 		private boolean renew() {
@@ -93,9 +120,9 @@ final class WorkingAcks {
 						+ " while its handler runs; its completion will be refused and it will not be acked");
 				return false;
 			}
-			catch (StoreUnavailableException ex) {
-				logger.warn("Could not renew the claim on the message at " + this.delivery.describe() + ": "
-						+ ex.getMessage());
+			catch (RuntimeException ex) {
+				this.failures.warn(() -> "Could not renew the claim on the message at " + this.delivery.describe()
+						+ ": " + ex.getMessage());
 				return false;
 			}
 		}

@@ -3,6 +3,9 @@ package dev.exactlyonce.it;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
@@ -18,6 +21,7 @@ import static org.awaitility.Awaitility.await;
  * A handler that runs far longer than the ack wait is kept alive by working acks: the server does
  * not redeliver its message while it runs.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LongHandlerIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Override
@@ -40,6 +44,27 @@ class LongHandlerIntegrationTests extends NatsIntegrationTestSupport {
 				.as("nats-server 2.9 reports backoff[0] as the ack wait").isEqualTo(Duration.ofSeconds(2));
 		}
 		assertRunsOnceWithoutRedelivery(instance, "long-2");
+	}
+
+	@Test
+	void workingAcksKeepBeatingAfterOneOfThemThrows(CapturedOutput output) throws Exception {
+		String[] shortLease = { "exactlyonce.consumers.worker.ack-wait=2s", "exactlyonce.store.lease=3s" };
+		Instance instance = this.instances.start("a", shortLease);
+		this.instances.start("b", shortLease);
+		instance.recorder().failWorkingAcks(1);
+		instance.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("long-3"),
+				"long-3");
+		await().atMost(Duration.ofSeconds(30)).until(() -> !instance.recorder().outcomes().isEmpty());
+		assertThat(this.instances.ledger().started()).as("handler invocations").hasSize(1);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.PROCESSED);
+		assertThat(instance.recorder().workingAcks()).as("working acks after the failing one").isGreaterThan(3);
+		assertThat(output).contains("Working ack of the message at stream 'TASKS', consumer 'worker', sequence 1, "
+				+ "delivery 1 failed (java.lang.IllegalStateException: simulated failure of a working-ack observer); "
+				+ "the next one follows on schedule");
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(5)).until(() -> probe.drained("TASKS", "worker"));
+			assertThat(probe.consumer("TASKS", "worker").getRedelivered()).isZero();
+		}
 	}
 
 	private void assertRunsOnceWithoutRedelivery(Instance instance, String taskId) throws Exception {

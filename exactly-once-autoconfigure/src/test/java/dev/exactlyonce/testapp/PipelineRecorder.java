@@ -2,6 +2,7 @@ package dev.exactlyonce.testapp;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.ExactlyOnceContext;
@@ -22,6 +23,10 @@ public class PipelineRecorder implements PipelineObserver {
 
 	private volatile boolean haltEveryTime;
 
+	private final AtomicInteger workingAcks = new AtomicInteger();
+
+	private final AtomicInteger workingAckFailures = new AtomicInteger();
+
 	public void haltOnceAt(PipelinePoint point) {
 		this.haltAt = point;
 	}
@@ -41,6 +46,23 @@ public class PipelineRecorder implements PipelineObserver {
 			}
 			throw new IllegalStateException("simulated crash at " + point);
 		}
+	}
+
+	/** Makes the next {@code count} working-ack notifications throw, as a faulty observer would. */
+	public void failWorkingAcks(int count) {
+		this.workingAckFailures.set(count);
+	}
+
+	@Override
+	public void onWorkingAck(ExactlyOnceContext context, boolean leaseRenewed) {
+		this.workingAcks.incrementAndGet();
+		if (this.workingAckFailures.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+			throw new IllegalStateException("simulated failure of a working-ack observer");
+		}
+	}
+
+	public int workingAcks() {
+		return this.workingAcks.get();
 	}
 
 	@Override
