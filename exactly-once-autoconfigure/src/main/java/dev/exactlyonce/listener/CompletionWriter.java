@@ -14,7 +14,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
 /**
  * Writes the completion record of a handled delivery. While the store is unreachable it retries
  * with exponential backoff (the heartbeat keeps the message alive meanwhile) for at most the
- * configured time; it never gives up by acking, and never by running the handler again.
+ * configured time; it never gives up by acking, and never by running the handler again. It runs
+ * with the thread's interrupt flag cleared (see {@link Uninterrupted}); an interrupt that arrives
+ * while it waits between retries ends the retries.
  */
 final class CompletionWriter {
 

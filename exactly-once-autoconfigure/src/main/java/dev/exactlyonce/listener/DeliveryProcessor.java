@@ -10,7 +10,7 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Runs one message of one listener through the pipeline on a worker thread: resolve arguments
  * and key, bind the delivery, invoke the proxied method (whose advice claims, invokes and records
- * completion), then settle with the server.
+ * completion), then settle with the server. Settling runs with the thread's interrupt flag cleared.
  */
 final class DeliveryProcessor {
 
@@ -53,20 +53,23 @@ final class DeliveryProcessor {
 				args = this.arguments.arguments(delivery, payload);
 			}
 			catch (PoisonMessageException ex) {
-				this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex);
+				Uninterrupted.run(() -> this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex));
 				return;
 			}
 			Throwable failure = invoke(delivery, args);
-			if (failure != null) {
-				this.settler.handlerFailed(delivery, failure, this.failures.isRetryable(failure),
-						shuttingDown.getAsBoolean());
-			}
-			else {
-				this.settler.settle(delivery);
-			}
+			Uninterrupted.run(() -> settle(delivery, failure, shuttingDown.getAsBoolean()));
 		}
 		catch (PipelineHaltedException ex) {
 			logger.warn("Message at " + delivery.describe() + " left unsettled: " + ex.getMessage());
+		}
+	}
+
+	private void settle(Delivery delivery, Throwable failure, boolean shuttingDown) {
+		if (failure != null) {
+			this.settler.handlerFailed(delivery, failure, this.failures.isRetryable(failure), shuttingDown);
+		}
+		else {
+			this.settler.settle(delivery);
 		}
 	}
 

@@ -44,7 +44,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		}
 		ClaimResult result;
 		try {
-			result = this.store.tryClaim(delivery.storeKey(), this.owner, delivery.settings().lease());
+			result = Uninterrupted
+				.call(() -> this.store.tryClaim(delivery.storeKey(), this.owner, delivery.settings().lease()));
 		}
 		catch (StoreUnavailableException ex) {
 			delivery.settle(new Settlement.StoreUnavailable(ex));
@@ -66,7 +67,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
 			Object value = proceedTimed(invocation, delivery);
 			this.observers.reached(PipelinePoint.HANDLED, delivery);
-			Settlement settlement = this.completionWriter.write(delivery, heartbeat, value);
+			Settlement settlement = Uninterrupted.call(() -> this.completionWriter.write(delivery, heartbeat, value));
 			delivery.settle(settlement);
 			if (settlement instanceof Settlement.Processed) {
 				this.observers.reached(PipelinePoint.COMPLETED, delivery);

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -28,7 +30,38 @@ class GracefulShutdownIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Test
 	void inFlightHandlerIsHandedToAnotherInstanceOnShutdown() throws Exception {
-		Instance leaving = this.instances.start("leaving", "test.work-duration=30s");
+		assertHandedOverOnShutdown("throw");
+	}
+
+	@Test
+	void handlerThatRestoresTheInterruptFlagAndFailsIsReleasedNakedAndRunsOnceElsewhere() throws Exception {
+		assertHandedOverOnShutdown("restore-and-fail");
+	}
+
+	@Test
+	void handlerThatRestoresTheInterruptFlagAndFinishesIsCompletedAndAckedOnce() throws Exception {
+		Instance leaving = this.instances.start("leaving", "test.work-duration=30s",
+				"test.on-interrupt=restore-and-finish");
+		leaving.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-1"),
+				"t-1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.instances.ledger().startedOf("t-1") == 1);
+		Instance staying = this.instances.start("staying", "test.work-duration=0s");
+
+		leaving.context().close();
+
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(15)).until(() -> probe.drained("TASKS", "worker"));
+		}
+		assertThat(leaving.recorder().outcomes()).containsExactly(DeliveryOutcome.PROCESSED);
+		assertThat(staying.recorder().outcomes()).isEmpty();
+		assertThat(this.instances.ledger().executions()).singleElement()
+			.satisfies((execution) -> assertThat(execution.instance()).isEqualTo("leaving"));
+		assertThat(staying.bean(IdempotencyStore.class).find("worker:t-1").orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
+	}
+
+	private void assertHandedOverOnShutdown(String onInterrupt) throws Exception {
+		Instance leaving = this.instances.start("leaving", "test.work-duration=30s", "test.on-interrupt=" + onInterrupt);
 		leaving.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-1"),
 				"t-1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.instances.ledger().startedOf("t-1") == 1);
@@ -46,6 +79,7 @@ class GracefulShutdownIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(this.instances.ledger().executions()).singleElement()
 			.satisfies((execution) -> assertThat(execution.instance()).isEqualTo("staying"));
 		assertThat(this.instances.ledger().executions().get(0).previousAttempt().owner()).isEqualTo("leaving");
+		assertThat(this.instances.ledger().executions().get(0).previousAttempt().state()).isEqualTo(RecordState.FAILED);
 	}
 
 }

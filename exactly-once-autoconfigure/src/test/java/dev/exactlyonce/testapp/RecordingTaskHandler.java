@@ -13,7 +13,10 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * {@code test.work-duration}, fails the first {@code test.failures} attempts (with an
  * {@link IllegalArgumentException} when {@code test.failure=illegal-argument}, else an
  * {@link IllegalStateException}) and every attempt of the tasks listed in
- * {@code test.always-failing}, and otherwise records its side effect.
+ * {@code test.always-failing}, and otherwise records its side effect. When interrupted mid-work it
+ * throws the {@link InterruptedException}, or with {@code test.on-interrupt=restore-and-fail} or
+ * {@code restore-and-finish} restores the thread's interrupt flag, as well-behaved code does, and
+ * then fails or finishes its work.
  */
 public class RecordingTaskHandler {
 
@@ -29,16 +32,20 @@ public class RecordingTaskHandler {
 
 	private final Set<String> alwaysFailing;
 
+	private final String onInterrupt;
+
 	public RecordingTaskHandler(Ledger ledger, @Value("${test.instance:a}") String instance,
 			@Value("${test.work-duration:0s}") Duration workDuration, @Value("${test.failures:0}") int failures,
 			@Value("${test.failure:illegal-state}") String failure,
-			@Value("${test.always-failing:}") Set<String> alwaysFailing) {
+			@Value("${test.always-failing:}") Set<String> alwaysFailing,
+			@Value("${test.on-interrupt:throw}") String onInterrupt) {
 		this.ledger = ledger;
 		this.instance = instance;
 		this.workDuration = workDuration;
 		this.failures = failures;
 		this.failure = failure;
 		this.alwaysFailing = alwaysFailing;
+		this.onInterrupt = onInterrupt;
 	}
 
 	@ExactlyOnceListener(consumer = "${test.consumer:worker}", key = "${test.key:}")
@@ -47,13 +54,28 @@ public class RecordingTaskHandler {
 				context.fencingToken(), context.previousAttempt().orElse(null));
 		this.ledger.recordStart(attempt);
 		this.ledger.passGate();
-		Thread.sleep(this.workDuration.toMillis());
+		work();
 		if (this.ledger.startedOf(task.taskId()) <= this.failures || this.alwaysFailing.contains(task.taskId())) {
 			throw this.failure.equals("illegal-argument") ? new IllegalArgumentException("simulated bad task")
 					: new IllegalStateException("simulated model failure");
 		}
 		this.ledger.record(attempt);
 		return "post for " + task.taskId();
+	}
+
+	private void work() throws InterruptedException {
+		try {
+			Thread.sleep(this.workDuration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			if (this.onInterrupt.equals("throw")) {
+				throw ex;
+			}
+			Thread.currentThread().interrupt();
+			if (this.onInterrupt.equals("restore-and-fail")) {
+				throw new IllegalStateException("work interrupted", ex);
+			}
+		}
 	}
 
 }

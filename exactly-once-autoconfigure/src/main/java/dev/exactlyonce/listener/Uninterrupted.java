@@ -1,0 +1,35 @@
+package dev.exactlyonce.listener;
+
+import java.util.function.Supplier;
+
+/**
+ * Runs the pipeline's own store and NATS calls with the thread's interrupt flag cleared, then
+ * restores it. A handler stopped by shutdown rightly leaves its thread interrupted, but on such a
+ * thread jnats fails KV requests at once and silently skips acks and naks, so the claim would stay
+ * held and the message would wait out its ack wait.
+ */
+final class Uninterrupted {
+
+	private Uninterrupted() {
+	}
+
+	static <T> T call(Supplier<T> call) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return call.get();
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	static void run(Runnable action) {
+		call(() -> {
+			action.run();
+			return null;
+		});
+	}
+
+}
