@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;
@@ -25,6 +26,8 @@ final class Delivery implements ExactlyOnceContext {
 
 	private final long deliveryCount;
 
+	private final BooleanSupplier stopping;
+
 	private String key;
 
 	private boolean entered;
@@ -35,18 +38,26 @@ final class Delivery implements ExactlyOnceContext {
 
 	private volatile Settlement settlement;
 
-	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings) {
-		this(message, message.metaData().streamSequence(), message.metaData().deliveredCount(), endpoint, settings);
+	/** A delivery pulled by a container that is stopping when {@code stopping} says so. */
+	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings, BooleanSupplier stopping) {
+		this(message, message.metaData().streamSequence(), message.metaData().deliveredCount(), endpoint, settings,
+				stopping);
 	}
 
 	/** A delivery known only by its stream sequence and delivery count (read back from the stream). */
 	Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
 			ConsumerSettings settings) {
+		this(message, streamSequence, deliveryCount, endpoint, settings, () -> false);
+	}
+
+	private Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
+			ConsumerSettings settings, BooleanSupplier stopping) {
 		this.message = message;
 		this.streamSequence = streamSequence;
 		this.deliveryCount = deliveryCount;
 		this.endpoint = endpoint;
 		this.settings = settings;
+		this.stopping = stopping;
 	}
 
 	Message message() {
@@ -59,6 +70,11 @@ final class Delivery implements ExactlyOnceContext {
 
 	ConsumerSettings settings() {
 		return this.settings;
+	}
+
+	/** Whether the container that pulled this delivery is stopping. */
+	boolean stopping() {
+		return this.stopping.getAsBoolean();
 	}
 
 	void key(String resolvedKey) {

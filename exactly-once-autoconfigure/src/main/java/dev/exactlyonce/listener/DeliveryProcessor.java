@@ -42,7 +42,7 @@ final class DeliveryProcessor {
 	}
 
 	void process(Message message, BooleanSupplier shuttingDown) {
-		Delivery delivery = new Delivery(message, this.endpoint, this.settings);
+		Delivery delivery = new Delivery(message, this.endpoint, this.settings, shuttingDown);
 		try {
 			this.observers.reached(PipelinePoint.RECEIVED, delivery);
 			Object[] args;

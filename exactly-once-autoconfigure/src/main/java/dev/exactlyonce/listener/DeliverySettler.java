@@ -68,7 +68,8 @@ final class DeliverySettler {
 		}
 		else if (settlement instanceof Settlement.StoreUnavailable unavailable) {
 			logger.warn("Idempotency store unavailable while claiming the message at " + delivery.describe()
-					+ "; not running it, redelivery requested: " + unavailable.cause().getMessage());
+					+ " and the listener is stopping; not running it, redelivery requested: "
+					+ unavailable.cause().getMessage());
 			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
 		}
 		else if (settlement instanceof Settlement.AbandonedToDeadLetter) {

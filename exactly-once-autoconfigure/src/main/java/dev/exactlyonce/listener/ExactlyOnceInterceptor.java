@@ -17,23 +17,20 @@ import dev.exactlyonce.store.StoreUnavailableException;
  */
 public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
-	private final IdempotencyStore store;
-
 	private final WorkingAcks workingAcks;
 
 	private final CompletionWriter completionWriter;
 
 	private final PipelineObservers observers;
 
-	private final String owner;
+	private final ClaimAttempts claims;
 
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
 			PipelineObservers observers, String owner) {
-		this.store = store;
 		this.workingAcks = workingAcks;
 		this.completionWriter = completionWriter;
 		this.observers = observers;
-		this.owner = owner;
+		this.claims = new ClaimAttempts(store, owner);
 	}
 
 	@Override
@@ -44,8 +41,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		}
 		ClaimResult result;
 		try {
-			result = Uninterrupted
-				.call(() -> this.store.tryClaim(delivery.storeKey(), this.owner, delivery.settings().lease()));
+			result = this.claims.claim(delivery);
 		}
 		catch (StoreUnavailableException ex) {
 			delivery.settle(new Settlement.StoreUnavailable(ex));

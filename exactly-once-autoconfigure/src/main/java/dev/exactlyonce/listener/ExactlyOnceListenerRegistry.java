@@ -52,6 +52,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	private final String owner;
 
+	private final Clock clock;
+
 	private final Map<String, ExhaustedDeliveries> exhaustedDeliveries = new LinkedHashMap<>();
 
 	private final Map<String, ListenerContainer> containers = new LinkedHashMap<>();
@@ -78,6 +80,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.connection = connection;
 		this.store = store;
 		this.owner = owner;
+		this.clock = clock;
 		this.consumers = Map.copyOf(consumers);
 		this.jsonMapper = jsonMapper;
 		this.properties = properties.getListener();
@@ -130,7 +133,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				this.properties.getShutdownTimeout());
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
-				this.keys, this.store, this.settler, this.jsonMapper, this.owner);
+				this.keys, this.store, this.settler, this.jsonMapper, this.owner, this.scheduler, this.clock);
 		this.exhaustedDeliveries.put(consumer, exhausted);
 		if (this.running) {
 			exhausted.start();

@@ -7,6 +7,8 @@ import io.nats.client.api.MessageInfo;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -47,6 +49,26 @@ class ExhaustedDeliveriesIntegrationTests extends NatsIntegrationTestSupport {
 		}
 		assertThat(instance.recorder().count(PipelinePoint.RECEIVED)).isEqualTo(2);
 		assertThat(this.instances.ledger().started()).isEmpty();
+	}
+
+	@Test
+	void copyThatRanOutWaitingForALongRunningAttemptIsSettledAsItsDuplicateNotDeadLettered() throws Exception {
+		Instance instance = this.instances.start("a", "test.key=payload.taskId", "test.work-duration=8s",
+				"exactlyonce.consumers.worker.concurrency=2", "exactlyonce.consumers.worker.ack-wait=2s",
+				"exactlyonce.store.lease=3s");
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-long"), "copy-1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.instances.ledger().startedOf("t-long") == 1);
+		publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-long"), "copy-2");
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes().size() == 4
+					&& probe.stream("TASKS").getStreamState().getMsgCount() == 0);
+			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.worker")).isEmpty();
+		}
+		assertThat(instance.recorder().outcomes()).containsExactlyInAnyOrder(DeliveryOutcome.IN_PROGRESS_ELSEWHERE,
+				DeliveryOutcome.IN_PROGRESS_ELSEWHERE, DeliveryOutcome.PROCESSED, DeliveryOutcome.DUPLICATE);
+		assertThat(this.instances.ledger().executionsOf("t-long")).isEqualTo(1);
+		assertThat(this.instances.ledger().started()).hasSize(1);
 	}
 
 }

@@ -15,6 +15,7 @@ import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -38,6 +39,29 @@ class RedisOutageIntegrationTests extends NatsIntegrationTestSupport {
 	@AfterEach
 	void stopRedis() {
 		this.redis.close();
+	}
+
+	@Test
+	void outageLongerThanTheDeliveryBudgetRunsEveryTaskOnceAfterTheStoreReturns() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.consumers.worker.max-deliver=3",
+				"exactlyonce.consumers.worker.retry-delay=1s", "exactlyonce.consumers.worker.concurrency=2");
+		this.redis.kill();
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		for (int i = 1; i <= 3; i++) {
+			publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("o-" + i), "o-" + i);
+		}
+		Duration budget = Duration.ofSeconds(2).multipliedBy(3);
+		Thread.sleep(budget.plusSeconds(2).toMillis()); // the outage itself: longer than max-deliver x ack-wait
+		this.redis.start();
+
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.instances.ledger().executions().size() == 3
+					&& probe.drained("TASKS", "worker") && probe.stream("TASKS").getStreamState().getMsgCount() == 0);
+			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.worker")).isEmpty();
+		}
+		for (int i = 1; i <= 3; i++) {
+			assertThat(this.instances.ledger().executionsOf("o-" + i)).isEqualTo(1);
+		}
 	}
 
 	@Test

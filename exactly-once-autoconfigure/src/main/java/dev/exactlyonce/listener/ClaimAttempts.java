@@ -1,0 +1,85 @@
+package dev.exactlyonce.listener;
+
+import java.time.Duration;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * Claims a delivery's key, waiting out a store outage with the message held: between attempts it
+ * sends working acks, so the server neither redelivers the message nor counts a delivery against
+ * {@code max-deliver}. An outage therefore never spends the delivery budget. It gives up only when
+ * the container stops or the thread is interrupted, and then the delivery is nak'd.
+ */
+final class ClaimAttempts {
+
+	private static final Log logger = LogFactory.getLog(ClaimAttempts.class);
+
+	private static final Duration FIRST_RETRY = Duration.ofMillis(200);
+
+	private static final Duration REPORT_INTERVAL = Duration.ofMinutes(1);
+
+	private final IdempotencyStore store;
+
+	private final String owner;
+
+	ClaimAttempts(IdempotencyStore store, String owner) {
+		this.store = store;
+		this.owner = owner;
+	}
+
+	/**
+	 * Claims the delivery's key, retrying while the store is unavailable.
+	 * @throws StoreUnavailableException when the container stops (or the thread is interrupted)
+	 * before the store answered
+	 */
+	ClaimResult claim(Delivery delivery) {
+		RateLimitedLog outage = new RateLimitedLog(logger, REPORT_INTERVAL);
+		Duration wait = FIRST_RETRY;
+		while (true) {
+			try {
+				return Uninterrupted
+					.call(() -> this.store.tryClaim(delivery.storeKey(), this.owner, delivery.settings().lease()));
+			}
+			catch (StoreUnavailableException ex) {
+				if (delivery.stopping() || Thread.currentThread().isInterrupted()) {
+					throw ex;
+				}
+				outage.warn(() -> "Idempotency store unavailable while claiming the message at " + delivery.describe()
+						+ "; holding it with working acks (no delivery is spent) and retrying until the store answers: "
+						+ ex.getMessage());
+				if (!holdFor(delivery, wait)) {
+					throw ex;
+				}
+				Duration doubled = wait.multipliedBy(2);
+				Duration longest = delivery.settings().workingAckInterval();
+				wait = (doubled.compareTo(longest) > 0) ? longest : doubled;
+			}
+		}
+	}
+
+	/** Sends a working ack and waits; false when interrupted (the flag is restored). */
+	private static boolean holdFor(Delivery delivery, Duration wait) {
+		Uninterrupted.run(() -> {
+			try {
+				delivery.message().inProgress();
+			}
+			catch (RuntimeException ex) {
+				// disconnected: the server cannot see this delivery's timer either; the next round tries again
+			}
+		});
+		try {
+			Thread.sleep(wait.toMillis());
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+}
