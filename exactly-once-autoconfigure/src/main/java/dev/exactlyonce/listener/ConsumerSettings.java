@@ -51,4 +51,27 @@ public record ConsumerSettings(String consumer, String stream, Duration effectiv
 		return this.maxDeliver > 0 && deliveryCount >= this.maxDeliver;
 	}
 
+	/**
+	 * Whether a key's attempt number, counted over every copy of the key, used up max-deliver: a
+	 * business key published twice must not run twice as often.
+	 * @param keyAttempt the attempt number the claim recorded (1 for the first)
+	 * @return {@code true} when no further attempt of the key may run
+	 */
+	public boolean isLastKeyAttempt(int keyAttempt) {
+		return this.maxDeliver > 0 && keyAttempt >= this.maxDeliver;
+	}
+
+	/**
+	 * How long a copy waits before looking again at a key another worker holds: the working-ack
+	 * interval times the delivery number (so it notices a quick holder finishing within seconds),
+	 * never past the holder's lease.
+	 * @param deliveryCount the waiting delivery's number
+	 * @param leaseRemaining how long the holder's lease still runs
+	 * @return the delay
+	 */
+	public Duration waitForHolder(long deliveryCount, Duration leaseRemaining) {
+		Duration paced = this.workingAckInterval.multipliedBy(Math.max(1, deliveryCount));
+		return (paced.compareTo(leaseRemaining) < 0) ? paced : leaseRemaining;
+	}
+
 }

@@ -23,6 +23,9 @@ public enum DeliveryOutcome {
 	/** The message was parked in the dead-letter subject and terminated. */
 	DEAD_LETTERED,
 
+	/** A copy of a key that was dead-lettered before: terminated without running, no second dead letter. */
+	ALREADY_DEAD_LETTERED,
+
 	/** The claim was taken over while the handler ran: no completion, no ack. */
 	CLAIM_LOST,
 

@@ -60,11 +60,17 @@ final class DeliverySettler {
 		}
 		else if (settlement instanceof Settlement.HeldElsewhere held) {
 			Duration remaining = Duration.between(this.clock.instant(), held.leaseUntil());
-			nak(delivery, remaining, DeliveryOutcome.IN_PROGRESS_ELSEWHERE);
+			nak(delivery, delivery.settings().waitForHolder(delivery.deliveryCount(), remaining),
+					DeliveryOutcome.IN_PROGRESS_ELSEWHERE);
 		}
 		else if (settlement instanceof Settlement.AlreadyDeadLettered) {
-			delivery.message().term();
-			outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
+			logger.warn(alreadyDeadLettered(delivery, "terminated without running it"));
+			term(delivery);
+			outcome(delivery, DeliveryOutcome.ALREADY_DEAD_LETTERED);
+		}
+		else if (settlement instanceof Settlement.KeyAttemptsExhausted exhausted) {
+			deadLetter(delivery, "key '" + delivery.key() + "' already ran " + exhausted.attempts()
+					+ " times across its copies (max-deliver " + delivery.settings().maxDeliver() + ")", null);
 		}
 		else if (settlement instanceof Settlement.StoreUnavailable unavailable) {
 			logger.warn("Idempotency store unavailable while claiming the message at " + delivery.describe()
@@ -98,9 +104,14 @@ final class DeliverySettler {
 			nak(delivery, Duration.ZERO, DeliveryOutcome.RETRIED);
 			return;
 		}
-		if (!retryable || delivery.settings().isLastDelivery(delivery.deliveryCount())) {
-			String reason = retryable ? "handler failed on the last delivery (max-deliver reached)"
-					: "handler failed with a non-retryable exception";
+		boolean lastDelivery = delivery.settings().isLastDelivery(delivery.deliveryCount());
+		boolean lastAttemptOfKey = delivery.claim() != null
+				&& delivery.settings().isLastKeyAttempt(delivery.claim().attempt());
+		if (!retryable || lastDelivery || lastAttemptOfKey) {
+			String reason = !retryable ? "handler failed with a non-retryable exception"
+					: lastDelivery ? "handler failed on the last delivery (max-deliver reached)"
+							: "handler failed max-deliver (" + delivery.settings().maxDeliver()
+									+ ") times for this key across its copies";
 			deadLetter(delivery, reason, failure);
 			return;
 		}
@@ -126,8 +137,20 @@ final class DeliverySettler {
 			return;
 		}
 		markDeadLettered(delivery, reason);
-		delivery.message().term();
+		term(delivery);
 		outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	/**
+	 * The warning for a copy of a key that was dead-lettered before, with how to run it again.
+	 * @param delivery the copy
+	 * @param action what was done with it
+	 * @return the log line
+	 */
+	static String alreadyDeadLettered(Delivery delivery, String action) {
+		return "Message at " + delivery.describe() + " is a copy of key '" + delivery.key() + "', which was "
+				+ "dead-lettered before; " + action + ". To run the key again, delete its record '"
+				+ delivery.storeKey() + "' from the idempotency store and publish it again";
 	}
 
 	/**
@@ -203,13 +226,29 @@ final class DeliverySettler {
 
 	private void nak(Delivery delivery, Duration delay, DeliveryOutcome outcome) {
 		Duration effective = (delay.compareTo(SHORTEST_NAK_DELAY) < 0 && !delay.isZero()) ? SHORTEST_NAK_DELAY : delay;
-		if (effective.isZero() || effective.isNegative()) {
-			delivery.message().nak();
+		try {
+			if (effective.isZero() || effective.isNegative()) {
+				delivery.message().nak();
+			}
+			else {
+				delivery.message().nakWithDelay(effective);
+			}
 		}
-		else {
-			delivery.message().nakWithDelay(effective);
+		catch (RuntimeException ex) {
+			logger.warn("Nak of the message at " + delivery.describe() + " not sent (" + ex.getMessage()
+					+ "); the server redelivers it after its ack wait");
 		}
 		outcome(delivery, outcome);
+	}
+
+	private void term(Delivery delivery) {
+		try {
+			delivery.message().term();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Termination of the message at " + delivery.describe() + " not sent (" + ex.getMessage()
+					+ "); its redelivery finds its key settled");
+		}
 	}
 
 	void outcome(Delivery delivery, DeliveryOutcome outcome) {

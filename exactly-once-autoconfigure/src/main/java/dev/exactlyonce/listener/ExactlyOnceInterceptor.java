@@ -53,6 +53,10 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		}
 		delivery.claimed(acquired.claim(), acquired.previousAttempt());
 		this.observers.reached(PipelinePoint.CLAIMED, delivery);
+		if (delivery.settings().isLastKeyAttempt(acquired.claim().attempt() - 1)) {
+			delivery.settle(new Settlement.KeyAttemptsExhausted(acquired.claim().attempt() - 1));
+			return null;
+		}
 		if (acquired.previousAttempt() != null && acquired.previousAttempt().abandoned()
 				&& delivery.settings().onAbandoned() == AbandonedPolicy.DEAD_LETTER) {
 			delivery.settle(new Settlement.AbandonedToDeadLetter());

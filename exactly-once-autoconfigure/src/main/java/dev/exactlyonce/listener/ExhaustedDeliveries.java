@@ -57,7 +57,7 @@ final class ExhaustedDeliveries {
 
 	private static final Duration LONGEST_RETRY = Duration.ofSeconds(30);
 
-	private static final Duration AFTER_LEASE = Duration.ofSeconds(1);
+	private static final Duration RECHECK_MARGIN = Duration.ofMillis(500);
 
 	private final Connection connection;
 
@@ -197,15 +197,17 @@ final class ExhaustedDeliveries {
 		if (record != null && record.isLiveClaim(now)) {
 			logger.info("Message at " + delivery.describe() + " ran out of deliveries while its key is held by a "
 					+ "running attempt of " + record.owner() + "; it is settled once that attempt ends");
-			Duration untilLeaseEnds = Duration.between(now, record.leaseUntil());
-			return untilLeaseEnds.plus(AFTER_LEASE);
+			return this.settings.waitForHolder(1, Duration.between(now, record.leaseUntil())).plus(RECHECK_MARGIN);
 		}
 		DeliveryOutcome outcome;
-		if (record != null && record.isFinal()) {
-			logger.warn("Message at " + delivery.describe() + " ran out of deliveries but its key is already "
-					+ record.state() + "; removing this copy without dead-lettering it");
-			outcome = (record.state() == RecordState.COMPLETED) ? DeliveryOutcome.DUPLICATE
-					: DeliveryOutcome.DEAD_LETTERED;
+		if (record != null && record.state() == RecordState.COMPLETED) {
+			logger.info("Message at " + delivery.describe() + " ran out of deliveries but its key is completed; "
+					+ "removing this copy as a duplicate");
+			outcome = DeliveryOutcome.DUPLICATE;
+		}
+		else if (record != null && record.state() == RecordState.DEAD_LETTERED) {
+			logger.warn(DeliverySettler.alreadyDeadLettered(delivery, "removed after its last delivery"));
+			outcome = DeliveryOutcome.ALREADY_DEAD_LETTERED;
 		}
 		else {
 			String reason = "max deliveries (" + deliveries + ") reached without a completed attempt";

@@ -23,6 +23,10 @@ sealed interface Settlement {
 	record AlreadyDeadLettered() implements Settlement {
 	}
 
+	/** The key's attempts, across all its copies, reached max-deliver: dead-letter without running. */
+	record KeyAttemptsExhausted(int attempts) implements Settlement {
+	}
+
 	/** The store did not answer the claim: retry later without running. */
 	record StoreUnavailable(RuntimeException cause) implements Settlement {
 	}

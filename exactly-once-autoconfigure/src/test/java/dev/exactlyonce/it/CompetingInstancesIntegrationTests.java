@@ -55,6 +55,20 @@ class CompetingInstancesIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(duplicates).isEqualTo(1);
 	}
 
+	@Test
+	void copyWaitingForALiveClaimIsAckedAsDuplicateSoonAfterTheHolderCompletesNotAfterTheLease() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.store.lease=2m",
+				"exactlyonce.consumers.worker.concurrency=2");
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("task-7"), "task-7-attempt-1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.instances.ledger().startedOf("task-7") == 1);
+		publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("task-7"), "task-7-attempt-2");
+		await().atMost(Duration.ofSeconds(10)).until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED));
+
+		await().atMost(Duration.ofSeconds(6)).until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.DUPLICATE));
+		assertThat(this.instances.ledger().executionsOf("task-7")).isEqualTo(1);
+	}
+
 	private static long outcomes(Instance first, Instance second) {
 		return first.recorder().outcomes().stream().filter((o) -> o != DeliveryOutcome.IN_PROGRESS_ELSEWHERE).count()
 				+ second.recorder().outcomes().stream().filter((o) -> o != DeliveryOutcome.IN_PROGRESS_ELSEWHERE).count();

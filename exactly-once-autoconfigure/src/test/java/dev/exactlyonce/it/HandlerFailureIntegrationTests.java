@@ -7,6 +7,9 @@ import java.util.Map;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
@@ -23,6 +26,7 @@ import static org.awaitility.Awaitility.await;
  * Handler exceptions: retried with the consumer's backoff, dead-lettered when non-retryable or on
  * the last delivery, with the original bytes and the reason headers; never silently lost.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static final String SUBJECT = "agents.marketing.tasks.blog-post";
@@ -102,7 +106,7 @@ class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
-	void nonRetryableExceptionIsDeadLetteredAtOnceAndItsKeyNeverRunsAgain() throws Exception {
+	void nonRetryableExceptionIsDeadLetteredAtOnceAndItsKeyNeverRunsAgain(CapturedOutput output) throws Exception {
 		Instance instance = this.instances.start("a", "test.failures=99", "test.failure=illegal-argument",
 				"test.key=payload.taskId",
 				"exactlyonce.consumers.worker.non-retryable-exceptions=java.lang.IllegalArgumentException");
@@ -119,8 +123,32 @@ class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
 		publisher.publish(SUBJECT, task("t-bad"), "t-bad-republished");
 		await().atMost(Duration.ofSeconds(20)).until(() -> instance.recorder().outcomes().size() == 2);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.DEAD_LETTERED,
-				DeliveryOutcome.DEAD_LETTERED);
+				DeliveryOutcome.ALREADY_DEAD_LETTERED);
 		assertThat(this.instances.ledger().startedOf("t-bad")).as("a dead-lettered key never runs again").isEqualTo(1);
+		assertThat(output).contains("Message at stream 'TASKS', consumer 'worker', sequence 2, delivery 1 is a copy of "
+				+ "key 't-bad', which was dead-lettered before; terminated without running it. To run the key again, "
+				+ "delete its record 'worker:t-bad' from the idempotency store and publish it again");
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(5)).until(() -> probe.drained("TASKS", "worker")
+					&& probe.stream("TASKS").getStreamState().getMsgCount() == 0);
+		}
+	}
+
+	@Test
+	void maxDeliverBoundsTheExecutionsOfABusinessKeyAcrossItsCopies() throws Exception {
+		Instance instance = this.instances.start("a", "test.always-failing=t-doc", "test.key=payload.taskId",
+				"exactlyonce.consumers.worker.concurrency=2");
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, task("t-doc"), "t-doc-copy-1");
+		publisher.publish(SUBJECT, task("t-doc"), "t-doc-copy-2");
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30)).until(() -> probe.drained("TASKS", "worker")
+					&& probe.stream("TASKS").getStreamState().getMsgCount() == 0
+					&& probe.messages("DEAD_LETTERS", DEAD_LETTER_SUBJECT).size() == 1);
+		}
+		assertThat(this.instances.ledger().startedOf("t-doc")).as("executions of the key, max-deliver 4").isEqualTo(4);
+		assertThat(instance.recorder().outcomes()).containsOnlyOnce(DeliveryOutcome.DEAD_LETTERED)
+			.containsOnlyOnce(DeliveryOutcome.ALREADY_DEAD_LETTERED);
 	}
 
 	private static String task(String taskId) {
