@@ -122,7 +122,8 @@ class ServerConfigurationDriftTests {
 	@Test
 	void taskStreamWithoutPublishAcksFailsValidation() throws Exception {
 		management().addStream(taskStream().noAck(true).build());
-		this.runner.withPropertyValues(declaration("exactlyonce.provisioning.mode=validate", "exactlyonce.dead-letter.stream="))
+		this.runner
+			.withPropertyValues(declaration("exactlyonce.provisioning.mode=validate", "exactlyonce.dead-letter.stream="))
 			.run((context) -> assertThat(cause(context.getStartupFailure(), ProvisioningException.class))
 				.hasMessageContaining("Stream 'S" + this.n + "'")
 				.hasMessageContaining("no_ack: server true, declared false"));
@@ -130,7 +131,8 @@ class ServerConfigurationDriftTests {
 
 	@Test
 	void taskStreamThatIsAMirrorFailsStartup() throws Exception {
-		management().addStream(StreamConfiguration.builder().name("ORIGIN" + this.n).subjects("o" + this.n + ".>").build());
+		management()
+			.addStream(StreamConfiguration.builder().name("ORIGIN" + this.n).subjects("o" + this.n + ".>").build());
 		management().addStream(StreamConfiguration.builder()
 			.name("S" + this.n)
 			.mirror(Mirror.builder().sourceName("ORIGIN" + this.n).build())
@@ -148,7 +150,9 @@ class ServerConfigurationDriftTests {
 		StreamConfiguration updated = management().getStreamInfo("S" + this.n).getConfiguration();
 		assertThat(updated.getMaxAge()).as("declared max-age applied").isEqualTo(Duration.ZERO);
 		assertThat(updated.getDenyDelete()).as("server's deny_delete kept").isTrue();
-		assertThat(output).contains("Stream 'S" + this.n + "'").contains("deny_delete: server true").contains("allow_rollup: server true");
+		assertThat(output).contains("Stream 'S" + this.n + "'")
+			.contains("deny_delete: server true")
+			.contains("allow_rollup: server true");
 	}
 
 	private void assertBucketStartupFailure(String... messageParts) {

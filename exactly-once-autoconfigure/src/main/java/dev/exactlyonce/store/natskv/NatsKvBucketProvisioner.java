@@ -77,9 +77,10 @@ public class NatsKvBucketProvisioner {
 				if (!drift.isEmpty()) {
 					throw new ExactlyOnceConfigurationException("Idempotency bucket '" + spec.name()
 							+ "' (exactlyonce.store.nats-kv.bucket) cannot keep the records safely: " + drift,
-							"Recreate the bucket with the declared settings (delete it, e.g. 'nats kv del " + spec.name()
-									+ "', and restart; its records are lost), point exactlyonce.store.nats-kv.bucket "
-									+ "at another bucket, or change the named property to match the bucket");
+							"Recreate the bucket with the declared settings (delete it, e.g. 'nats kv del "
+									+ spec.name() + "', and restart; its records are lost), point "
+									+ "exactlyonce.store.nats-kv.bucket at another bucket, or change the named property "
+									+ "to match the bucket");
 				}
 			}
 			return this.connection.keyValue(spec.name(), this.options);
