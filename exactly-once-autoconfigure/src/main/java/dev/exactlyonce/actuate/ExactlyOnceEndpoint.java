@@ -15,6 +15,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.api.ConsumerInfo;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -39,9 +40,11 @@ import dev.exactlyonce.store.RecordState;
  * The {@code exactlyonce} actuator endpoint. Reading it lists listeners, consumers (backlog, ack
  * floor, dead letters), the claims held now and the last reconciliation;
  * {@code /actuator/exactlyonce/table} renders the reconciliation history as the reference table;
- * writing to it runs a reconciliation now (optional {@code window}, e.g. {@code 24h}).
+ * writing to it runs a reconciliation now (optional {@code window}, e.g. {@code 24h}). Read-only
+ * by default, because a reconciliation scans the whole store and reads the streams: allow writing
+ * with {@code management.endpoint.exactlyonce.access=unrestricted}, behind authentication.
  */
-@Endpoint(id = "exactlyonce")
+@Endpoint(id = "exactlyonce", defaultAccess = Access.READ_ONLY)
 public class ExactlyOnceEndpoint {
 
 	/** The most claims listed; the total is always given. */

@@ -1,7 +1,6 @@
 package dev.exactlyonce.actuate;
 
 import java.io.IOException;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,17 +16,21 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.nats.CredentialRedactor;
 import dev.exactlyonce.provision.ConfigurationDrift;
 import dev.exactlyonce.provision.JetStreamConfigurations;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
+import dev.exactlyonce.store.natskv.NatsKvBucketSpec;
 
 /**
  * Health of exactly-once processing: the NATS connection and JetStream, every declared stream and
  * consumer (exists, configuration drift, backlog), the dead-letter stream, and the idempotency
  * store (reachable, latency). It is {@code DOWN} only for what stops processing: no connection,
- * no JetStream, a missing stream or consumer, an unreachable store. Drift, a missing dead-letter
- * stream and the in-memory store are reported as {@code warnings} while staying {@code UP}.
+ * no JetStream, a missing stream or consumer, an unreachable store, an idempotency bucket that
+ * loses or refuses records. Stream and consumer drift, a missing dead-letter stream and the
+ * in-memory store are reported as {@code warnings} while staying {@code UP}.
  */
 public class ExactlyOnceHealthIndicator implements HealthIndicator {
 
@@ -82,7 +85,7 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 		nats.put("status", status.name());
 		String url = this.connection.getConnectedUrl();
 		if (url != null) {
-			nats.put("server", withoutUserInfo(url));
+			nats.put("server", CredentialRedactor.withoutUserInfo(url));
 		}
 		if (status != Connection.Status.CONNECTED) {
 			check.down.add("NATS connection is " + status + ": no message can be received or acknowledged");
@@ -117,10 +120,12 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 			StreamInfo info = streamInfo(management, name, detail, check, true);
 			if (info != null) {
 				detail.put("messages", info.getStreamState().getMsgCount());
-				List<String> drift = ConfigurationDrift.of(JetStreamConfigurations.stream(name, spec),
-						info.getConfiguration()).differences();
-				detail.put("drift", drift);
-				drift.forEach((difference) -> check.warnings.add("Stream '" + name + "' drifted: " + difference));
+				ConfigurationDrift drift = ConfigurationDrift.of(JetStreamConfigurations.stream(name, spec),
+						info.getConfiguration());
+				detail.put("drift", drift.differences());
+				drift.differences().forEach((difference) -> check.warnings.add("Stream '" + name + "' drifted: "
+						+ difference));
+				drift.warnings().forEach((warning) -> check.warnings.add("Stream '" + name + "': " + warning));
 			}
 			streams.put(name, detail);
 		});
@@ -213,6 +218,9 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 					+ "until it answers");
 		}
 		store.put("latencyMs", Duration.ofNanos(System.nanoTime() - started).toMillis());
+		if ("nats-kv".equals(this.store.name())) {
+			store.put("bucket", bucket(check));
+		}
 		if ("memory".equals(this.store.name())) {
 			store.put("warning", "in-memory store: records are lost on restart");
 			check.warnings.add("exactlyonce.store.type=memory: completed tasks can run again after a restart; "
@@ -221,17 +229,27 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 		return store;
 	}
 
-	private static String withoutUserInfo(String url) {
+	/**
+	 * The idempotency bucket compared with what the store needs: a setting that loses or refuses
+	 * records is a problem, as it is at start-up.
+	 */
+	private Map<String, Object> bucket(Check check) {
+		NatsKvBucketSpec spec = NatsKvBucketSpec.of(this.properties);
+		Map<String, Object> bucket = new LinkedHashMap<>();
+		bucket.put("name", spec.name());
 		try {
-			URI uri = URI.create(url);
-			if (uri.getUserInfo() == null) {
-				return url;
-			}
-			return new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), uri.getPath(), null, null).toString();
+			ConfigurationDrift drift = new NatsKvBucketProvisioner(this.connection,
+					this.properties.getNats().getRequestTimeout()).drift(spec);
+			bucket.put("drift", drift.differences());
+			drift.differences().forEach((difference) -> check.down.add("Idempotency bucket '" + spec.name()
+					+ "' cannot keep the records safely: " + difference));
+			drift.warnings().forEach((warning) -> check.warnings.add("Idempotency bucket '" + spec.name() + "': "
+					+ warning));
 		}
-		catch (IllegalArgumentException | java.net.URISyntaxException ex) {
-			return "(unparseable server url)";
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			bucket.put("error", ex.getMessage());
 		}
+		return bucket;
 	}
 
 	private static final class Check {

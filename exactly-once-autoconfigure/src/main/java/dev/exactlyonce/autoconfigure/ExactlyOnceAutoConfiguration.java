@@ -56,8 +56,8 @@ public final class ExactlyOnceAutoConfiguration {
 		PublishRetryPolicy retryPolicy = new PublishRetryPolicy(publisher.getMaxAttempts(),
 				publisher.getInitialBackoff(), properties.getNats().getRequestTimeout());
 		PublisherRetryBudgetCheck.warnIfOutsideDuplicateWindows(retryPolicy, properties);
-		ExactlyOncePublisher exactlyOncePublisher = new ExactlyOncePublisher(jetStream(connection, properties),
-				jsonMapper(jsonMapper), retryPolicy,
+		ExactlyOncePublisher exactlyOncePublisher = new ExactlyOncePublisher(connection,
+				jetStream(connection, properties), jsonMapper(jsonMapper), retryPolicy,
 				new DuplicateWindows(management(connection), PublisherRetryBudgetCheck.shortestWindow(properties)),
 				observers.orderedStream().toList());
 		observationRegistry.ifAvailable(exactlyOncePublisher::setObservationRegistry);

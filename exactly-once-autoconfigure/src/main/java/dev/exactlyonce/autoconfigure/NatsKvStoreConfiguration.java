@@ -6,10 +6,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
-import dev.exactlyonce.provision.JetStreamConfigurations;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
+import dev.exactlyonce.store.natskv.NatsKvBucketSpec;
 import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
 
 /**
@@ -23,11 +23,8 @@ class NatsKvStoreConfiguration {
 	@Bean
 	NatsKvIdempotencyStore natsKvIdempotencyStore(Connection connection, ExactlyOnceProperties properties,
 			ClaimRules rules) {
-		ExactlyOnceProperties.Store store = properties.getStore();
-		ExactlyOnceProperties.NatsKv kv = store.getNatsKv();
 		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection,
-				properties.getNats().getRequestTimeout()).provision(kv.getBucket(),
-				store.getCompletedTtl(), JetStreamConfigurations.storage(kv.getStorage()), kv.getReplicas()), rules);
+				properties.getNats().getRequestTimeout()).provision(NatsKvBucketSpec.of(properties)), rules);
 	}
 
 }

@@ -14,7 +14,7 @@ import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 /**
  * Opens the NATS connection described by {@code exactlyonce.nats.*}. Reconnects forever once
  * connected; the first connection must succeed or start-up fails. Credentials never appear in
- * messages.
+ * messages, nor in the causes they carry (see {@link CredentialRedactor}).
  */
 public class NatsConnectionFactory {
 
@@ -35,16 +35,17 @@ public class NatsConnectionFactory {
 	/**
 	 * Connects.
 	 * @return the open connection
-	 * @throws IllegalStateException when no server can be reached
+	 * @throws IllegalStateException when no server can be reached or the settings are invalid
 	 */
 	public Connection connect() {
-		Options options = options();
 		try {
-			return Nats.connect(options);
+			return Nats.connect(options());
 		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not connect to NATS at " + this.properties.getServers()
-					+ " (exactlyonce.nats.servers): " + ex.getMessage(), ex);
+		catch (IOException | RuntimeException ex) {
+			CredentialRedactor redactor = new CredentialRedactor(this.properties);
+			throw new IllegalStateException("Could not connect to NATS at "
+					+ redactor.redact(this.properties.getServers().toString()) + " (exactlyonce.nats.servers): "
+					+ redactor.redact(ex.getMessage()), redactor.redact(ex));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -7,18 +7,26 @@ import java.util.List;
 import java.util.Objects;
 
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.SourceBase;
 import io.nats.client.api.StreamConfiguration;
 
 /**
  * The differences between a declared stream or consumer and what the server has, named by the
- * property that declares each field.
+ * property that declares each field, or by the server's name of a field the pipeline needs at a
+ * fixed value.
  *
- * @param differences one line per differing field: {@code property: server X, declared Y}
+ * @param differences one line per differing field: {@code property: server X, declared Y};
+ * provisioning updates them or fails start-up
+ * @param warnings one line per server setting no property declares that does not stop
+ * processing; kept as it is and reported
  */
-public record ConfigurationDrift(List<String> differences) {
+public record ConfigurationDrift(List<String> differences, List<String> warnings) {
 
 	/**
-	 * Compares a declared stream with the server's.
+	 * Compares a declared stream with the server's, including the settings no property declares
+	 * that would stop the pipeline: a message size limit (a dead letter or task larger than it is
+	 * refused and stays where it is), {@code no_ack} (every publish goes unanswered), a sealed
+	 * stream or a mirror (both refuse publishes).
 	 * @param declared the declared configuration
 	 * @param actual the server's configuration
 	 * @return the drift, empty when they match
@@ -38,7 +46,41 @@ public record ConfigurationDrift(List<String> differences) {
 		compare(diffs, prefix + "discard", actual.getDiscardPolicy(), declared.getDiscardPolicy());
 		compare(diffs, prefix + "discard-new-per-subject", actual.isDiscardNewPerSubject(),
 				declared.isDiscardNewPerSubject());
-		return new ConfigurationDrift(diffs);
+		if (normalize(actual.getMaxMsgSize()) != null) {
+			diffs.add("max_msg_size: server " + actual.getMaxMsgSize() + ", declared unlimited (a larger task or "
+					+ "dead letter is refused and stays on its stream)");
+		}
+		if (actual.getNoAck()) {
+			diffs.add("no_ack: server true, declared false (publishes are stored but never confirmed)");
+		}
+		if (actual.getSealed()) {
+			diffs.add("sealed: server true, declared false (the stream refuses every publish)");
+		}
+		if (actual.getMirror() != null) {
+			diffs.add("mirror: server " + actual.getMirror().getSourceName() + ", declared none (a mirror refuses "
+					+ "publishes)");
+		}
+		return new ConfigurationDrift(diffs, streamWarnings(actual));
+	}
+
+	private static List<String> streamWarnings(StreamConfiguration actual) {
+		List<String> warnings = new ArrayList<>();
+		if (actual.getDenyDelete()) {
+			warnings.add("deny_delete: server true, declared false (a message that ran out of deliveries cannot "
+					+ "be removed from a work-queue stream after it is dead-lettered)");
+		}
+		if (actual.getDenyPurge()) {
+			warnings.add("deny_purge: server true, declared false (the starter never purges; operators cannot)");
+		}
+		if (actual.getAllowRollup()) {
+			warnings.add("allow_rollup: server true, declared false (any publisher's Nats-Rollup header can "
+					+ "remove stored tasks)");
+		}
+		if (!actual.getSources().isEmpty()) {
+			warnings.add("sources: server " + actual.getSources().stream().map(SourceBase::getSourceName).toList()
+					+ ", declared none (messages copied from those streams are processed like published ones)");
+		}
+		return warnings;
 	}
 
 	/**
@@ -64,11 +106,11 @@ public record ConfigurationDrift(List<String> differences) {
 		if (!ackWaitMatches) {
 			diffs.add(prefix + "ack-wait: server " + serverAckWait + ", declared " + declared.getAckWait());
 		}
-		return new ConfigurationDrift(diffs);
+		return new ConfigurationDrift(diffs, List.of());
 	}
 
 	/**
-	 * Whether nothing differs.
+	 * Whether nothing differs; warnings do not count.
 	 * @return {@code true} when declared and actual match
 	 */
 	public boolean isEmpty() {

@@ -30,8 +30,29 @@ public final class JetStreamConfigurations {
 	 * @return the configuration
 	 */
 	public static StreamConfiguration stream(String name, StreamSpec spec) {
-		StreamConfiguration.Builder builder = StreamConfiguration.builder()
-			.name(name)
+		return declared(StreamConfiguration.builder(), name, spec).build();
+	}
+
+	/**
+	 * The configuration that updates a stream on the server to its declaration: the server's
+	 * configuration with every declared setting applied, no message size limit, publish acks on
+	 * and no mirror. Settings no property declares (deny delete, rollup, sources, republish,
+	 * placement, ...) stay as they are, since the server refuses to undo some of them.
+	 * @param name the stream name
+	 * @param spec the declaration
+	 * @param server the server's configuration
+	 * @return the configuration to update with
+	 */
+	public static StreamConfiguration streamUpdate(String name, StreamSpec spec, StreamConfiguration server) {
+		return declared(StreamConfiguration.builder(server), name, spec).maxMsgSize(-1)
+			.noAck(false)
+			.mirror(null)
+			.build();
+	}
+
+	private static StreamConfiguration.Builder declared(StreamConfiguration.Builder builder, String name,
+			StreamSpec spec) {
+		return builder.name(name)
 			.subjects(spec.getSubjects())
 			.retentionPolicy(switch (spec.getRetention()) {
 				case LIMITS -> RetentionPolicy.Limits;
@@ -42,20 +63,15 @@ public final class JetStreamConfigurations {
 			.replicas(spec.getReplicas())
 			.duplicateWindow(spec.getDuplicateWindow())
 			.discardPolicy((spec.getDiscard() == Discard.NEW) ? DiscardPolicy.New : DiscardPolicy.Old)
-			.discardNewPerSubject(spec.isDiscardNewPerSubject());
-		if (spec.getMaxAge() != null) {
-			builder.maxAge(spec.getMaxAge());
-		}
-		if (spec.getMaxMsgsPerSubject() != null) {
-			builder.maxMessagesPerSubject(spec.getMaxMsgsPerSubject());
-		}
-		if (spec.getMaxMsgs() != null) {
-			builder.maxMessages(spec.getMaxMsgs());
-		}
-		if (spec.getMaxBytes() != null) {
-			builder.maxBytes(spec.getMaxBytes());
-		}
-		return builder.build();
+			.discardNewPerSubject(spec.isDiscardNewPerSubject())
+			.maxAge((spec.getMaxAge() != null) ? spec.getMaxAge() : Duration.ZERO)
+			.maxMessagesPerSubject(orUnlimited(spec.getMaxMsgsPerSubject()))
+			.maxMessages(orUnlimited(spec.getMaxMsgs()))
+			.maxBytes(orUnlimited(spec.getMaxBytes()));
+	}
+
+	private static long orUnlimited(Long limit) {
+		return (limit != null) ? limit : -1;
 	}
 
 	/**

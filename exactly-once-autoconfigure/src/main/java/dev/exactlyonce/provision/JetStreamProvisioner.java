@@ -21,7 +21,9 @@ import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
 /**
  * Reconciles the streams and durable consumers declared under {@code exactlyonce.*} with the
  * server: creates what is missing, updates what differs, and fails start-up naming the property
- * when the server refuses the change (or, in {@code validate} mode, on any difference).
+ * when the server refuses the change (or, in {@code validate} mode, on any difference). Server
+ * settings of a stream that no property declares and that do not stop processing are kept and
+ * logged as warnings.
  */
 public class JetStreamProvisioner {
 
@@ -72,9 +74,18 @@ public class JetStreamProvisioner {
 				logger.info("Created stream '" + name + "' for subjects " + spec.getSubjects());
 				return;
 			}
-			ConfigurationDrift drift = ConfigurationDrift.of(declared, info.getConfiguration());
+			StreamConfiguration server = info.getConfiguration();
+			ConfigurationDrift drift = ConfigurationDrift.of(declared, server);
+			drift.warnings().forEach((warning) -> logger.warn("Stream '" + name + "' on the server: " + warning
+					+ "; kept as it is"));
 			if (!drift.isEmpty()) {
-				update("Stream '" + name + "'", drift, () -> this.management.updateStream(declared));
+				if (server.getSealed()) {
+					throw new ProvisioningException("Stream '" + name + "' is sealed on the server: it refuses every "
+							+ "publish and cannot be unsealed (" + drift + "). Delete and recreate it on the server.",
+							null);
+				}
+				update("Stream '" + name + "'", drift,
+						() -> this.management.updateStream(JetStreamConfigurations.streamUpdate(name, spec, server)));
 			}
 		}
 		catch (IOException | JetStreamApiException ex) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.PublishOptions;
@@ -22,10 +23,15 @@ import tools.jackson.databind.json.JsonMapper;
  * once however often it is published inside the stream's duplicate window. A publish whose answer
  * is lost is retried with the same message id, so a retry cannot create a second task; retries
  * stop before one could land after the stream's duplicate window, where it would be stored again.
+ * No attempt is sent while the connection is down, so nothing of a publish that failed then is
+ * sent later from the client's reconnect buffer; an attempt that was sent but never answered makes
+ * the outcome unknown ({@link PublishOutcomeUnknownException}).
  */
 public class ExactlyOncePublisher {
 
 	private static final Log logger = LogFactory.getLog(ExactlyOncePublisher.class);
+
+	private final Connection connection;
 
 	private final JetStream jetStream;
 
@@ -45,27 +51,30 @@ public class ExactlyOncePublisher {
 
 	/**
 	 * Creates the publisher.
-	 * @param jetStream the JetStream context
+	 * @param connection the NATS connection, whose state decides whether an attempt is sent
+	 * @param jetStream the JetStream context of that connection
 	 * @param jsonMapper the mapper that writes object payloads
 	 * @param retryPolicy attempts, first backoff and per-attempt timeout
 	 * @param duplicateWindows the duplicate window of each subject's stream
 	 */
-	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, PublishRetryPolicy retryPolicy,
-			DuplicateWindows duplicateWindows) {
-		this(jetStream, jsonMapper, retryPolicy, duplicateWindows, List.of());
+	public ExactlyOncePublisher(Connection connection, JetStream jetStream, JsonMapper jsonMapper,
+			PublishRetryPolicy retryPolicy, DuplicateWindows duplicateWindows) {
+		this(connection, jetStream, jsonMapper, retryPolicy, duplicateWindows, List.of());
 	}
 
 	/**
 	 * Creates the publisher with observers of confirmed publishes.
-	 * @param jetStream the JetStream context
+	 * @param connection the NATS connection, whose state decides whether an attempt is sent
+	 * @param jetStream the JetStream context of that connection
 	 * @param jsonMapper the mapper that writes object payloads
 	 * @param retryPolicy attempts, first backoff and per-attempt timeout
 	 * @param duplicateWindows the duplicate window of each subject's stream
 	 * @param observers told about every confirmed publish, in order
 	 */
-	public ExactlyOncePublisher(JetStream jetStream, JsonMapper jsonMapper, PublishRetryPolicy retryPolicy,
-			DuplicateWindows duplicateWindows, List<PublishObserver> observers) {
+	public ExactlyOncePublisher(Connection connection, JetStream jetStream, JsonMapper jsonMapper,
+			PublishRetryPolicy retryPolicy, DuplicateWindows duplicateWindows, List<PublishObserver> observers) {
 		this.observers = List.copyOf(observers);
+		this.connection = connection;
 		this.jetStream = jetStream;
 		this.jsonMapper = jsonMapper;
 		this.maxAttempts = Math.max(1, retryPolicy.maxAttempts());
@@ -89,7 +98,9 @@ public class ExactlyOncePublisher {
 	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON
 	 * @param messageId the message id; the same task must always get the same id
 	 * @return the stored sequence and whether it was a duplicate
-	 * @throws PublishException when no attempt got an answer or the server refused the message
+	 * @throws PublishOutcomeUnknownException when an attempt was sent but none was answered: publish
+	 * again with the same message id
+	 * @throws PublishException when the server refused the message or no attempt could be sent
 	 */
 	public PublishResult publish(String subject, Object payload, String messageId) {
 		return publish(subject, payload, messageId, Map.of());
@@ -102,7 +113,9 @@ public class ExactlyOncePublisher {
 	 * @param messageId the message id; the same task must always get the same id
 	 * @param headers extra headers
 	 * @return the stored sequence and whether it was a duplicate
-	 * @throws PublishException when no attempt got an answer or the server refused the message
+	 * @throws PublishOutcomeUnknownException when an attempt was sent but none was answered: publish
+	 * again with the same message id
+	 * @throws PublishException when the server refused the message or no attempt could be sent
 	 */
 	public PublishResult publish(String subject, Object payload, String messageId, Map<String, String> headers) {
 		if (messageId == null || messageId.isBlank()) {
@@ -125,40 +138,75 @@ public class ExactlyOncePublisher {
 			.build();
 		Duration backoff = this.initialBackoff;
 		long started = System.nanoTime();
+		boolean sent = false;
 		for (int attempt = 1;; attempt++) {
-			try {
-				PublishAck ack = this.jetStream.publish(message, options);
-				this.duplicateWindows.learn(subject, ack.getStream());
-				PublishResult result = new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
-				published(subject, result);
-				return result;
+			String failure;
+			Exception cause = null;
+			Connection.Status status = this.connection.getStatus();
+			if (status != Connection.Status.CONNECTED) {
+				failure = "not sent, the NATS connection is " + status;
 			}
-			catch (JetStreamApiException ex) {
-				throw new PublishException("Server refused message id '" + messageId + "' on '" + subject + "': "
-						+ ex.getMessage(), ex);
-			}
-			catch (IOException ex) {
-				if (attempt >= this.maxAttempts) {
-					throw new PublishException("Publish of message id '" + messageId + "' on '" + subject
-							+ "' got no answer after " + attempt + " attempts (exactlyonce.publisher.max-attempts): "
-							+ ex.getMessage(), ex);
+			else {
+				try {
+					PublishAck ack = this.jetStream.publish(message, options);
+					this.duplicateWindows.learn(subject, ack.getStream());
+					PublishResult result = new PublishResult(ack.getStream(), ack.getSeqno(), ack.isDuplicate());
+					published(subject, result);
+					return result;
 				}
-				Duration window = this.duplicateWindows.forSubject(subject);
-				Duration lastPossibleArrival = Duration.ofNanos(System.nanoTime() - started)
-					.plus(backoff)
-					.plus(this.requestTimeout);
-				if (lastPossibleArrival.compareTo(window) >= 0) {
-					throw new PublishException("Publish of message id '" + messageId + "' on '" + subject
-							+ "' got no answer; not retrying because another attempt could arrive after the stream's "
-							+ "duplicate window (" + window + ") and be stored twice. Check the stream before "
-							+ "publishing it again, or widen the stream's duplicate-window.", ex);
+				catch (JetStreamApiException ex) {
+					throw new PublishException(messageId, "Server refused message id '" + messageId + "' on '"
+							+ subject + "': " + ex.getMessage(), ex);
 				}
-				logger.warn("Publish of message id '" + messageId + "' on '" + subject + "' got no answer (attempt "
-						+ attempt + "), retrying with the same id in " + backoff);
-				sleep(backoff);
-				backoff = backoff.multipliedBy(2);
+				catch (IllegalArgumentException ex) {
+					throw new PublishException(messageId, "Message id '" + messageId + "' on '" + subject
+							+ "' cannot be sent: " + ex.getMessage(), ex);
+				}
+				catch (IOException ex) {
+					sent = true;
+					failure = "no answer: " + ex.getMessage();
+					cause = ex;
+				}
+				catch (RuntimeException ex) {
+					failure = "not sent: " + ex.getMessage();
+					cause = ex;
+				}
 			}
+			String publish = "Publish of message id '" + messageId + "' on '" + subject + "'";
+			if (attempt >= this.maxAttempts) {
+				throw gaveUp(messageId, sent, publish + " failed " + attempt
+						+ " times (exactlyonce.publisher.max-attempts), the last time with " + failure, cause);
+			}
+			Duration window = this.duplicateWindows.forSubject(subject);
+			Duration lastPossibleArrival = Duration.ofNanos(System.nanoTime() - started)
+				.plus(backoff)
+				.plus(this.requestTimeout);
+			if (lastPossibleArrival.compareTo(window) >= 0) {
+				throw gaveUp(messageId, sent, publish + " failed with " + failure + "; not retrying because another "
+						+ "attempt could arrive after the stream's duplicate window (" + window
+						+ ") and be stored twice. Widen the stream's duplicate-window to retry for longer", cause);
+			}
+			logger.warn(publish + " failed (attempt " + attempt + ", " + failure + "), retrying with the same id in "
+					+ backoff);
+			if (!sleep(backoff)) {
+				throw gaveUp(messageId, sent, publish + " was interrupted while waiting to retry", cause);
+			}
+			backoff = backoff.multipliedBy(2);
 		}
+	}
+
+	/**
+	 * The failure of a publish that is given up: of unknown outcome when an attempt was sent,
+	 * otherwise not stored.
+	 */
+	private static PublishException gaveUp(String messageId, boolean sent, String problem, Exception cause) {
+		if (sent) {
+			return new PublishOutcomeUnknownException(messageId, problem + ". An attempt was sent without an answer: "
+					+ "the message may be stored already, or later when the connection is back. Publish again with "
+					+ "the same message id '" + messageId + "', never a new one.", cause);
+		}
+		return new PublishException(messageId, problem + ". No attempt was sent, nothing was stored: publish "
+				+ "again with the same message id '" + messageId + "'.", cause);
 	}
 
 	private void published(String subject, PublishResult result) {
@@ -182,13 +230,15 @@ public class ExactlyOncePublisher {
 		return this.jsonMapper.writeValueAsBytes(payload);
 	}
 
-	private static void sleep(Duration backoff) {
+	/** Sleeps, or returns {@code false} with the interrupt flag restored. */
+	private static boolean sleep(Duration backoff) {
 		try {
 			Thread.sleep(backoff.toMillis());
+			return true;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new PublishException("Interrupted while retrying a publish", ex);
+			return false;
 		}
 	}
 

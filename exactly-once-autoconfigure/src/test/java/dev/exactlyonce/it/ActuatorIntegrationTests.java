@@ -57,7 +57,7 @@ class ActuatorIntegrationTests {
 	void healthAndEndpointDescribeARunningApplication() throws Exception {
 		Instance instance = this.instances.start("web", "spring.main.web-application-type=servlet", "server.port=0",
 				"management.endpoints.web.exposure.include=health,exactlyonce",
-				"management.endpoint.health.show-details=always");
+				"management.endpoint.health.show-details=always", "management.endpoint.exactlyonce.access=unrestricted");
 		String base = "http://127.0.0.1:" + instance.context().getEnvironment().getProperty("local.server.port");
 
 		JsonNode health = get(base + "/actuator/health", 200).get("components").get("exactlyonce");
@@ -121,6 +121,19 @@ class ActuatorIntegrationTests {
 	}
 
 	@Test
+	void reconciliationByHttpPostNeedsAnOptIn() throws Exception {
+		String exposed = "management.endpoints.web.exposure.include=exactlyonce";
+		String readOnly = baseUrl(this.instances.start("read-only", "spring.main.web-application-type=servlet",
+				"server.port=0", exposed));
+		String optedIn = baseUrl(this.instances.start("opted-in", "spring.main.web-application-type=servlet",
+				"server.port=0", exposed, "management.endpoint.exactlyonce.access=unrestricted"));
+
+		get(readOnly + "/actuator/exactlyonce", 200);
+		assertThat(postStatus(readOnly + "/actuator/exactlyonce")).as("POST without the opt-in").isEqualTo(405);
+		assertThat(postStatus(optedIn + "/actuator/exactlyonce")).as("POST after the opt-in").isEqualTo(200);
+	}
+
+	@Test
 	void inMemoryStoreIsFlaggedButUp() {
 		Instance instance = this.instances.start("memory", "exactlyonce.store.type=memory");
 		Health health = instance.bean(ExactlyOnceHealthIndicator.class).health();
@@ -139,6 +152,17 @@ class ActuatorIntegrationTests {
 				HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).as(url).isEqualTo(expectedStatus);
 		return this.json.readTree(response.body());
+	}
+
+	private static String baseUrl(Instance instance) {
+		return "http://127.0.0.1:" + instance.context().getEnvironment().getProperty("local.server.port");
+	}
+
+	private int postStatus(String url) throws Exception {
+		return this.http.send(HttpRequest.newBuilder(URI.create(url))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString("{}"))
+			.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
 	}
 
 	private JsonNode post(String url, String body) throws Exception {

@@ -32,7 +32,7 @@ class PublishTracingIntegrationTests {
 			management.addStream(StreamConfiguration.builder().name("TASKS").subjects("tasks.>").build());
 			ObservationRegistry registry = ObservationRegistry.create();
 			registry.observationConfig().observationHandler(new InjectingHandler());
-			ExactlyOncePublisher publisher = new ExactlyOncePublisher(connection.jetStream(), JsonMapper.builder().build(),
+			ExactlyOncePublisher publisher = new ExactlyOncePublisher(connection, connection.jetStream(), JsonMapper.builder().build(),
 					new PublishRetryPolicy(1, Duration.ofMillis(100), Duration.ofSeconds(2)),
 					new DuplicateWindows(management, Duration.ofMinutes(2)));
 			publisher.setObservationRegistry(registry);

@@ -22,6 +22,7 @@ import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.firestore.FirestoreIdempotencyStore;
 import dev.exactlyonce.store.memory.InMemoryIdempotencyStore;
 import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
+import dev.exactlyonce.store.natskv.NatsKvBucketSpec;
 import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
 import dev.exactlyonce.store.redis.RedisIdempotencyStore;
 import dev.exactlyonce.test.FirestoreEmulatorProcess;
@@ -102,7 +103,8 @@ public final class StoreLatencyBenchmark {
 		NatsServerProcess server = new NatsServerProcess().start();
 		Connection connection = Nats.connect(server.url());
 		NatsKvIdempotencyStore store = new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection, Duration.ofSeconds(5))
-			.provision("benchmark", TTL, StorageType.File, 1), rules());
+			.provision(new NatsKvBucketSpec("benchmark", TTL, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024))),
+				rules());
 		return new BenchmarkedStore("nats-kv (file, R1)", store, connection, server);
 	}
 

@@ -122,6 +122,19 @@ public abstract class ServerProcess implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Freezes the server (SIGSTOP): its connections stay open but nothing is read or answered, as
+	 * in a TCP stall. {@link #resume()} lets it carry on with what clients sent meanwhile.
+	 */
+	public synchronized void pause() {
+		signal("STOP");
+	}
+
+	/** Lets a {@link #pause() paused} server carry on (SIGCONT). */
+	public synchronized void resume() {
+		signal("CONT");
+	}
+
 	/** Kills the server and starts it again on the same port and directory. */
 	public synchronized void restart() {
 		kill();
@@ -147,6 +160,25 @@ public abstract class ServerProcess implements AutoCloseable {
 	@Override
 	public void close() {
 		kill();
+	}
+
+	private void signal(String signal) {
+		if (this.process == null || !this.process.isAlive()) {
+			throw new IllegalStateException(this.name + " is not running");
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).start();
+			if (kill.waitFor() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling " + this.name, ex);
+		}
 	}
 
 	private void awaitListening() {

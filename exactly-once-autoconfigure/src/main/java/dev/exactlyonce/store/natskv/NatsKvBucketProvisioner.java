@@ -2,21 +2,37 @@ package dev.exactlyonce.store.natskv;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.KeyValueManagement;
 import io.nats.client.KeyValueOptions;
+import io.nats.client.api.DiscardPolicy;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueStatus;
 import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.exactlyonce.autoconfigure.ExactlyOnceConfigurationException;
+import dev.exactlyonce.provision.ConfigurationDrift;
 
 /**
- * Creates the idempotency bucket when it is missing and checks that an existing one keeps records
- * long enough. One revision per key is kept: the store only ever reads the latest.
+ * Creates the idempotency bucket when it is missing and checks an existing one for every setting
+ * the store relies on: start-up fails when the bucket would lose records (memory storage, fewer
+ * replicas, a shorter TTL, a size limit that evicts) or refuse them (a value size limit below the
+ * largest record); harmless differences are logged. One revision per key is kept: the store only
+ * ever reads the latest.
  */
 public class NatsKvBucketProvisioner {
+
+	private static final Log logger = LogFactory.getLog(NatsKvBucketProvisioner.class);
+
+	private static final int BUCKET_NOT_FOUND = 10059;
 
 	private final Connection connection;
 
@@ -35,36 +51,109 @@ public class NatsKvBucketProvisioner {
 
 	/**
 	 * Makes sure the bucket exists with the given settings and returns it.
-	 * @param bucketName the bucket
-	 * @param ttl how long records are kept ({@code exactlyonce.store.completed-ttl})
-	 * @param storage file or memory storage
-	 * @param replicas the replica count
+	 * @param spec what the store needs of the bucket
 	 * @return the bucket
-	 * @throws IllegalStateException when an existing bucket keeps records for less than {@code ttl}
+	 * @throws ExactlyOnceConfigurationException when an existing bucket would lose or refuse
+	 * records
 	 */
-	public KeyValue provision(String bucketName, Duration ttl, StorageType storage, int replicas) {
+	public KeyValue provision(NatsKvBucketSpec spec) {
 		try {
 			KeyValueManagement management = this.connection.keyValueManagement(this.options);
-			KeyValueStatus status = findStatus(management, bucketName);
+			KeyValueStatus status = findStatus(management, spec.name());
 			if (status == null) {
 				management.create(KeyValueConfiguration.builder()
-					.name(bucketName)
+					.name(spec.name())
 					.description("exactly-once idempotency records")
 					.maxHistoryPerKey(1)
-					.ttl(ttl)
-					.storageType(storage)
-					.replicas(replicas)
+					.ttl(spec.ttl())
+					.storageType(spec.storage())
+					.replicas(spec.replicas())
 					.build());
 			}
 			else {
-				checkTtl(bucketName, status.getTtl(), ttl);
+				ConfigurationDrift drift = drift(status, spec);
+				drift.warnings().forEach((warning) -> logger.warn("Idempotency bucket '" + spec.name()
+						+ "' on the server: " + warning + "; kept as it is"));
+				if (!drift.isEmpty()) {
+					throw new ExactlyOnceConfigurationException("Idempotency bucket '" + spec.name()
+							+ "' (exactlyonce.store.nats-kv.bucket) cannot keep the records safely: " + drift,
+							"Recreate the bucket with the declared settings (delete it, e.g. 'nats kv del "
+									+ spec.name() + "', and restart; its records are lost), point "
+									+ "exactlyonce.store.nats-kv.bucket at another bucket, or change the named property "
+									+ "to match the bucket");
+				}
 			}
-			return this.connection.keyValue(bucketName, this.options);
+			return this.connection.keyValue(spec.name(), this.options);
 		}
 		catch (IOException | JetStreamApiException ex) {
-			throw new IllegalStateException("Could not create or read the idempotency bucket '" + bucketName
+			throw new IllegalStateException("Could not create or read the idempotency bucket '" + spec.name()
 					+ "' (exactlyonce.store.nats-kv.bucket): " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * Compares the bucket on the server with what the store needs.
+	 * @param spec what the store needs of the bucket
+	 * @return the drift: differences that lose or refuse records, and harmless warnings
+	 * @throws IOException when the server cannot be reached
+	 * @throws JetStreamApiException when the server refuses the request, e.g. the bucket is missing
+	 */
+	public ConfigurationDrift drift(NatsKvBucketSpec spec) throws IOException, JetStreamApiException {
+		return drift(this.connection.keyValueManagement(this.options).getStatus(spec.name()), spec);
+	}
+
+	private static ConfigurationDrift drift(KeyValueStatus status, NatsKvBucketSpec spec) {
+		List<String> differences = new ArrayList<>();
+		List<String> warnings = new ArrayList<>();
+		Duration ttl = status.getTtl();
+		if (ttl != null && !ttl.isZero() && ttl.compareTo(spec.ttl()) < 0) {
+			differences.add("ttl: server " + ttl + ", declared " + spec.ttl() + " (exactlyonce.store.completed-ttl): "
+					+ "completed records would be forgotten while redeliveries are still possible");
+		}
+		if (status.getStorageType() != spec.storage()) {
+			String storage = "storage: server " + status.getStorageType() + ", declared " + spec.storage()
+					+ " (exactlyonce.store.nats-kv.storage)";
+			if (status.getStorageType() == StorageType.Memory) {
+				differences.add(storage + ": records are lost when the server restarts, and completed tasks run again");
+			}
+			else {
+				warnings.add(storage);
+			}
+		}
+		if (status.getReplicas() != spec.replicas()) {
+			String replicas = "replicas: server " + status.getReplicas() + ", declared " + spec.replicas()
+					+ " (exactlyonce.store.nats-kv.replicas)";
+			if (status.getReplicas() < spec.replicas()) {
+				differences.add(replicas + ": records are lost with fewer servers than declared");
+			}
+			else {
+				warnings.add(replicas);
+			}
+		}
+		long maxValueSize = status.getMaxValueSize();
+		if (maxValueSize > 0 && maxValueSize < spec.largestRecord()) {
+			differences.add("max value size: server " + maxValueSize + " bytes, needed at least "
+					+ spec.largestRecord() + " (exactlyonce.store.result-summary-max-length): a larger record is "
+					+ "refused, so every claim would be refused or a completion would fail, and tasks are "
+					+ "dead-lettered without running");
+		}
+		StreamConfiguration stream = status.getBackingStreamInfo().getConfiguration();
+		if (stream.getMaxBytes() > 0 || stream.getMaxMsgs() > 0) {
+			String limit = "max bytes: server " + stream.getMaxBytes() + ", max values: server "
+					+ stream.getMaxMsgs() + ", declared unlimited";
+			if (stream.getDiscardPolicy() == DiscardPolicy.Old) {
+				differences.add(limit + ", with discard old: the oldest records are removed before their TTL, and "
+						+ "their tasks can run again");
+			}
+			else {
+				warnings.add(limit + ": once full, every claim is refused until records expire");
+			}
+		}
+		if (status.getMaxHistoryPerKey() > 1) {
+			warnings.add("history: server " + status.getMaxHistoryPerKey() + ", declared 1 (older revisions take "
+					+ "space; the store reads the latest only)");
+		}
+		return new ConfigurationDrift(differences, warnings);
 	}
 
 	private static KeyValueStatus findStatus(KeyValueManagement management, String bucketName)
@@ -73,20 +162,10 @@ public class NatsKvBucketProvisioner {
 			return management.getStatus(bucketName);
 		}
 		catch (JetStreamApiException ex) {
-			if (ex.getApiErrorCode() == 10059) {
+			if (ex.getApiErrorCode() == BUCKET_NOT_FOUND) {
 				return null;
 			}
 			throw ex;
-		}
-	}
-
-	private static void checkTtl(String bucketName, Duration actual, Duration wanted) {
-		boolean keepsForever = actual == null || actual.isZero();
-		if (!keepsForever && actual.compareTo(wanted) < 0) {
-			throw new IllegalStateException("Idempotency bucket '" + bucketName + "' keeps records for " + actual
-					+ " but exactlyonce.store.completed-ttl is " + wanted
-					+ ": completed records would be forgotten while redeliveries are still possible. "
-					+ "Recreate the bucket or lower exactlyonce.store.completed-ttl.");
 		}
 	}
 

@@ -47,7 +47,8 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 	protected IdempotencyStore createStore(Duration completedTtl) {
 		String bucket = "contract-" + this.buckets.incrementAndGet();
 		return new NatsKvIdempotencyStore(
-				new NatsKvBucketProvisioner(this.connection, Duration.ofSeconds(2)).provision(bucket, completedTtl, StorageType.File, 1),
+				new NatsKvBucketProvisioner(this.connection, Duration.ofSeconds(2)).provision(new NatsKvBucketSpec(bucket,
+						completedTtl, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024))),
 				new ClaimRules(Clock.systemUTC(), completedTtl));
 	}
 
