@@ -44,6 +44,7 @@ public final class ExactlyOnceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ExactlyOnceConsumers exactlyOnceConsumers(Connection connection, ExactlyOnceProperties properties) {
+		JetStreamRequirement.check(connection);
 		return ExactlyOnceConsumers.provision(management(connection), properties);
 	}
 

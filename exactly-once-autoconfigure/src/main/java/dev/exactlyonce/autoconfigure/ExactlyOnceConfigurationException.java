@@ -16,7 +16,17 @@ public class ExactlyOnceConfigurationException extends RuntimeException {
 	 * @param action how to fix it
 	 */
 	public ExactlyOnceConfigurationException(String problem, String action) {
-		super(problem + ". " + action);
+		this(problem, action, null);
+	}
+
+	/**
+	 * Creates the exception with the failure behind it.
+	 * @param problem what is wrong, naming the property
+	 * @param action how to fix it
+	 * @param cause the underlying failure (never carrying secrets), or {@code null}
+	 */
+	public ExactlyOnceConfigurationException(String problem, String action, Throwable cause) {
+		super(problem + ". " + action, cause);
 		this.problem = problem;
 		this.action = action;
 	}

@@ -23,6 +23,7 @@ class NatsKvStoreConfiguration {
 	@Bean
 	NatsKvIdempotencyStore natsKvIdempotencyStore(Connection connection, ExactlyOnceProperties properties,
 			ClaimRules rules) {
+		JetStreamRequirement.check(connection);
 		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection,
 				properties.getNats().getRequestTimeout()).provision(NatsKvBucketSpec.of(properties)), rules);
 	}

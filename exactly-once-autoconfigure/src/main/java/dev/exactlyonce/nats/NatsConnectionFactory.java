@@ -9,6 +9,7 @@ import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 
+import dev.exactlyonce.autoconfigure.ExactlyOnceConfigurationException;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 
 /**
@@ -35,7 +36,7 @@ public class NatsConnectionFactory {
 	/**
 	 * Connects.
 	 * @return the open connection
-	 * @throws IllegalStateException when no server can be reached or the settings are invalid
+	 * @throws ExactlyOnceConfigurationException when no server can be reached or the settings are invalid
 	 */
 	public Connection connect() {
 		try {
@@ -43,14 +44,26 @@ public class NatsConnectionFactory {
 		}
 		catch (IOException | RuntimeException ex) {
 			CredentialRedactor redactor = new CredentialRedactor(this.properties);
-			throw new IllegalStateException("Could not connect to NATS at "
+			throw new ExactlyOnceConfigurationException("Could not connect to NATS at "
 					+ redactor.redact(this.properties.getServers().toString()) + " (exactlyonce.nats.servers): "
-					+ redactor.redact(ex.getMessage()), redactor.redact(ex));
+					+ redactor.redact(innermostMessage(ex)),
+					"Start nats-server with JetStream (nats-server -js -sd <store dir>) where exactlyonce.nats.servers "
+							+ "points, or correct that property; if the server refused the login, check "
+							+ "exactlyonce.nats.username and password, token or credentials-file.",
+					redactor.redact(ex));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while connecting to NATS", ex);
 		}
+	}
+
+	private static String innermostMessage(Throwable failure) {
+		Throwable innermost = failure;
+		while (innermost.getCause() != null && innermost.getCause() != innermost) {
+			innermost = innermost.getCause();
+		}
+		return (innermost.getMessage() != null) ? innermost.getMessage() : innermost.getClass().getName();
 	}
 
 	/**

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -101,6 +102,34 @@ class ExactlyOnceAutoConfigurationTests {
 				assertThat(context).hasSingleBean(IdempotencyStore.class);
 				assertThat(context).doesNotHaveBean(NatsKvIdempotencyStore.class);
 			});
+	}
+
+	@Test
+	void unreachableServerIsAnalysedAsProblemPropertyAndFix() {
+		this.runner.withPropertyValues("exactlyonce.nats.servers=nats://127.0.0.1:1",
+				"exactlyonce.nats.connection-timeout=500ms")
+			.run((context) -> {
+				FailureAnalysis analysis = new ExactlyOnceFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).as("failure analysis").isNotNull();
+				assertThat(analysis.getDescription())
+					.startsWith("Could not connect to NATS at [nats://127.0.0.1:1] (exactlyonce.nats.servers)");
+				assertThat(analysis.getAction()).contains("nats-server -js").contains("exactlyonce.nats.servers");
+			});
+	}
+
+	@Test
+	void serverWithoutJetStreamIsAnalysedAsJetStreamOff() {
+		try (NatsServerProcess plain = NatsServerProcess.withoutJetStream().start()) {
+			this.runner.withPropertyValues("exactlyonce.nats.servers=" + plain.url(),
+					"exactlyonce.streams.TASKS.subjects=t.>", "exactlyonce.consumers.w.stream=TASKS")
+				.run((context) -> {
+					FailureAnalysis analysis = new ExactlyOnceFailureAnalyzer().analyze(context.getStartupFailure());
+					assertThat(analysis).as("failure analysis").isNotNull();
+					assertThat(analysis.getDescription()).contains("JetStream is not enabled on the NATS server at "
+							+ plain.url()).doesNotContain("exactlyonce.streams.DEAD_LETTERS");
+					assertThat(analysis.getAction()).contains("nats-server -js").contains("jetstream");
+				});
+		}
 	}
 
 	@Test
