@@ -150,6 +150,11 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		return states;
 	}
 
+	/** The container of a consumer, for tests in this package. */
+	synchronized ListenerContainer container(String consumer) {
+		return this.containers.get(consumer);
+	}
+
 	@Override
 	public synchronized void start() {
 		this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::start);

@@ -48,6 +48,8 @@ final class ListenerContainer {
 
 	private Thread poller;
 
+	private volatile PullProbe pullProbe = PullProbe.NONE;
+
 	ListenerContainer(ConsumerSettings settings, Connection connection, DeliveryProcessor processor,
 			Duration shutdownTimeout) {
 		this.settings = settings;
@@ -104,6 +106,16 @@ final class ListenerContainer {
 		return this.settings;
 	}
 
+	/** Test seam: sees every pull and can fail it half-way. */
+	void pullProbe(PullProbe probe) {
+		this.pullProbe = probe;
+	}
+
+	/** Worker permits not held by a pull or a handler; never above concurrency. */
+	int freeWorkers() {
+		return this.freeWorkers.availablePermits();
+	}
+
 	private void pollLoop() {
 		ConsumerContext consumer = null;
 		while (this.running) {
@@ -151,10 +163,14 @@ final class ListenerContainer {
 			.build();
 		int received = 0;
 		try (FetchConsumer fetch = consumer.fetch(options)) {
+			this.pullProbe.beforeNext(wanted, received);
 			Message message = fetch.nextMessage();
 			while (message != null) {
 				received++;
 				dispatch(message);
+				if (received < wanted) {
+					this.pullProbe.beforeNext(wanted, received);
+				}
 				message = (received < wanted) ? fetch.nextMessage() : null;
 			}
 		}
@@ -209,6 +225,25 @@ final class ListenerContainer {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/**
+	 * Test seam around pulls: called before each request for the next message of a pull, as a
+	 * failing client call would be. Throwing from it fails the pull there.
+	 */
+	interface PullProbe {
+
+		/** Observes nothing. */
+		PullProbe NONE = (wanted, received) -> {
+		};
+
+		/**
+		 * Called before the next message of a pull is requested.
+		 * @param wanted the pull's size
+		 * @param received how many of its messages were received so far
+		 */
+		void beforeNext(int wanted, int received);
+
 	}
 
 }
