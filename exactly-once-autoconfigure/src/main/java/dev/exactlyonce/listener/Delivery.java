@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;
@@ -34,6 +35,8 @@ final class Delivery implements ExactlyOnceContext {
 	private volatile PreviousAttempt previousAttempt;
 
 	private volatile Settlement settlement;
+
+	private final AtomicBoolean settling = new AtomicBoolean();
 
 	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings) {
 		this(message, message.metaData().streamSequence(), message.metaData().deliveredCount(), endpoint, settings);
@@ -98,6 +101,14 @@ final class Delivery implements ExactlyOnceContext {
 
 	Settlement settlement() {
 		return this.settlement;
+	}
+
+	/**
+	 * Takes the right to settle this delivery with the server: true for the first caller only
+	 * (its worker, or the stopping container when the handler outlives the shutdown timeout).
+	 */
+	boolean takeSettlement() {
+		return this.settling.compareAndSet(false, true);
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.lang.reflect.InvocationTargetException;
+import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
 import io.nats.client.Message;
@@ -41,33 +42,70 @@ final class DeliveryProcessor {
 		this.failures = failures;
 	}
 
-	void process(Message message, BooleanSupplier shuttingDown) {
-		Delivery delivery = new Delivery(message, this.endpoint, this.settings);
+	/**
+	 * The delivery of a message received for this listener.
+	 * @param message the message
+	 * @return its delivery
+	 * @throws RuntimeException when the message carries no JetStream metadata
+	 */
+	Delivery delivery(Message message) {
+		return new Delivery(message, this.endpoint, this.settings);
+	}
+
+	/**
+	 * Runs a delivery through the pipeline and settles it, unless the stopping container has
+	 * settled it meanwhile.
+	 */
+	void process(Delivery delivery, BooleanSupplier shuttingDown) {
 		try {
 			this.observers.reached(PipelinePoint.RECEIVED, delivery);
-			Object[] args;
-			try {
-				checkSize(delivery);
-				Object payload = this.arguments.payload(delivery);
-				delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, payload)));
-				args = this.arguments.arguments(delivery, payload);
-			}
-			catch (PoisonMessageException ex) {
-				this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex);
-				return;
-			}
-			Throwable failure = invoke(delivery, args);
-			if (failure != null) {
-				this.settler.handlerFailed(delivery, failure, this.failures.isRetryable(failure),
-						shuttingDown.getAsBoolean());
+			Runnable settlement = handle(delivery, shuttingDown);
+			if (delivery.takeSettlement()) {
+				settlement.run();
 			}
 			else {
-				this.settler.settle(delivery);
+				logger.warn("Handler of the message at " + delivery.describe() + " returned after shutdown had "
+						+ "released its claim and nak'd it; its outcome is ignored");
 			}
 		}
 		catch (PipelineHaltedException ex) {
 			logger.warn("Message at " + delivery.describe() + " left unsettled: " + ex.getMessage());
 		}
+	}
+
+	/**
+	 * Releases the claim of a delivery whose handler is still running at the end of a shutdown
+	 * and naks it, so another instance runs it at once as a released (not abandoned) attempt.
+	 * @return {@code false} when the delivery was already being settled by its worker
+	 */
+	boolean releaseForShutdown(Delivery delivery) {
+		if (!delivery.takeSettlement()) {
+			return false;
+		}
+		this.settler.handlerFailed(delivery,
+				new CancellationException("handler still running when the shutdown timeout ran out"), true, true);
+		return true;
+	}
+
+	/** Resolves, invokes and decides how to settle; the settlement runs only if nobody else settled. */
+	private Runnable handle(Delivery delivery, BooleanSupplier shuttingDown) {
+		Object[] args;
+		try {
+			checkSize(delivery);
+			Object payload = this.arguments.payload(delivery);
+			delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, payload)));
+			args = this.arguments.arguments(delivery, payload);
+		}
+		catch (PoisonMessageException ex) {
+			return () -> this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex);
+		}
+		Throwable failure = invoke(delivery, args);
+		if (failure != null) {
+			boolean retryable = this.failures.isRetryable(failure);
+			boolean stopping = shuttingDown.getAsBoolean();
+			return () -> this.settler.handlerFailed(delivery, failure, retryable, stopping);
+		}
+		return () -> this.settler.settle(delivery);
 	}
 
 	private void checkSize(Delivery delivery) {

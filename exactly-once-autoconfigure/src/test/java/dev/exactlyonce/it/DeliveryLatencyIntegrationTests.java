@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.testapp.Ledger;
 import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -64,7 +65,7 @@ class DeliveryLatencyIntegrationTests extends NatsIntegrationTestSupport {
 	void messagesPublishedAsPullsEndAreHandledWithoutWaitingForTheirAckWait() throws Exception {
 		try (LatencyProxy link = new LatencyProxy(this.nats.port(), ONE_WAY_DELAY);
 				JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
-			this.instances.start("a", "exactlyonce.nats.servers=" + link.url());
+			Instance instance = this.instances.start("a", "exactlyonce.nats.servers=" + link.url());
 			JetStream jetStream = probe.connection().jetStream();
 			Map<String, Long> publishedNanos = new ConcurrentHashMap<>();
 			AtomicInteger next = new AtomicInteger();
@@ -95,6 +96,7 @@ class DeliveryLatencyIntegrationTests extends NatsIntegrationTestSupport {
 					ACK_WAIT.dividedBy(2)).isEmpty();
 			assertThat(ledger.executions()).hasSize(MESSAGES)
 				.allSatisfy((execution) -> assertThat(execution.deliveryCount()).isEqualTo(1));
+			instance.context().close();
 		}
 	}
 
