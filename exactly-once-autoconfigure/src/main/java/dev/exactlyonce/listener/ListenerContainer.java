@@ -291,16 +291,22 @@ final class ListenerContainer {
 	private void releaseStillInFlight() {
 		List<String> released = new ArrayList<>();
 		for (Delivery delivery : this.inFlight) {
-			if (uninterrupted(() -> this.processor.releaseForShutdown(delivery))) {
-				released.add(Long.toString(delivery.streamSequence()));
+			try {
+				if (uninterrupted(() -> this.processor.releaseForShutdown(delivery))) {
+					released.add(Long.toString(delivery.streamSequence()));
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not release and nak the message at " + delivery.describe() + " on shutdown; "
+						+ "it returns when its lease and ack wait end: " + ex);
 			}
 		}
 		if (!released.isEmpty()) {
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
-					+ "': handler(s) of sequence(s) " + released + " ignored the interrupt and were still running "
-					+ "when exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + ") ran out; their "
-					+ "claims were released and their messages nak'd. Make handlers honour interrupts, or raise the "
-					+ "shutdown timeout together with the pod's termination grace period.");
+					+ "': handler(s) of sequence(s) " + released + " still running despite the interrupt at 90% of "
+					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + "); their claims were "
+					+ "released and their messages nak'd for another instance. Make handlers honour interrupts, or "
+					+ "raise the shutdown timeout together with the pod's termination grace period.");
 		}
 	}
 
