@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 import io.nats.client.Message;
@@ -37,6 +38,8 @@ final class Delivery implements ExactlyOnceContext {
 	private volatile PreviousAttempt previousAttempt;
 
 	private volatile Settlement settlement;
+
+	private final AtomicReference<Party> settledBy = new AtomicReference<>();
 
 	/** A delivery pulled by a container that is stopping when {@code stopping} says so. */
 	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings, BooleanSupplier stopping) {
@@ -114,6 +117,30 @@ final class Delivery implements ExactlyOnceContext {
 
 	Settlement settlement() {
 		return this.settlement;
+	}
+
+	/**
+	 * Takes the right to settle this delivery for its worker: true unless the stopping container
+	 * took it first; true again on later calls by the worker (its advice takes it as soon as the
+	 * handler returns, before writing the completion, so a finished handler is never released).
+	 */
+	boolean takeSettlementForWorker() {
+		return this.settledBy.compareAndExchange(null, Party.WORKER) != Party.CONTAINER;
+	}
+
+	/**
+	 * Takes the right to settle this delivery for the stopping container, when its handler outlives
+	 * the shutdown timeout: false once its worker took it.
+	 */
+	boolean takeSettlementForContainer() {
+		return this.settledBy.compareAndSet(null, Party.CONTAINER);
+	}
+
+	/** Who settles a delivery with the server. */
+	private enum Party {
+
+		WORKER, CONTAINER
+
 	}
 
 	@Override

@@ -66,6 +66,9 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		try {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
 			Object value = proceedTimed(invocation, delivery);
+			if (!delivery.takeSettlementForWorker()) {
+				return value;
+			}
 			this.observers.reached(PipelinePoint.HANDLED, delivery);
 			Settlement settlement = Uninterrupted.call(() -> this.completionWriter.write(delivery, heartbeat, value));
 			delivery.settle(settlement);

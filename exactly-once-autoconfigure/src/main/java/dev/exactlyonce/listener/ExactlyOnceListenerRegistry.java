@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,7 +23,9 @@ import dev.exactlyonce.store.IdempotencyStore;
 /**
  * Owns one {@link ListenerContainer} per {@link dev.exactlyonce.annotation.ExactlyOnceListener}
  * method and starts and stops them with the application context. It runs in the last phase, so
- * containers start after every other bean and stop before the NATS connection closes.
+ * containers start after every other bean and stop before the NATS connection (a bean destroyed
+ * after every lifecycle stopped) closes. Containers stop in parallel, each within
+ * {@code exactlyonce.listener.shutdown-timeout}, so the whole stop takes that long at most.
  */
 public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBean {
 
@@ -153,6 +154,11 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		return states;
 	}
 
+	/** The container of a consumer, for tests in this package. */
+	synchronized ListenerContainer container(String consumer) {
+		return this.containers.get(consumer);
+	}
+
 	@Override
 	public synchronized void start() {
 		this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::start);
@@ -167,9 +173,11 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 			this.running = false;
 			toStop = new ArrayList<>(this.containers.values());
 		}
-		CompletableFuture.allOf(toStop.stream()
-			.map((container) -> CompletableFuture.runAsync(container::stop))
-			.toArray(CompletableFuture[]::new)).join();
+		List<Thread> stopping = toStop.stream()
+			.map((container) -> new Thread(container::stop, "exactlyonce-stop-" + container.settings().consumer()))
+			.toList();
+		stopping.forEach(Thread::start);
+		stopping.forEach(ExactlyOnceListenerRegistry::join);
 		synchronized (this) {
 			this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::stop);
 		}
@@ -193,6 +201,15 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	@Override
 	public void destroy() {
 		this.scheduler.shutdownNow();
+	}
+
+	private static void join(Thread thread) {
+		try {
+			thread.join();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {

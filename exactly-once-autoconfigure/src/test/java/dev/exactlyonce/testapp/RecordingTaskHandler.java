@@ -16,7 +16,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * {@code test.always-failing}, and otherwise records its side effect. When interrupted mid-work it
  * throws the {@link InterruptedException}, or with {@code test.on-interrupt=restore-and-fail} or
  * {@code restore-and-finish} restores the thread's interrupt flag, as well-behaved code does, and
- * then fails or finishes its work.
+ * then fails or finishes its work; with {@code test.on-interrupt=ignore} it works its full duration,
+ * as a handler stuck in a call that does not honour interrupts would.
  */
 public class RecordingTaskHandler {
 
@@ -64,6 +65,10 @@ public class RecordingTaskHandler {
 	}
 
 	private void work() throws InterruptedException {
+		if (this.onInterrupt.equals("ignore")) {
+			workIgnoringInterrupts();
+			return;
+		}
 		try {
 			Thread.sleep(this.workDuration.toMillis());
 		}
@@ -74,6 +79,18 @@ public class RecordingTaskHandler {
 			Thread.currentThread().interrupt();
 			if (this.onInterrupt.equals("restore-and-fail")) {
 				throw new IllegalStateException("work interrupted", ex);
+			}
+		}
+	}
+
+	private void workIgnoringInterrupts() {
+		long end = System.nanoTime() + this.workDuration.toNanos();
+		for (long left = this.workDuration.toNanos(); left > 0; left = end - System.nanoTime()) {
+			try {
+				Thread.sleep(Duration.ofNanos(left).toMillis() + 1);
+			}
+			catch (InterruptedException ex) {
+				// ignored, as a handler stuck in a call that does not honour interrupts would
 			}
 		}
 	}
