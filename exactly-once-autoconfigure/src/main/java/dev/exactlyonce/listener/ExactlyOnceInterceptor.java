@@ -43,6 +43,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		ClaimResult result;
+		long claimSent = System.nanoTime();
 		try {
 			result = this.store.tryClaim(delivery.storeKey(), this.owner, delivery.settings().lease());
 		}
@@ -52,6 +53,11 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		}
 		if (!(result instanceof ClaimResult.Acquired acquired)) {
 			delivery.settle(settlementWithoutClaim(result));
+			return null;
+		}
+		Duration answeredAfter = Duration.ofNanos(System.nanoTime() - claimSent);
+		if (leaseEndsBeforeFirstRenewal(delivery.settings(), answeredAfter)) {
+			releaseUnrun(delivery, acquired, answeredAfter);
 			return null;
 		}
 		delivery.claimed(acquired.claim(), acquired.previousAttempt());
@@ -86,6 +92,29 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		finally {
 			this.observers.timed(PipelineTiming.HANDLER, delivery, Duration.ofNanos(System.nanoTime() - started));
 		}
+	}
+
+	/**
+	 * Whether a claim answered this long after it was sent may have too little lease left to reach
+	 * the first renewal: the store started the lease no earlier than the request was sent.
+	 */
+	private static boolean leaseEndsBeforeFirstRenewal(ConsumerSettings settings, Duration answeredAfter) {
+		return answeredAfter.plus(settings.workingAckInterval()).compareTo(settings.lease()) >= 0;
+	}
+
+	/** Gives a claim answered too late back without running the handler; the delivery is retried. */
+	private void releaseUnrun(Delivery delivery, ClaimResult.Acquired acquired, Duration answeredAfter) {
+		String reason = "claim answered " + answeredAfter.toMillis() + " ms after it was sent: its lease of "
+				+ delivery.settings().lease() + " would end before the first renewal (working-ack interval "
+				+ delivery.settings().workingAckInterval() + "), so the handler was not run";
+		try {
+			this.store.release(acquired.claim(), reason);
+		}
+		catch (RuntimeException ex) {
+			// not released: the claim ends with its lease, which has (nearly) run out
+		}
+		delivery.settle(new Settlement.StoreUnavailable(new StoreUnavailableException(
+				reason + "; lower the store's call timeout or raise exactlyonce.store.lease", null)));
 	}
 
 	private static Settlement settlementWithoutClaim(ClaimResult result) {

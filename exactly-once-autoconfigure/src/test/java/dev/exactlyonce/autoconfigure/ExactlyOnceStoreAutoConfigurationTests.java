@@ -110,7 +110,8 @@ class ExactlyOnceStoreAutoConfigurationTests {
 		this.runner.withConfiguration(REDIS)
 			.withPropertyValues("exactlyonce.store.type=redis", "exactlyonce.store.lease=6s")
 			.run((context) -> assertStartupFailure(context,
-					"spring.data.redis.timeout (the Redis command timeout) is PT1M but exactlyonce.store.lease is PT6S",
+					"spring.data.redis.timeout (the Redis command timeout, 60s when unset) is PT1M but "
+							+ "exactlyonce.store.lease is PT6S",
 					"Set spring.data.redis.timeout below exactlyonce.store.lease"));
 	}
 
