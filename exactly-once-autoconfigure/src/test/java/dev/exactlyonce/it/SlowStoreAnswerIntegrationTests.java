@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.test.RedisServerProcess;
@@ -60,9 +61,8 @@ class SlowStoreAnswerIntegrationTests extends NatsIntegrationTestSupport {
 	void claimAnsweredTooLateForItsLeaseIsNotRunWhileAnotherInstanceTakesOver() throws Exception {
 		Instance a = this.instances.start("a", "spring.data.redis.port=" + this.proxyOfA.port());
 		Instance b = this.instances.start("b", "spring.data.redis.port=" + this.proxyOfB.port());
-		// connect both to Redis before any answer is late (Lettuce connects on first use)
-		a.bean(IdempotencyStore.class).find("worker:warm-up");
-		b.bean(IdempotencyStore.class).find("worker:warm-up");
+		warmUp(a, "a");
+		warmUp(b, "b");
 		AtomicBoolean firstDelivery = new AtomicBoolean(true);
 		slowDownOnFirstDelivery(a, this.proxyOfA, firstDelivery);
 		slowDownOnFirstDelivery(b, this.proxyOfB, firstDelivery);
@@ -79,9 +79,23 @@ class SlowStoreAnswerIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(this.instances.ledger().executionsOf("t-1"))
 			.as("side effects of the task; outcomes a %s, b %s", a.recorder().outcomes(), b.recorder().outcomes())
 			.isEqualTo(1);
-		assertThat(this.instances.ledger().startedOf("t-1")).isEqualTo(1);
+		assertThat(this.instances.ledger().started()).singleElement()
+			.satisfies((execution) -> assertThat(execution.previousAttempt().abandoned())
+				.as("the late claim was released, not abandoned")
+				.isFalse());
 		assertThat(a.bean(IdempotencyStore.class).find("worker:t-1").orElseThrow().state())
 			.isEqualTo(RecordState.COMPLETED);
+	}
+
+	/**
+	 * Connects an instance to Redis and loads the store's scripts before any answer is late: Lettuce
+	 * connects on first use, and a first EVALSHA answered NOSCRIPT costs a second round trip.
+	 */
+	private static void warmUp(Instance instance, String name) {
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		ClaimResult.Acquired warmUp = (ClaimResult.Acquired) store.tryClaim("warm-up:" + name, name,
+				Duration.ofSeconds(1));
+		store.release(warmUp.claim(), "warm-up");
 	}
 
 	private static void slowDownOnFirstDelivery(Instance instance, TcpProxy proxy, AtomicBoolean firstDelivery) {
