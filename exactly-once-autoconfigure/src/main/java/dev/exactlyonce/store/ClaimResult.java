@@ -14,6 +14,17 @@ public sealed interface ClaimResult {
 	 * {@code null}
 	 */
 	record Acquired(Claim claim, PreviousAttempt previousAttempt) implements ClaimResult {
+
+		/**
+		 * The claim a stored {@link RecordState#IN_PROGRESS} record describes.
+		 * @param held the record of the claim
+		 * @return the claim, with the attempt it took over
+		 */
+		public static Acquired of(IdempotencyRecord held) {
+			return new Acquired(new Claim(held.key(), held.owner(), held.token(), held.attempts(), held.startedAt(),
+					held.leaseUntil()), held.previousAttempt());
+		}
+
 	}
 
 	/**

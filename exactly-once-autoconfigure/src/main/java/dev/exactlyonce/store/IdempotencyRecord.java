@@ -18,10 +18,13 @@ import java.time.Instant;
  * @param expiresAt when the record may be forgotten
  * @param resultSummary a size-capped result summary, the failure of a released attempt, or
  * {@code null}
+ * @param previousAttempt the attempt the last claim took over (released or abandoned), or
+ * {@code null} for a first attempt; kept so that a claim whose answer was lost can be recognised
+ * with what it took over
  */
 public record IdempotencyRecord(String key, String listener, String owner, String token, RecordState state,
 		int attempts, Instant startedAt, Instant leaseUntil, long streamSequence, Instant completedAt,
-		Instant expiresAt, String resultSummary) {
+		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt) {
 
 	/**
 	 * Whether the claim is held by someone whose lease has not yet run out.

@@ -8,6 +8,7 @@ import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.DocumentSnapshot;
 
 import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -40,6 +41,7 @@ final class FirestoreRecordDocument {
 		putIfSet(fields, "completedAt", timestamp(record.completedAt()));
 		fields.put("expiresAt", timestamp(record.expiresAt()));
 		putIfSet(fields, "resultSummary", record.resultSummary());
+		putIfSet(fields, "previousAttempt", previousAttemptFields(record.previousAttempt()));
 		return fields;
 	}
 
@@ -58,11 +60,36 @@ final class FirestoreRecordDocument {
 					RecordState.valueOf(snapshot.getString("state")), snapshot.getLong("attempts").intValue(),
 					instant(snapshot.getTimestamp("startedAt")), instant(snapshot.getTimestamp("leaseUntil")),
 					snapshot.getLong("streamSequence"), instant(snapshot.getTimestamp("completedAt")),
-					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"));
+					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"),
+					previousAttempt(snapshot));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency document " + snapshot.getId() + " is not readable", ex);
 		}
+	}
+
+	private static Map<String, Object> previousAttemptFields(PreviousAttempt previous) {
+		if (previous == null) {
+			return null;
+		}
+		Map<String, Object> fields = new HashMap<>();
+		fields.put("owner", previous.owner());
+		fields.put("startedAt", timestamp(previous.startedAt()));
+		fields.put("attempts", previous.attempts());
+		fields.put("state", previous.state().name());
+		putIfSet(fields, "failure", previous.failure());
+		return fields;
+	}
+
+	private static PreviousAttempt previousAttempt(DocumentSnapshot snapshot) {
+		if (snapshot.get("previousAttempt") == null) {
+			return null;
+		}
+		return new PreviousAttempt(snapshot.getString("previousAttempt.owner"),
+				instant(snapshot.getTimestamp("previousAttempt.startedAt")),
+				snapshot.getLong("previousAttempt.attempts").intValue(),
+				RecordState.valueOf(snapshot.getString("previousAttempt.state")),
+				snapshot.getString("previousAttempt.failure"));
 	}
 
 	private static void putIfSet(Map<String, Object> fields, String name, Object value) {

@@ -6,12 +6,14 @@ import java.util.List;
 import java.util.Map;
 
 import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Reads an {@link IdempotencyRecord} from the Redis hash that holds it: one field per record
- * component, instants as epoch milliseconds, absent fields for absent values.
+ * component (the previous attempt's in {@code previous*} fields), instants as epoch milliseconds,
+ * absent fields for absent values.
  */
 final class RedisRecordHash {
 
@@ -46,11 +48,23 @@ final class RedisRecordHash {
 					fields.get("token"), RecordState.valueOf(fields.get("state")),
 					Integer.parseInt(fields.get("attempts")), instant(fields.get("startedAt")),
 					instant(fields.get("leaseUntil")), Long.parseLong(fields.getOrDefault("streamSequence", "0")),
-					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"));
+					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"),
+					previousAttempt(fields));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency record in Redis is not readable: " + ex.getMessage(), ex);
 		}
+	}
+
+	/** The attempt a claim took over, kept in the {@code previous*} fields of its hash. */
+	private static PreviousAttempt previousAttempt(Map<String, String> fields) {
+		String state = fields.get("previousState");
+		if (state == null) {
+			return null;
+		}
+		return new PreviousAttempt(fields.get("previousOwner"), instant(fields.get("previousStartedAt")),
+				Integer.parseInt(fields.get("previousAttempts")), RecordState.valueOf(state),
+				fields.get("previousFailure"));
 	}
 
 	/**
