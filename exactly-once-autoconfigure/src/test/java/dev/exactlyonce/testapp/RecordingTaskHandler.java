@@ -11,7 +11,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * The test listener: records each invocation in the {@link Ledger}, works for
  * {@code test.work-duration}, fails the first {@code test.failures} attempts (with an
  * {@link IllegalArgumentException} when {@code test.failure=illegal-argument}, else an
- * {@link IllegalStateException}), and otherwise records its side effect.
+ * {@link IllegalStateException}; with the message {@code test.failure-message} when set), and
+ * otherwise records its side effect.
  */
 public class RecordingTaskHandler {
 
@@ -25,14 +26,17 @@ public class RecordingTaskHandler {
 
 	private final String failure;
 
+	private final String failureMessage;
+
 	public RecordingTaskHandler(Ledger ledger, @Value("${test.instance:a}") String instance,
 			@Value("${test.work-duration:0s}") Duration workDuration, @Value("${test.failures:0}") int failures,
-			@Value("${test.failure:illegal-state}") String failure) {
+			@Value("${test.failure:illegal-state}") String failure, @Value("${test.failure-message:}") String failureMessage) {
 		this.ledger = ledger;
 		this.instance = instance;
 		this.workDuration = workDuration;
 		this.failures = failures;
 		this.failure = failure;
+		this.failureMessage = failureMessage;
 	}
 
 	@ExactlyOnceListener(consumer = "${test.consumer:worker}", key = "${test.key:}")
@@ -43,11 +47,16 @@ public class RecordingTaskHandler {
 		this.ledger.passGate();
 		Thread.sleep(this.workDuration.toMillis());
 		if (this.ledger.startedOf(task.taskId()) <= this.failures) {
-			throw this.failure.equals("illegal-argument") ? new IllegalArgumentException("simulated bad task")
-					: new IllegalStateException("simulated model failure");
+			throw this.failure.equals("illegal-argument")
+					? new IllegalArgumentException(messageOr("simulated bad task"))
+					: new IllegalStateException(messageOr("simulated model failure"));
 		}
 		this.ledger.record(attempt);
 		return "post for " + task.taskId();
+	}
+
+	private String messageOr(String defaultMessage) {
+		return this.failureMessage.isEmpty() ? defaultMessage : this.failureMessage;
 	}
 
 }
