@@ -8,14 +8,14 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Message;
-import io.nats.client.api.MessageInfo;
 import io.nats.client.api.RetentionPolicy;
-import io.nats.client.impl.NatsMessage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.nats.RawStreamMessage;
+import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -26,15 +26,17 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * Dead-letters messages whose deliveries ran out without any attempt settling them (the process
  * died on every attempt). Listens to the server's {@code MAX_DELIVERIES} advisory of one consumer
  * in a queue group (one instance handles each advisory), reads the message back from the stream
- * by sequence (the server does not remove it, even on a WorkQueue stream), parks it, marks its
- * key and then removes it from a WorkQueue stream. A key that turns out to be completed is not
+ * by sequence (the server does not remove it, even on a WorkQueue stream) through the raw message
+ * API (so headers the Java client cannot decode are read too), parks it, marks its key and then
+ * removes it from a WorkQueue stream. A key that turns out to be completed is not
  * dead-lettered: its work is done and only the ack was lost.
  */
 final class ExhaustedDeliveries {
 
 	private static final Log logger = LogFactory.getLog(ExhaustedDeliveries.class);
 
-	private static final int NO_MESSAGE_FOUND = 10037;
+	/** The reason of a dead letter whose headers the Java client cannot decode. */
+	static final String UNDECODABLE_HEADERS = "headers the Java client cannot decode";
 
 	private final Connection connection;
 
@@ -52,13 +54,15 @@ final class ExhaustedDeliveries {
 
 	private final JsonMapper jsonMapper;
 
+	private final RawStreamReader reader;
+
 	private final String owner;
 
 	private Dispatcher dispatcher;
 
 	ExhaustedDeliveries(Connection connection, ListenerEndpoint endpoint, ConsumerSettings settings,
 			ArgumentResolver arguments, KeyResolver keys, IdempotencyStore store, DeliverySettler settler,
-			JsonMapper jsonMapper, String owner) {
+			JsonMapper jsonMapper, RawStreamReader reader, String owner) {
 		this.connection = connection;
 		this.endpoint = endpoint;
 		this.settings = settings;
@@ -67,6 +71,7 @@ final class ExhaustedDeliveries {
 		this.store = store;
 		this.settler = settler;
 		this.jsonMapper = jsonMapper;
+		this.reader = reader;
 		this.owner = owner;
 	}
 
@@ -100,51 +105,47 @@ final class ExhaustedDeliveries {
 	}
 
 	private void handle(long sequence, long deliveries) throws IOException, JetStreamApiException {
-		JetStreamManagement management = this.connection.jetStreamManagement();
-		Optional<MessageInfo> stored = read(management, sequence);
+		Optional<RawStreamMessage> stored = this.reader.read(this.settings.stream(), sequence);
 		if (stored.isEmpty()) {
+			logger.warn("Message at stream '" + this.settings.stream() + "', sequence " + sequence
+					+ " ran out of deliveries but is no longer in the stream (removed by its limits)");
 			return;
 		}
-		MessageInfo info = stored.get();
-		Message original = NatsMessage.builder()
-			.subject(info.getSubject())
-			.headers(info.getHeaders())
-			.data(info.getData())
-			.build();
-		Delivery delivery = new Delivery(original, sequence, deliveries, this.endpoint, this.settings);
+		String reason = stored.get().decodableByClient()
+				? "max deliveries (" + deliveries + ") reached without a completed attempt" : UNDECODABLE_HEADERS;
+		park(stored.get(), deliveries, reason);
+	}
+
+	/**
+	 * Dead-letters a message read back from the stream (unless its key is already completed or
+	 * dead-lettered), marks its key, and removes it from a WorkQueue stream.
+	 * @param stored the message as stored
+	 * @param deliveries how many times it was delivered, 0 when unknown
+	 * @param reason why it is parked
+	 * @return false when the dead letter was not stored (the message then stays on its stream)
+	 */
+	boolean park(RawStreamMessage stored, long deliveries, String reason) throws IOException, JetStreamApiException {
+		Delivery delivery = new Delivery(stored.toMessage(), stored.sequence(), deliveries, this.endpoint,
+				this.settings);
 		resolveKey(delivery);
 		IdempotencyRecord record = (delivery.key() != null) ? this.store.find(delivery.storeKey()).orElse(null) : null;
 		if (record != null && record.isFinal()) {
-			logger.warn("Message at " + delivery.describe() + " ran out of deliveries but its key is already "
-					+ record.state() + "; not dead-lettering it again");
+			logger.warn("Message at " + delivery.describe() + " must be dead-lettered (" + reason
+					+ ") but its key is already " + record.state() + "; not dead-lettering it again");
 		}
 		else {
-			String reason = "max deliveries (" + deliveries + ") reached without a completed attempt";
 			if (!this.settler.publishDeadLetter(delivery, reason, null)) {
-				return;
+				return false;
 			}
 			claimAndMark(delivery, reason);
 			this.settler.outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
 		}
+		JetStreamManagement management = this.connection.jetStreamManagement();
 		if (management.getStreamInfo(this.settings.stream()).getConfiguration()
 			.getRetentionPolicy() == RetentionPolicy.WorkQueue) {
-			management.deleteMessage(this.settings.stream(), sequence);
+			management.deleteMessage(this.settings.stream(), stored.sequence());
 		}
-	}
-
-	private Optional<MessageInfo> read(JetStreamManagement management, long sequence)
-			throws IOException, JetStreamApiException {
-		try {
-			return Optional.of(management.getMessage(this.settings.stream(), sequence));
-		}
-		catch (JetStreamApiException ex) {
-			if (ex.getApiErrorCode() == NO_MESSAGE_FOUND) {
-				logger.warn("Message at stream '" + this.settings.stream() + "', sequence " + sequence
-						+ " ran out of deliveries but is no longer in the stream (removed by its limits)");
-				return Optional.empty();
-			}
-			throw ex;
-		}
+		return true;
 	}
 
 	private void resolveKey(Delivery delivery) {

@@ -60,11 +60,19 @@ public final class HeaderEncoding {
 			}
 			headers.put(plainName, values.stream().map(HeaderEncoding::ascii).toList());
 		}
-		if (listed.isEmpty()) {
-			headers.remove(ENCODED_HEADERS);
-		}
-		else {
-			headers.put(ENCODED_HEADERS, String.join(",", listed));
+		relist(headers, listed);
+	}
+
+	/**
+	 * Removes a header, and its entry in {@value #ENCODED_HEADERS}.
+	 * @param headers the headers to change
+	 * @param name the header name as written (encoded when listed)
+	 */
+	public static void remove(Headers headers, String name) {
+		headers.remove(name);
+		Set<String> listed = listed(headers);
+		if (listed.remove(name)) {
+			relist(headers, listed);
 		}
 	}
 
@@ -145,6 +153,18 @@ public final class HeaderEncoding {
 			listed.addAll(Arrays.asList(list.split(",")));
 		}
 		return listed;
+	}
+
+	/**
+	 * Rewrites the list, after every header it names: nats-server 2.9 looks a header up by the first
+	 * occurrence of its name in the block, so a list naming {@code Nats-Msg-Id} before that header
+	 * would hide the message id from it.
+	 */
+	private static void relist(Headers headers, Set<String> listed) {
+		headers.remove(ENCODED_HEADERS);
+		if (!listed.isEmpty()) {
+			headers.put(ENCODED_HEADERS, String.join(",", listed));
+		}
 	}
 
 	private static boolean isWritableName(byte[] name) {

@@ -17,15 +17,21 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.nats.HeaderEncoding;
+
 /**
  * Publishes tasks to JetStream with a {@code Nats-Msg-Id}, so that the stream stores each task
  * once however often it is published inside the stream's duplicate window. A publish whose answer
  * is lost is retried with the same message id, so a retry cannot create a second task; retries
  * stop before one could land after the stream's duplicate window, where it would be stored again.
+ * A message id or header value that is not printable US-ASCII (which the Java client refuses) is
+ * sent percent-encoded as {@link HeaderEncoding} describes; a listener reads its key back decoded.
  */
 public class ExactlyOncePublisher {
 
 	private static final Log logger = LogFactory.getLog(ExactlyOncePublisher.class);
+
+	private static final String MESSAGE_ID = "Nats-Msg-Id";
 
 	private final JetStream jetStream;
 
@@ -100,7 +106,7 @@ public class ExactlyOncePublisher {
 	 * @param subject the subject
 	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON
 	 * @param messageId the message id; the same task must always get the same id
-	 * @param headers extra headers
+	 * @param headers extra headers (names or values the client cannot write are percent-encoded)
 	 * @return the stored sequence and whether it was a duplicate
 	 * @throws PublishException when no attempt got an answer or the server refused the message
 	 */
@@ -110,7 +116,8 @@ public class ExactlyOncePublisher {
 					+ "': it is what makes a repeated publish a duplicate");
 		}
 		Headers natsHeaders = new Headers();
-		headers.forEach(natsHeaders::put);
+		headers.forEach((name, value) -> HeaderEncoding.put(natsHeaders, name, value));
+		HeaderEncoding.put(natsHeaders, MESSAGE_ID, messageId);
 		byte[] body = body(payload);
 		return PublishObservation.observe(this.observationRegistry, subject, natsHeaders,
 				() -> send(NatsMessage.builder().subject(subject).headers(natsHeaders).data(body).build(), messageId));
@@ -119,10 +126,7 @@ public class ExactlyOncePublisher {
 	/** Sends with retries under the same message id, never past the stream's duplicate window. */
 	private PublishResult send(NatsMessage message, String messageId) {
 		String subject = message.getSubject();
-		PublishOptions options = PublishOptions.builder()
-			.messageId(messageId)
-			.streamTimeout(this.requestTimeout)
-			.build();
+		PublishOptions options = PublishOptions.builder().streamTimeout(this.requestTimeout).build();
 		Duration backoff = this.initialBackoff;
 		long started = System.nanoTime();
 		for (int attempt = 1;; attempt++) {
@@ -136,6 +140,10 @@ public class ExactlyOncePublisher {
 			catch (JetStreamApiException ex) {
 				throw new PublishException("Server refused message id '" + messageId + "' on '" + subject + "': "
 						+ ex.getMessage(), ex);
+			}
+			catch (IllegalArgumentException | IllegalStateException ex) {
+				throw new PublishException("The NATS client did not send message id '" + messageId + "' on '" + subject
+						+ "': " + ex.getMessage(), ex);
 			}
 			catch (IOException ex) {
 				if (attempt >= this.maxAttempts) {
