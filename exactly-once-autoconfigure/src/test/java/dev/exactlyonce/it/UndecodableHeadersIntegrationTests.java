@@ -84,6 +84,27 @@ class UndecodableHeadersIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
+	void onAStreamThatKeepsMessagesTheUndecodableDeliveryIsTerminatedAndNeverStopsTheReaderAgain() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.streams.TASKS.retention=limits");
+		try (RawNatsPublisher raw = new RawNatsPublisher(this.nats.url())) {
+			raw.publish(SUBJECT, RawNatsPublisher.headers("Nats-Msg-Id", "tâche-4"), task("tâche-4"));
+			raw.flush();
+		}
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-after"), "t-after");
+		MeterRegistry registry = instance.bean(MeterRegistry.class);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> this.instances.ledger().executionsOf("t-after") == 1
+						&& probe.messages("DEAD_LETTERS", DEAD_LETTER_SUBJECT).size() == 1 && probe.drained("TASKS", "worker"));
+			await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6))
+				.until(() -> registry.get("exactlyonce.nats.undecodable.messages").counter().count() == 1
+						&& probe.drained("TASKS", "worker"));
+			assertThat(probe.stream("TASKS").getStreamState().getMsgCount()).isEqualTo(2);
+		}
+		assertThat(instance.recorder().outcomes()).containsOnlyOnce(DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	@Test
 	void nonRetryableFailureOnNonAsciiKeyWithNonAsciiExceptionMessageIsDeadLetteredOnce() throws Exception {
 		String failureMessage = "tâche refusée: é";
 		Instance instance = this.instances.start("a", "test.key=payload.taskId", "test.failures=99",
