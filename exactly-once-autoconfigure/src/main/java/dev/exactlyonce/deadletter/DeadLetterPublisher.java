@@ -65,12 +65,12 @@ public class DeadLetterPublisher {
 	 * the original must not be dropped)
 	 */
 	public long publish(DeadLetter deadLetter) {
+		NatsMessage message = NatsMessage.builder()
+			.subject(deadLetter.subject())
+			.headers(fitting(headers(deadLetter), deadLetter))
+			.data(deadLetter.original().getData())
+			.build();
 		try {
-			NatsMessage message = NatsMessage.builder()
-				.subject(deadLetter.subject())
-				.headers(fitting(headers(deadLetter), deadLetter))
-				.data(deadLetter.original().getData())
-				.build();
 			PublishAck ack = this.jetStream.publish(message);
 			return ack.getSeqno();
 		}
@@ -79,9 +79,6 @@ public class DeadLetterPublisher {
 					+ "' for stream '" + deadLetter.stream() + "', sequence " + deadLetter.streamSequence() + ": "
 					+ ex.getMessage() + ". Declare a stream for it (exactlyonce.dead-letter.stream) or change "
 					+ "exactlyonce.consumers." + deadLetter.consumer() + ".dead-letter-subject.", ex);
-		}
-		catch (DeadLetterException ex) {
-			throw ex;
 		}
 		catch (RuntimeException ex) {
 			throw new DeadLetterException("The NATS client refused the dead letter on '" + deadLetter.subject()

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -51,11 +52,11 @@ public final class HeaderEncoding {
 		Set<String> listed = listed(headers);
 		if (encode) {
 			headers.put(encodedName, values.stream().map((value) -> percentEncode(value, false)).toList());
-			listed.add(encodedName);
+			listed.add(listName(encodedName));
 		}
 		else {
 			String plainName = ascii(name);
-			if (listed.remove(encodedName)) {
+			if (listed.remove(listName(encodedName))) {
 				headers.remove(encodedName);
 			}
 			headers.put(plainName, values.stream().map(HeaderEncoding::ascii).toList());
@@ -71,7 +72,7 @@ public final class HeaderEncoding {
 	public static void remove(Headers headers, String name) {
 		headers.remove(name);
 		Set<String> listed = listed(headers);
-		if (listed.remove(name)) {
+		if (listed.remove(listName(name))) {
 			relist(headers, listed);
 		}
 	}
@@ -87,7 +88,7 @@ public final class HeaderEncoding {
 			return null;
 		}
 		String encodedName = percentEncode(utf8(name), true);
-		if (listed(headers).contains(encodedName)) {
+		if (listed(headers).contains(listName(encodedName))) {
 			String value = headers.getFirst(encodedName);
 			return (value != null) ? decode(value) : null;
 		}
@@ -110,8 +111,9 @@ public final class HeaderEncoding {
 				continue;
 			}
 			List<String> values = headers.get(name);
-			decoded.put(listed.contains(name) ? decode(name) : name,
-					listed.contains(name) ? values.stream().map(HeaderEncoding::decode).toList() : values);
+			boolean encoded = listed.contains(listName(name));
+			decoded.put(encoded ? decode(name) : name,
+					encoded ? values.stream().map(HeaderEncoding::decode).toList() : values);
 		}
 		return decoded;
 	}
@@ -150,16 +152,15 @@ public final class HeaderEncoding {
 		String list = headers.getFirst(ENCODED_HEADERS);
 		Set<String> listed = new LinkedHashSet<>();
 		if (list != null && !list.isEmpty()) {
-			listed.addAll(Arrays.asList(list.split(",")));
+			Arrays.stream(list.split(",")).map(HeaderEncoding::listName).forEach(listed::add);
 		}
 		return listed;
 	}
 
-	/**
-	 * Rewrites the list, after every header it names: nats-server 2.9 looks a header up by the first
-	 * occurrence of its name in the block, so a list naming {@code Nats-Msg-Id} before that header
-	 * would hide the message id from it.
-	 */
+	private static String listName(String name) {
+		return name.toLowerCase(Locale.ROOT);
+	}
+
 	private static void relist(Headers headers, Set<String> listed) {
 		headers.remove(ENCODED_HEADERS);
 		if (!listed.isEmpty()) {

@@ -29,7 +29,7 @@ class HeaderEncodingTests {
 		HeaderEncoding.put(headers, "X-Title", "Café 100%\r\n\u0000\u200F🚀");
 		HeaderEncoding.put(headers, "Nats-Msg-Id", "tâche-1");
 		assertThat(headers.getFirst("X-Title")).isEqualTo("Caf%C3%A9 100%25%0D%0A%00%E2%80%8F%F0%9F%9A%80");
-		assertThat(headers.getFirst(HeaderEncoding.ENCODED_HEADERS)).isEqualTo("X-Title,Nats-Msg-Id");
+		assertThat(headers.getFirst(HeaderEncoding.ENCODED_HEADERS)).isEqualTo("x-title,nats-msg-id");
 		assertThat(HeaderEncoding.first(headers, "Nats-Msg-Id")).isEqualTo("tâche-1");
 		assertThat(HeaderEncoding.decoded(headers)).containsExactly(
 				org.assertj.core.api.Assertions.entry("X-Title", List.of("Café 100%\r\n\u0000\u200F🚀")),
@@ -37,11 +37,13 @@ class HeaderEncodingTests {
 	}
 
 	@Test
-	void theListComesAfterEveryHeaderItNamesSoTheServerFindsTheMessageId() {
+	void theListNeverSpellsAHeaderNameAsTheServerLooksItUp() {
 		Headers headers = new Headers();
 		HeaderEncoding.put(headers, "X-Title", "Café");
 		HeaderEncoding.put(headers, "Nats-Msg-Id", "tâche-1");
-		assertThat(headers.keySet()).containsExactly("X-Title", "Nats-Msg-Id", HeaderEncoding.ENCODED_HEADERS);
+		String block = new String(headers.getSerialized(), StandardCharsets.US_ASCII);
+		assertThat(block.indexOf("Nats-Msg-Id")).as("nats-server 2.9 reads the first occurrence")
+			.isEqualTo(block.indexOf("\r\nNats-Msg-Id:") + 2);
 	}
 
 	@Test
