@@ -17,11 +17,14 @@ import io.nats.client.impl.Headers;
  * client takes only printable US-ASCII names and values; a header that does not fit has its name
  * and every value percent-encoded (each byte of its UTF-8 form outside printable US-ASCII, and
  * {@code %}, as {@code %XX}; in names also {@code :} and {@code ,}), and its encoded name is listed
- * in the {@value #ENCODED_HEADERS} header (comma-separated). Headers not listed there are as sent.
+ * in lower case in the {@value #ENCODED_HEADERS} header (comma-separated, compared ignoring case).
+ * Headers not listed there are as sent. Lower case, because nats-server 2.9 finds a header by the
+ * first occurrence of its name anywhere in the header block: a list spelling {@code Nats-Msg-Id}
+ * before that header would hide the message id from the server's deduplication.
  */
 public final class HeaderEncoding {
 
-	/** Lists (comma-separated) the headers whose name and values are percent-encoded. */
+	/** Lists (comma-separated, lower case) the headers whose name and values are percent-encoded. */
 	public static final String ENCODED_HEADERS = "Exactly-Once-Encoded-Headers";
 
 	private static final char[] HEX = "0123456789ABCDEF".toCharArray();

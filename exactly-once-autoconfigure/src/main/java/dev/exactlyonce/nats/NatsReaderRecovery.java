@@ -1,11 +1,13 @@
 package dev.exactlyonce.nats;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -72,10 +74,13 @@ public class NatsReaderRecovery implements AutoCloseable {
 				+ "message with others (published by another client, e.g. nats.js with UTF-8 header values); until "
 				+ "it reads again no message, publish ack or store answer arrives. Reconnecting now; a listener's "
 				+ "message with such headers is dead-lettered (reason 'headers the Java client cannot decode').");
-		for (NatsReaderListener listener : this.listeners.get()) {
-			notify(listener, () -> listener.readerFailed(failure));
+		notifyListeners((listener) -> listener.readerFailed(failure));
+		try {
+			this.recovery.execute(this::reconnect);
 		}
-		this.recovery.execute(this::reconnect);
+		catch (RejectedExecutionException ex) {
+			// closing: the connection is closed too
+		}
 	}
 
 	private void reconnect() {
@@ -87,26 +92,31 @@ public class NatsReaderRecovery implements AutoCloseable {
 			watched.forceReconnect();
 			logger.info("NATS connection reconnected after its reader stopped; it reads again");
 		}
-		catch (Exception ex) {
-			if (ex instanceof InterruptedException) {
-				Thread.currentThread().interrupt();
-				return;
-			}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return;
+		}
+		catch (IOException | RuntimeException ex) {
 			logger.error("Could not reconnect NATS after its reader stopped (" + ex + "); the client's own ping "
 					+ "check reconnects it later (after two unanswered pings, 2 minutes apart by default)", ex);
 			return;
 		}
-		for (NatsReaderListener listener : this.listeners.get()) {
-			notify(listener, listener::readerRestarted);
-		}
+		notifyListeners(NatsReaderListener::readerRestarted);
 	}
 
-	private static void notify(NatsReaderListener listener, Runnable call) {
+	private void notifyListeners(Consumer<NatsReaderListener> call) {
 		try {
-			call.run();
+			for (NatsReaderListener listener : this.listeners.get()) {
+				try {
+					call.accept(listener);
+				}
+				catch (RuntimeException ex) {
+					logger.error("NATS reader listener " + listener.getClass().getName() + " failed", ex);
+				}
+			}
 		}
 		catch (RuntimeException ex) {
-			logger.error("NATS reader listener " + listener.getClass().getName() + " failed", ex);
+			logger.error("Could not look up the NATS reader listeners", ex);
 		}
 	}
 
