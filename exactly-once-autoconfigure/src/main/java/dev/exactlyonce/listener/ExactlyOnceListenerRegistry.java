@@ -18,6 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConfigurationException;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.nats.NatsReaderListener;
+import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
@@ -26,8 +28,10 @@ import dev.exactlyonce.store.IdempotencyStore;
  * containers start after every other bean and stop before the NATS connection (a bean destroyed
  * after every lifecycle stopped) closes. Containers stop in parallel, each within
  * {@code exactlyonce.listener.shutdown-timeout}, so the whole stop takes that long at most.
+ * When the connection's reader was restarted after a message it could not decode, every consumer is
+ * swept for such messages, which are dead-lettered.
  */
-public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBean {
+public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBean, NatsReaderListener {
 
 	private final Connection connection;
 
@@ -55,7 +59,11 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	private final Clock clock;
 
+	private final RawStreamReader rawReader;
+
 	private final Map<String, ExhaustedDeliveries> exhaustedDeliveries = new LinkedHashMap<>();
+
+	private final Map<String, UndecodableMessageSweep> sweeps = new LinkedHashMap<>();
 
 	private final Map<String, ListenerContainer> containers = new LinkedHashMap<>();
 
@@ -85,6 +93,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.consumers = Map.copyOf(consumers);
 		this.jsonMapper = jsonMapper;
 		this.properties = properties.getListener();
+		this.rawReader = new RawStreamReader(connection, properties.getNats().getRequestTimeout());
 		int workers = consumers.values().stream().mapToInt(ConsumerSettings::concurrency).sum();
 		this.scheduler = Executors.newScheduledThreadPool(Math.max(2, workers),
 				daemonThreads("exactlyonce-working-acks-"));
@@ -134,8 +143,10 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				this.properties.getShutdownTimeout());
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
-				this.keys, this.store, this.settler, this.jsonMapper, this.owner, this.scheduler, this.clock);
+				this.keys, this.store, this.settler, this.jsonMapper, this.rawReader, this.owner, this.scheduler,
+				this.clock);
 		this.exhaustedDeliveries.put(consumer, exhausted);
+		this.sweeps.put(consumer, new UndecodableMessageSweep(this.connection, settings, this.rawReader, exhausted));
 		if (this.running) {
 			exhausted.start();
 			container.start();
@@ -181,6 +192,16 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		synchronized (this) {
 			this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::stop);
 		}
+	}
+
+	/** Dead-letters, on every consumer, the delivered messages whose headers the client cannot decode. */
+	@Override
+	public void readerRestarted() {
+		List<UndecodableMessageSweep> toSweep;
+		synchronized (this) {
+			toSweep = this.running ? new ArrayList<>(this.sweeps.values()) : List.of();
+		}
+		toSweep.forEach(UndecodableMessageSweep::sweep);
 	}
 
 	@Override
