@@ -16,7 +16,7 @@ public class ExactlyOnceConfigurationException extends RuntimeException {
 	 * @param action how to fix it
 	 */
 	public ExactlyOnceConfigurationException(String problem, String action) {
-		super(problem + ". " + action);
+		super(sentence(problem) + " " + action);
 		this.problem = problem;
 		this.action = action;
 	}
@@ -27,6 +27,18 @@ public class ExactlyOnceConfigurationException extends RuntimeException {
 	 */
 	public String getProblem() {
 		return this.problem;
+	}
+
+	/**
+	 * What is wrong, as a sentence.
+	 * @return the problem, ending with a full stop unless it already ends with one or a question mark
+	 */
+	public String getProblemSentence() {
+		return sentence(this.problem);
+	}
+
+	private static String sentence(String problem) {
+		return (problem.endsWith(".") || problem.endsWith("?")) ? problem : problem + ".";
 	}
 
 	/**
