@@ -19,7 +19,6 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.Message;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.RetentionPolicy;
-import io.nats.client.impl.NatsMessage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.JsonNode;
@@ -184,13 +183,7 @@ final class ExhaustedDeliveries {
 		if (stored.isEmpty()) {
 			return null;
 		}
-		MessageInfo info = stored.get();
-		Message original = NatsMessage.builder()
-			.subject(info.getSubject())
-			.headers(info.getHeaders())
-			.data(info.getData())
-			.build();
-		Delivery delivery = new Delivery(original, sequence, deliveries, this.endpoint, this.settings);
+		Delivery delivery = Delivery.readBack(stored.get(), deliveries, this.endpoint, this.settings);
 		resolveKey(delivery);
 		IdempotencyRecord record = (delivery.key() != null) ? this.store.find(delivery.storeKey()).orElse(null) : null;
 		Instant now = this.clock.instant();
