@@ -102,9 +102,9 @@ class UnknownPropertiesTests {
 					"exactlyonce.nats.servers=" + nats.url())
 			.run((context) -> {
 				ExactlyOnceConfigurationException error = startupError(context.getStartupFailure());
-				assertThat(error.getProblem()).contains(
-						"exactlyonce.consumers.typo-worker.ack-wiat (class path resource [unknown-properties/ack-wiat.yml]",
-						" - 8:17)", "did you mean exactlyonce.consumers.typo-worker.ack-wait?");
+				assertThat(error.getProblem()).contains("exactlyonce.consumers.typo-worker.ack-wiat "
+						+ "(class path resource [unknown-properties/ack-wiat.yml] - 8:17)",
+						"did you mean exactlyonce.consumers.typo-worker.ack-wait?");
 				assertThat(new ExactlyOnceFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
 					.contains("Correct or remove");
 			});
