@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 import dev.exactlyonce.nats.NatsConnectionFactory;
 import dev.exactlyonce.nats.NatsReaderListener;
@@ -18,12 +19,18 @@ import dev.exactlyonce.nats.NatsReaderRecovery;
 /**
  * Auto-configures the NATS {@link Connection} from {@code exactlyonce.nats.*}, whose reader is
  * restarted when a message it cannot decode stops it ({@link NatsReaderRecovery}). Backs off when
- * the application defines its own connection (which it then also closes itself).
+ * the application defines its own connection (which it then also closes itself). Fails start-up on
+ * a key under {@code exactlyonce.*} that binds to nothing.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass(Connection.class)
 @EnableConfigurationProperties(ExactlyOnceProperties.class)
 public final class ExactlyOnceNatsAutoConfiguration {
+
+	@Bean
+	static UnknownPropertiesCheck exactlyOnceUnknownPropertiesCheck(Environment environment) {
+		return new UnknownPropertiesCheck(environment);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean(Connection.class)

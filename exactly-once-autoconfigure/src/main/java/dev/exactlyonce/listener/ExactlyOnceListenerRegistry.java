@@ -5,11 +5,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
+import io.nats.client.api.MessageInfo;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
@@ -68,6 +70,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	private final Map<String, ListenerContainer> containers = new LinkedHashMap<>();
 
 	private final Map<String, ListenerEndpoint> endpoints = new LinkedHashMap<>();
+
+	private final Map<String, ArgumentResolver> argumentResolvers = new LinkedHashMap<>();
 
 	private volatile boolean running;
 
@@ -139,6 +143,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		DeliveryProcessor processor = new DeliveryProcessor(endpoint, settings, arguments, this.keys, this.settler,
 				this.observers, this.failures.with(settings.nonRetryableExceptions()));
 		this.endpoints.put(consumer, endpoint);
+		this.argumentResolvers.put(consumer, arguments);
 		ListenerContainer container = new ListenerContainer(settings, this.connection, processor,
 				this.properties.getShutdownTimeout());
 		this.containers.put(consumer, container);
@@ -150,6 +155,33 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		if (this.running) {
 			exhausted.start();
 			container.start();
+		}
+	}
+
+	/**
+	 * The store key (with namespace) of a message read back from its stream, resolved as the
+	 * pipeline resolves it for the listener on the consumer.
+	 * @param consumer the consumer
+	 * @param stored the message as stored on the stream
+	 * @return the key, or empty when no listener listens on the consumer or the message has no key
+	 */
+	public Optional<String> storeKey(String consumer, MessageInfo stored) {
+		ListenerEndpoint endpoint;
+		ArgumentResolver arguments;
+		synchronized (this) {
+			endpoint = this.endpoints.get(consumer);
+			arguments = this.argumentResolvers.get(consumer);
+		}
+		if (endpoint == null) {
+			return Optional.empty();
+		}
+		Delivery delivery = Delivery.readBack(stored, 0, endpoint, this.consumers.get(consumer));
+		try {
+			delivery.key(this.keys.resolve(delivery, () -> arguments.payloadForKey(delivery, null)));
+			return Optional.of(delivery.storeKey());
+		}
+		catch (RuntimeException ex) {
+			return Optional.empty();
 		}
 	}
 
