@@ -41,7 +41,7 @@ final class CompletionWriter {
 	Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result) {
 		Completion completion = Completion.completed(delivery.consumer(), delivery.streamSequence(), summary(result));
 		long deadline = System.nanoTime() + this.retryTimeout.toNanos();
-		Duration wait = FIRST_RETRY;
+		Backoff backoff = new Backoff(FIRST_RETRY, LONGEST_RETRY);
 		while (true) {
 			try {
 				heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion));
@@ -54,12 +54,12 @@ final class CompletionWriter {
 				if (System.nanoTime() > deadline) {
 					return new Settlement.CompletionUnrecorded(ex);
 				}
+				Duration wait = backoff.next();
 				logger.warn("Completion record for the message at " + delivery.describe()
 						+ " not written, retrying in " + wait + ": " + ex.getMessage());
-				if (!sleep(wait)) {
+				if (!Backoff.sleep(wait)) {
 					return new Settlement.CompletionUnrecorded(ex);
 				}
-				wait = (wait.multipliedBy(2).compareTo(LONGEST_RETRY) > 0) ? LONGEST_RETRY : wait.multipliedBy(2);
 			}
 		}
 	}
@@ -70,17 +70,6 @@ final class CompletionWriter {
 		}
 		String text = result.toString();
 		return (text.length() > this.summaryMaxLength) ? text.substring(0, this.summaryMaxLength) : text;
-	}
-
-	private static boolean sleep(Duration wait) {
-		try {
-			Thread.sleep(wait.toMillis());
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
 	}
 
 }
