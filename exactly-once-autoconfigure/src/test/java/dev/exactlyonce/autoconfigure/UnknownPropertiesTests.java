@@ -31,6 +31,7 @@ import org.springframework.core.io.FileSystemResource;
 import org.springframework.core.type.filter.AnnotationTypeFilter;
 import org.springframework.util.ClassUtils;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.test.NatsServerProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
