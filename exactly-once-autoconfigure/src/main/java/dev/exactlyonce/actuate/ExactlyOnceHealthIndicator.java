@@ -46,7 +46,7 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 
 	private final JetStreamDeclarations declarations;
 
-	private final NatsKvBucketSpec bucket;
+	private final NatsKvBucketSpec idempotencyBucket;
 
 	private final Duration requestTimeout;
 
@@ -56,15 +56,15 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 	 * Creates the indicator.
 	 * @param connection the NATS connection
 	 * @param declarations the declared streams and consumers
-	 * @param bucket the idempotency bucket, checked when the store is the NATS KV store
+	 * @param idempotencyBucket the idempotency bucket, checked when the store is the NATS KV store
 	 * @param requestTimeout the timeout of JetStream API requests
 	 * @param store the idempotency store
 	 */
 	public ExactlyOnceHealthIndicator(Connection connection, JetStreamDeclarations declarations,
-			NatsKvBucketSpec bucket, Duration requestTimeout, IdempotencyStore store) {
+			NatsKvBucketSpec idempotencyBucket, Duration requestTimeout, IdempotencyStore store) {
 		this.connection = connection;
 		this.declarations = declarations;
-		this.bucket = bucket;
+		this.idempotencyBucket = idempotencyBucket;
 		this.requestTimeout = requestTimeout;
 		this.store = store;
 	}
@@ -248,12 +248,12 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 	 * records is a problem, as it is at start-up.
 	 */
 	private Map<String, Object> bucket(Check check) {
-		String name = this.bucket.name();
+		String name = this.idempotencyBucket.name();
 		Map<String, Object> bucket = new LinkedHashMap<>();
 		bucket.put("name", name);
 		try {
 			ConfigurationDrift drift = new NatsKvBucketProvisioner(this.connection, this.requestTimeout)
-				.drift(this.bucket);
+				.drift(this.idempotencyBucket);
 			bucket.put("drift", drift.differences());
 			drift.differences().forEach((difference) -> check.down.add("Idempotency bucket '" + name
 					+ "' cannot keep the records safely: " + difference));
