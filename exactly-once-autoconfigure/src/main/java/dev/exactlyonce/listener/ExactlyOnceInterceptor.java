@@ -5,7 +5,6 @@ import java.time.Duration;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.AbandonedPolicy;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StoreUnavailableException;
