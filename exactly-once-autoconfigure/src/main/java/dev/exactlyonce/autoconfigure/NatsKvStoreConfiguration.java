@@ -25,7 +25,8 @@ class NatsKvStoreConfiguration {
 			ClaimRules rules) {
 		JetStreamRequirement.check(connection);
 		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection,
-				properties.getNats().getRequestTimeout()).provision(NatsKvBucketSpec.of(properties)), rules);
+				properties.getNats().getRequestTimeout()).provision(NatsKvBucketSpec.of(properties)), rules,
+				connection.getServerInfo().getMaxPayload());
 	}
 
 }

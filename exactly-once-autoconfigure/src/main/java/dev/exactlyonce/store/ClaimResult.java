@@ -12,8 +12,9 @@ public sealed interface ClaimResult {
 	 * @param claim the claim, with its fencing token
 	 * @param previousAttempt the attempt before this one when it failed or was abandoned, else
 	 * {@code null}
+	 * @param journal the steps earlier attempts journaled, to replay; empty on a first attempt
 	 */
-	record Acquired(Claim claim, PreviousAttempt previousAttempt) implements ClaimResult {
+	record Acquired(Claim claim, PreviousAttempt previousAttempt, StepJournal journal) implements ClaimResult {
 	}
 
 	/**

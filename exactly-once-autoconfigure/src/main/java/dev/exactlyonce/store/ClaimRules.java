@@ -55,9 +55,10 @@ public final class ClaimRules {
 		int attempts = (live != null) ? live.attempts() : 0;
 		Claim claim = new Claim(key, owner, UUID.randomUUID().toString(), attempts + 1, now, now.plus(lease));
 		PreviousAttempt previous = (live != null) ? PreviousAttempt.of(live) : null;
+		StepJournal journal = (live != null) ? live.journal() : StepJournal.EMPTY;
 		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, claim.token(), RecordState.IN_PROGRESS,
-				claim.attempt(), now, claim.leaseUntil(), 0, null, now.plus(this.completedTtl), null);
-		return ClaimDecision.write(written, new ClaimResult.Acquired(claim, previous));
+				claim.attempt(), now, claim.leaseUntil(), 0, null, now.plus(this.completedTtl), null, journal);
+		return ClaimDecision.write(written, new ClaimResult.Acquired(claim, previous, journal));
 	}
 
 	/**
@@ -72,7 +73,8 @@ public final class ClaimRules {
 		IdempotencyRecord held = requireHeld(current, claim);
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
-				held.attempts(), held.startedAt(), now.plus(lease), 0, null, now.plus(this.completedTtl), null);
+				held.attempts(), held.startedAt(), now.plus(lease), 0, null, now.plus(this.completedTtl), null,
+				held.journal());
 	}
 
 	/**
@@ -88,7 +90,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
 				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
-				now.plus(this.completedTtl), completion.resultSummary());
+				now.plus(this.completedTtl), completion.resultSummary(), held.journal());
 	}
 
 	/**
@@ -103,7 +105,22 @@ public final class ClaimRules {
 		IdempotencyRecord held = requireHeld(current, claim);
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.FAILED,
-				held.attempts(), held.startedAt(), now, 0, null, now.plus(this.completedTtl), failure);
+				held.attempts(), held.startedAt(), now, 0, null, now.plus(this.completedTtl), failure, held.journal());
+	}
+
+	/**
+	 * The record after journaling a step of a held claim.
+	 * @param current the stored record
+	 * @param claim the claim held
+	 * @param step the step's entry, replacing the entry of the same name
+	 * @return the record to write
+	 * @throws ClaimLostException when the claim is not held any more
+	 */
+	public IdempotencyRecord recordStep(IdempotencyRecord current, Claim claim, StepRecord step) {
+		IdempotencyRecord held = requireHeld(current, claim);
+		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
+				held.attempts(), held.startedAt(), held.leaseUntil(), 0, null,
+				this.clock.instant().plus(this.completedTtl), null, held.journal().with(step));
 	}
 
 	/**

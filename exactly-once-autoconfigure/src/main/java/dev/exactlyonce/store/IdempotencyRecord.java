@@ -18,10 +18,18 @@ import java.time.Instant;
  * @param expiresAt when the record may be forgotten
  * @param resultSummary a size-capped result summary, the failure of a released attempt, or
  * {@code null}
+ * @param journal the steps the key's attempts journaled, never {@code null}
  */
 public record IdempotencyRecord(String key, String listener, String owner, String token, RecordState state,
 		int attempts, Instant startedAt, Instant leaseUntil, long streamSequence, Instant completedAt,
-		Instant expiresAt, String resultSummary) {
+		Instant expiresAt, String resultSummary, StepJournal journal) {
+
+	/**
+	 * Creates a record; a {@code null} journal (a record written before steps existed) is empty.
+	 */
+	public IdempotencyRecord {
+		journal = (journal != null) ? journal : StepJournal.EMPTY;
+	}
 
 	/**
 	 * Whether the claim is held by someone whose lease has not yet run out.

@@ -30,8 +30,11 @@ import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepJournal;
+import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -40,6 +43,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * script (atomic on the server) that checks the state and fencing token and sets a {@code PEXPIRE}
  * of {@code completed-ttl}; lease expiry is decided with the Redis server's clock, so workers with
  * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules}.
+ * The step journal is one JSON field of the hash, spliced by a script on the server.
  */
 public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
@@ -48,6 +52,11 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> UPDATE = script("update.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> STEP = script("step.lua");
+
+	private final RecordCodec codec = new RecordCodec();
 
 	private final StringRedisTemplate redis;
 
@@ -103,6 +112,18 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		update(claim, "leaseUntil", Duration.ZERO, fields.toArray(String[]::new));
 	}
 
+	/**
+	 * Sends only the step's entry: the script splices it into the journal on the server, so a step
+	 * costs one round trip whatever the journal's length.
+	 */
+	@Override
+	public void recordStep(Claim claim, StepRecord step) {
+		List<?> reply = run(STEP, claim.key(), claim.token(), this.ttlMillis, this.codec.encodeStep(step));
+		if ("LOST".equals(String.valueOf(reply.get(0)))) {
+			throw new ClaimLostException(claim.key(), claim.token());
+		}
+	}
+
 	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		try {
@@ -150,7 +171,8 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		Instant now = RedisRecordHash.instant(String.valueOf(reply.get(1)));
 		int attempt = (previous != null) ? previous.attempts() + 1 : 1;
 		Claim claim = new Claim(key, owner, token, attempt, now, now.plus(lease));
-		return new ClaimResult.Acquired(claim, (previous != null) ? PreviousAttempt.of(previous) : null);
+		return new ClaimResult.Acquired(claim, (previous != null) ? PreviousAttempt.of(previous) : null,
+				(previous != null) ? previous.journal() : StepJournal.EMPTY);
 	}
 
 	/** Runs the update script: sets {@code timeField} to now + offset and the given fields. */

@@ -6,14 +6,18 @@ import java.util.List;
 import java.util.Map;
 
 import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Reads an {@link IdempotencyRecord} from the Redis hash that holds it: one field per record
- * component, instants as epoch milliseconds, absent fields for absent values.
+ * component, instants as epoch milliseconds, the step journal as a JSON array, absent fields for
+ * absent values.
  */
 final class RedisRecordHash {
+
+	private static final RecordCodec CODEC = new RecordCodec();
 
 	private RedisRecordHash() {
 	}
@@ -46,7 +50,8 @@ final class RedisRecordHash {
 					fields.get("token"), RecordState.valueOf(fields.get("state")),
 					Integer.parseInt(fields.get("attempts")), instant(fields.get("startedAt")),
 					instant(fields.get("leaseUntil")), Long.parseLong(fields.getOrDefault("streamSequence", "0")),
-					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"));
+					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"),
+					CODEC.decodeJournal(fields.get("journal")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency record in Redis is not readable: " + ex.getMessage(), ex);

@@ -2,7 +2,8 @@
 -- KEYS[1] the record's key
 -- ARGV[1] idempotency key, ARGV[2] owner, ARGV[3] new fencing token, ARGV[4] lease (ms), ARGV[5] record TTL (ms)
 -- Returns {status, now (ms), field, value, ...} with the hash as it was before the call;
--- status: ACQUIRED (written; the old hash, if any, is the previous attempt), HELD (a live claim), FINAL.
+-- status: ACQUIRED (written; the old hash, if any, is the previous attempt, whose step journal the claim keeps),
+-- HELD (a live claim), FINAL.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(value)
@@ -33,5 +34,8 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'key', ARGV[1], 'owner', ARGV[2], 'token', ARGV[3], 'state', 'IN_PROGRESS',
 	'attempts', (tonumber(fields.attempts) or 0) + 1, 'startedAt', ms(now), 'leaseUntil', ms(now + tonumber(ARGV[4])),
 	'expiresAt', ms(now + ttl))
+if fields.journal then
+	redis.call('HSET', KEYS[1], 'journal', fields.journal)
+end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return reply('ACQUIRED')
