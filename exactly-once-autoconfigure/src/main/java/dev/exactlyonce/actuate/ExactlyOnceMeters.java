@@ -30,6 +30,12 @@ public final class ExactlyOnceMeters {
 	/** Counter of confirmed publishes, tagged {@code stream}, {@code outcome} (stored|duplicate). */
 	public static final String PUBLISH = "exactlyonce.publish";
 
+	/**
+	 * Counter of messages the NATS client could not decode (each stopped the connection's reader
+	 * and caused a reconnect).
+	 */
+	public static final String UNDECODABLE_MESSAGES = "exactlyonce.nats.undecodable.messages";
+
 	/** Gauge of messages not yet delivered to a consumer, tagged {@code stream}, {@code consumer}. */
 	public static final String CONSUMER_PENDING = "exactlyonce.consumer.pending";
 

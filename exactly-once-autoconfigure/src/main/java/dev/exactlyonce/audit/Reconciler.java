@@ -37,8 +37,10 @@ import dev.exactlyonce.store.RecordState;
  * completed, dead-lettered, or still on the stream awaiting processing; anything else is listed.
  * A WorkQueue or Interest stream removes acked messages, so there a sequence that is gone without
  * a record means "acknowledged without a completion record" (or purged by an operator); a Limits
- * stream keeps them, so there a message at or below the ack floor without a record is the
- * finding. Duplicate counts come from {@link PipelineTally}: this instance, since start-up.
+ * stream keeps them, so there a message at or below the ack floor is the finding only when neither
+ * its sequence nor its idempotency key (resolved by {@link MessageKeys} as the listener resolves it)
+ * has a record: a copy of a completed key acked as a duplicate, by any instance, balances. Duplicate
+ * counts come from {@link PipelineTally}: this instance, since start-up.
  */
 public class Reconciler {
 
@@ -56,6 +58,8 @@ public class Reconciler {
 
 	private final long maxSequences;
 
+	private final MessageKeys keys;
+
 	private final Clock clock;
 
 	/**
@@ -66,16 +70,18 @@ public class Reconciler {
 	 * @param deadLetters the dead-letter stream reader
 	 * @param tally the duplicate events of this instance
 	 * @param maxSequences the most stream sequences inspected per consumer
+	 * @param keys resolves the idempotency keys of messages still on their stream
 	 * @param clock the clock
 	 */
 	public Reconciler(Connection connection, Map<String, ConsumerSettings> consumers, IdempotencyStore store,
-			DeadLetters deadLetters, PipelineTally tally, long maxSequences, Clock clock) {
+			DeadLetters deadLetters, PipelineTally tally, long maxSequences, MessageKeys keys, Clock clock) {
 		this.connection = connection;
 		this.consumers = Map.copyOf(consumers);
 		this.store = store;
 		this.deadLetters = deadLetters;
 		this.tally = tally;
 		this.maxSequences = maxSequences;
+		this.keys = keys;
 		this.clock = clock;
 	}
 
@@ -138,6 +144,8 @@ public class Reconciler {
 
 		private final Map<Long, IdempotencyRecord> records = new HashMap<>();
 
+		private final Map<String, IdempotencyRecord> finalRecordsByKey = new HashMap<>();
+
 		private final Map<Long, DeadLetterEntry> deadLettersBySequence = new HashMap<>();
 
 		private final Set<Long> otherConsumers = new HashSet<>();
@@ -197,8 +205,7 @@ public class Reconciler {
 					}
 					published++;
 					if (retention == RetentionPolicy.Limits && sequence <= ackFloor) {
-						this.discrepancies.add(new Discrepancy(Type.ACKED_WITHOUT_RECORD, sequence, null,
-								"at or below the ack floor " + ackFloor + " with no completion record or dead letter"));
+						ackedWithoutSequenceRecord(message, ackFloor);
 					}
 					else {
 						unfinished++;
@@ -236,11 +243,25 @@ public class Reconciler {
 					reruns.size(), List.copyOf(this.discrepancies), List.copyOf(this.notes));
 		}
 
+		/** A message acked with no record of its own: a finding unless its key has a final record. */
+		private void ackedWithoutSequenceRecord(MessageInfo message, long ackFloor) {
+			String key = Reconciler.this.keys.storeKey(this.consumer.consumer(), message).orElse(null);
+			if (key != null && this.finalRecordsByKey.containsKey(key)) {
+				return;
+			}
+			this.discrepancies.add(new Discrepancy(Type.ACKED_WITHOUT_RECORD, message.getSeq(), key,
+					"at or below the ack floor " + ackFloor + " with no completion record or dead letter"
+							+ ((key != null) ? " for its key" : "")));
+		}
+
 		private void indexRecords() {
 			if (this.allRecords == null) {
 				return;
 			}
 			for (IdempotencyRecord record : this.allRecords) {
+				if (record.isFinal()) {
+					this.finalRecordsByKey.put(record.key(), record);
+				}
 				if (record.listener() == null || record.streamSequence() <= 0) {
 					continue;
 				}

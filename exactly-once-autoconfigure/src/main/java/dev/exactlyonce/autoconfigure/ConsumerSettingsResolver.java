@@ -109,13 +109,8 @@ public class ConsumerSettingsResolver {
 	}
 
 	private void checkRequestTimeout(Duration lease) {
-		Duration requestTimeout = this.properties.getNats().getRequestTimeout();
-		if (requestTimeout.compareTo(lease) >= 0) {
-			throw new ExactlyOnceConfigurationException("exactlyonce.nats.request-timeout is " + requestTimeout
-					+ " but exactlyonce.store.lease is " + lease
-					+ ": one slow store call could outlast the claim it is renewing",
-					"Set exactlyonce.nats.request-timeout below exactlyonce.store.lease (a few seconds is typical).");
-		}
+		StoreCallTimeouts.requireBelowLease("exactlyonce.nats.request-timeout",
+				this.properties.getNats().getRequestTimeout(), lease, "exactlyonce.nats.request-timeout");
 	}
 
 	private static void checkMaxDeliver(String prefix, long maxDeliver, List<Duration> backoff) {

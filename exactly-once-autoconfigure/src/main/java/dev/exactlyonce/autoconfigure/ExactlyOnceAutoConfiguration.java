@@ -21,6 +21,7 @@ import org.springframework.context.annotation.Role;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.deadletter.DeadLetterSizeLimit;
 import dev.exactlyonce.listener.ExactlyOnceListenerAnnotationBeanPostProcessor;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.listener.PipelineObserver;
@@ -68,7 +69,8 @@ public final class ExactlyOnceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DeadLetterPublisher exactlyOnceDeadLetterPublisher(Connection connection, ExactlyOnceProperties properties) {
-		return new DeadLetterPublisher(jetStream(connection, properties), Clock.systemUTC());
+		return new DeadLetterPublisher(jetStream(connection, properties), new DeadLetterSizeLimit(connection),
+				Clock.systemUTC());
 	}
 
 	@Bean

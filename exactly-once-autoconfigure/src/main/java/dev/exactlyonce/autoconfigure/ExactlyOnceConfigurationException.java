@@ -26,7 +26,7 @@ public class ExactlyOnceConfigurationException extends RuntimeException {
 	 * @param cause the underlying failure (never carrying secrets), or {@code null}
 	 */
 	public ExactlyOnceConfigurationException(String problem, String action, Throwable cause) {
-		super(problem + ". " + action, cause);
+		super(sentence(problem) + " " + action, cause);
 		this.problem = problem;
 		this.action = action;
 	}
@@ -37,6 +37,18 @@ public class ExactlyOnceConfigurationException extends RuntimeException {
 	 */
 	public String getProblem() {
 		return this.problem;
+	}
+
+	/**
+	 * What is wrong, as a sentence.
+	 * @return the problem, ending with a full stop unless it already ends with one or a question mark
+	 */
+	public String getProblemSentence() {
+		return sentence(this.problem);
+	}
+
+	private static String sentence(String problem) {
+		return (problem.endsWith(".") || problem.endsWith("?")) ? problem : problem + ".";
 	}
 
 	/**

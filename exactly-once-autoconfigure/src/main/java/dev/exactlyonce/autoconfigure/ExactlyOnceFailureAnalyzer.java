@@ -11,7 +11,7 @@ class ExactlyOnceFailureAnalyzer extends AbstractFailureAnalyzer<ExactlyOnceConf
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, ExactlyOnceConfigurationException cause) {
-		return new FailureAnalysis(cause.getProblem() + ".", cause.getAction(), cause);
+		return new FailureAnalysis(cause.getProblemSentence(), cause.getAction(), cause);
 	}
 
 }

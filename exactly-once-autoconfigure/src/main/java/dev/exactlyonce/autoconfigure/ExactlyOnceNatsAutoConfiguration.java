@@ -10,27 +10,44 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 import dev.exactlyonce.nats.NatsConnectionFactory;
+import dev.exactlyonce.nats.NatsReaderListener;
+import dev.exactlyonce.nats.NatsReaderRecovery;
 
 /**
- * Auto-configures the NATS {@link Connection} from {@code exactlyonce.nats.*}. Backs off when the
- * application defines its own connection (which it then also closes itself).
+ * Auto-configures the NATS {@link Connection} from {@code exactlyonce.nats.*}, whose reader is
+ * restarted when a message it cannot decode stops it ({@link NatsReaderRecovery}). Backs off when
+ * the application defines its own connection (which it then also closes itself). Fails start-up on
+ * a key under {@code exactlyonce.*} that binds to nothing.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass(Connection.class)
 @EnableConfigurationProperties(ExactlyOnceProperties.class)
 public final class ExactlyOnceNatsAutoConfiguration {
 
+	@Bean
+	static UnknownPropertiesCheck exactlyOnceUnknownPropertiesCheck(Environment environment) {
+		return new UnknownPropertiesCheck(environment);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(Connection.class)
+	NatsReaderRecovery exactlyOnceNatsReaderRecovery(ObjectProvider<NatsReaderListener> listeners) {
+		return new NatsReaderRecovery(() -> listeners.orderedStream().toList());
+	}
+
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	Connection natsConnection(ExactlyOnceProperties properties, ObjectProvider<SslBundles> sslBundles) {
+	Connection natsConnection(ExactlyOnceProperties properties, ObjectProvider<SslBundles> sslBundles,
+			NatsReaderRecovery readerRecovery) {
 		ExactlyOnceProperties.Nats nats = properties.getNats();
 		SSLContext sslContext = null;
 		if (nats.getTls().getBundle() != null) {
 			sslContext = sslBundles.getObject().getBundle(nats.getTls().getBundle()).createSslContext();
 		}
-		return new NatsConnectionFactory(nats, sslContext).connect();
+		return new NatsConnectionFactory(nats, sslContext, readerRecovery).connect();
 	}
 
 }

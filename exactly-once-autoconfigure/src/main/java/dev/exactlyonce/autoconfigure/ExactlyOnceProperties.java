@@ -764,8 +764,12 @@ public class ExactlyOnceProperties {
 	/** Listener container settings. */
 	public static class Listener {
 
-		/** How long in-flight handlers may run on shutdown before they are interrupted and released. */
-		private Duration shutdownTimeout = Duration.ofSeconds(30);
+		/**
+		 * Whole time stopping the listeners may take, kept below the pod's termination grace
+		 * period: handlers get 80% of it to finish, are then interrupted, and at 90% whatever still
+		 * runs is released and nak'd for another instance.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(20);
 
 		/** How long to wait for the server to confirm an ack (ack-mode sync). */
 		private Duration ackTimeout = Duration.ofSeconds(5);

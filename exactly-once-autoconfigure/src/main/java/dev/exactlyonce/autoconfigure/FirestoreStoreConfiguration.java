@@ -15,6 +15,7 @@ import dev.exactlyonce.store.firestore.FirestoreIdempotencyStore;
 /**
  * The Firestore store, only when named, on the application's {@link Firestore} client (the one
  * Spring Cloud GCP's {@code GcpFirestoreAutoConfiguration} creates, or the application's own).
+ * Every call waits at most {@code exactlyonce.store.firestore.timeout}, which must be below the lease.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(Firestore.class)
@@ -27,6 +28,8 @@ class FirestoreStoreConfiguration {
 	FirestoreIdempotencyStore firestoreIdempotencyStore(Firestore firestore, ExactlyOnceProperties properties,
 			ClaimRules rules) {
 		ExactlyOnceProperties.Firestore settings = properties.getStore().getFirestore();
+		StoreCallTimeouts.requireBelowLease("exactlyonce.store.firestore.timeout", settings.getTimeout(),
+				properties.getStore().getLease(), "exactlyonce.store.firestore.timeout");
 		return new FirestoreIdempotencyStore(firestore, settings.getCollection(), rules, settings.getTimeout());
 	}
 

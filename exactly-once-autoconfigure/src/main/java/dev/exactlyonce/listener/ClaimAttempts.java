@@ -33,17 +33,28 @@ final class ClaimAttempts {
 	}
 
 	/**
+	 * What the store answered, and how long after the answered request was sent.
+	 *
+	 * @param result the claim result
+	 * @param answeredAfter the time between sending that claim request and its answer
+	 */
+	record Answer(ClaimResult result, Duration answeredAfter) {
+	}
+
+	/**
 	 * Claims the delivery's key, retrying while the store is unavailable.
 	 * @throws StoreUnavailableException when the container stops (or the thread is interrupted)
 	 * before the store answered
 	 */
-	ClaimResult claim(Delivery delivery) {
+	Answer claim(Delivery delivery) {
 		RateLimitedLog outage = new RateLimitedLog(logger, REPORT_INTERVAL);
 		Duration wait = FIRST_RETRY;
 		while (true) {
+			long sent = System.nanoTime();
 			try {
-				return Uninterrupted
+				ClaimResult result = Uninterrupted
 					.call(() -> this.store.tryClaim(delivery.storeKey(), this.owner, delivery.settings().lease()));
+				return new Answer(result, Duration.ofNanos(System.nanoTime() - sent));
 			}
 			catch (StoreUnavailableException ex) {
 				if (delivery.stopping() || Thread.currentThread().isInterrupted()) {

@@ -8,13 +8,13 @@ import org.apache.commons.logging.LogFactory;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Writes the completion record of a handled delivery. While the store is unreachable it retries
  * with exponential backoff (the heartbeat keeps the message alive meanwhile) for at most the
- * configured time; it never gives up by acking, and never by running the handler again. It runs
+ * configured time; it never gives up by acking, and never by running the handler again. A write
+ * whose answer was lost is recognised by the store itself (read back by fencing token). It runs
  * with the thread's interrupt flag cleared (see {@link Uninterrupted}); an interrupt that arrives
  * while it waits between retries ends the retries.
  */
@@ -48,7 +48,7 @@ final class CompletionWriter {
 				return new Settlement.Processed();
 			}
 			catch (ClaimLostException ex) {
-				return completedByThisClaim(delivery) ? new Settlement.Processed() : new Settlement.ClaimLost();
+				return new Settlement.ClaimLost();
 			}
 			catch (StoreUnavailableException ex) {
 				if (System.nanoTime() > deadline) {
@@ -61,22 +61,6 @@ final class CompletionWriter {
 				}
 				wait = (wait.multipliedBy(2).compareTo(LONGEST_RETRY) > 0) ? LONGEST_RETRY : wait.multipliedBy(2);
 			}
-		}
-	}
-
-	/**
-	 * Whether the record already holds this claim's completion: an earlier write landed but its
-	 * reply was lost, so the retry found the claim completed rather than held.
-	 */
-	private boolean completedByThisClaim(Delivery delivery) {
-		try {
-			return this.store.find(delivery.storeKey())
-				.filter((record) -> record.state() == RecordState.COMPLETED)
-				.filter((record) -> record.token().equals(delivery.claim().token()))
-				.isPresent();
-		}
-		catch (StoreUnavailableException ex) {
-			return false;
 		}
 	}
 

@@ -1,10 +1,13 @@
 package dev.exactlyonce.listener;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 import io.nats.client.Message;
+import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
 
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.PreviousAttempt;
@@ -38,6 +41,8 @@ final class Delivery implements ExactlyOnceContext {
 
 	private volatile Settlement settlement;
 
+	private final AtomicReference<Party> settledBy = new AtomicReference<>();
+
 	/** A delivery pulled by a container that is stopping when {@code stopping} says so. */
 	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings, BooleanSupplier stopping) {
 		this(message, message.metaData().streamSequence(), message.metaData().deliveredCount(), endpoint, settings,
@@ -48,6 +53,17 @@ final class Delivery implements ExactlyOnceContext {
 	Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
 			ConsumerSettings settings) {
 		this(message, streamSequence, deliveryCount, endpoint, settings, () -> false);
+	}
+
+	/** A message read back from its stream, delivered {@code deliveryCount} times so far. */
+	static Delivery readBack(MessageInfo stored, long deliveryCount, ListenerEndpoint endpoint,
+			ConsumerSettings settings) {
+		Message message = NatsMessage.builder()
+			.subject(stored.getSubject())
+			.headers(stored.getHeaders())
+			.data(stored.getData())
+			.build();
+		return new Delivery(message, stored.getSeq(), deliveryCount, endpoint, settings);
 	}
 
 	private Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
@@ -114,6 +130,30 @@ final class Delivery implements ExactlyOnceContext {
 
 	Settlement settlement() {
 		return this.settlement;
+	}
+
+	/**
+	 * Takes the right to settle this delivery for its worker: true unless the stopping container
+	 * took it first; true again on later calls by the worker (its advice takes it as soon as the
+	 * handler returns, before writing the completion, so a finished handler is never released).
+	 */
+	boolean takeSettlementForWorker() {
+		return this.settledBy.compareAndExchange(null, Party.WORKER) != Party.CONTAINER;
+	}
+
+	/**
+	 * Takes the right to settle this delivery for the stopping container, when its handler outlives
+	 * the shutdown timeout: false once its worker took it.
+	 */
+	boolean takeSettlementForContainer() {
+		return this.settledBy.compareAndSet(null, Party.CONTAINER);
+	}
+
+	/** Who settles a delivery with the server. */
+	private enum Party {
+
+		WORKER, CONTAINER
+
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.lang.reflect.InvocationTargetException;
+import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
 import io.nats.client.Message;
@@ -41,36 +42,71 @@ final class DeliveryProcessor {
 		this.failures = failures;
 	}
 
-	void process(Message message, BooleanSupplier shuttingDown) {
-		Delivery delivery = new Delivery(message, this.endpoint, this.settings, shuttingDown);
+	/**
+	 * The delivery of a message received for this listener.
+	 * @param message the message
+	 * @param stopping whether the container that pulled it is stopping
+	 * @return its delivery
+	 * @throws RuntimeException when the message carries no JetStream metadata
+	 */
+	Delivery delivery(Message message, BooleanSupplier stopping) {
+		return new Delivery(message, this.endpoint, this.settings, stopping);
+	}
+
+	/**
+	 * Runs a delivery through the pipeline and settles it, unless the stopping container has
+	 * settled it meanwhile. Settling runs with the thread's interrupt flag cleared.
+	 */
+	void process(Delivery delivery, BooleanSupplier shuttingDown) {
 		try {
 			this.observers.reached(PipelinePoint.RECEIVED, delivery);
-			Object[] args;
-			try {
-				checkSize(delivery);
-				Object payload = this.arguments.payload(delivery);
-				delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, payload)));
-				args = this.arguments.arguments(delivery, payload);
+			Runnable settlement = handle(delivery, shuttingDown);
+			if (delivery.takeSettlementForWorker()) {
+				Uninterrupted.run(settlement);
 			}
-			catch (PoisonMessageException ex) {
-				Uninterrupted.run(() -> this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex));
-				return;
+			else {
+				logger.warn("Handler of the message at " + delivery.describe() + " returned after shutdown had "
+						+ "released its claim and nak'd it; its outcome is ignored");
 			}
-			Throwable failure = invoke(delivery, args);
-			Uninterrupted.run(() -> settle(delivery, failure, shuttingDown.getAsBoolean()));
 		}
 		catch (PipelineHaltedException ex) {
 			logger.warn("Message at " + delivery.describe() + " left unsettled: " + ex.getMessage());
 		}
 	}
 
-	private void settle(Delivery delivery, Throwable failure, boolean shuttingDown) {
+	/**
+	 * Releases the claim of a delivery whose handler is still running at the end of a shutdown
+	 * and naks it, so another instance runs it at once as a released (not abandoned) attempt.
+	 * @return {@code false} when the delivery was already being settled by its worker
+	 */
+	boolean releaseForShutdown(Delivery delivery) {
+		if (!delivery.takeSettlementForContainer()) {
+			return false;
+		}
+		this.settler.handlerFailed(delivery,
+				new CancellationException("handler still running when the shutdown timeout ran out"), true, true);
+		return true;
+	}
+
+	/** Resolves, invokes and decides how to settle; the settlement runs only if nobody else settled. */
+	private Runnable handle(Delivery delivery, BooleanSupplier shuttingDown) {
+		Object[] args;
+		try {
+			checkSize(delivery);
+			Object payload = this.arguments.payload(delivery);
+			delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, payload)));
+			args = this.arguments.arguments(delivery, payload);
+		}
+		catch (PoisonMessageException ex) {
+			return () -> this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex);
+		}
+		Throwable failure = invoke(delivery, args);
 		if (failure != null) {
-			this.settler.handlerFailed(delivery, failure, this.failures.isRetryable(failure), shuttingDown);
+			boolean retryable = this.failures.isRetryable(failure);
+			boolean stopping = shuttingDown.getAsBoolean();
+			return () -> this.settler.handlerFailed(delivery, failure, retryable, stopping);
 		}
-		else {
-			this.settler.settle(delivery);
-		}
+		return () -> this.settler.settle(delivery);
 	}
 
 	private void checkSize(Delivery delivery) {

@@ -25,8 +25,11 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	private final ClaimAttempts claims;
 
+	private final IdempotencyStore store;
+
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
 			PipelineObservers observers, String owner) {
+		this.store = store;
 		this.workingAcks = workingAcks;
 		this.completionWriter = completionWriter;
 		this.observers = observers;
@@ -39,16 +42,20 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		if (delivery == null || !delivery.enter()) {
 			return invocation.proceed();
 		}
-		ClaimResult result;
+		ClaimAttempts.Answer answer;
 		try {
-			result = this.claims.claim(delivery);
+			answer = this.claims.claim(delivery);
 		}
 		catch (StoreUnavailableException ex) {
 			delivery.settle(new Settlement.StoreUnavailable(ex));
 			return null;
 		}
-		if (!(result instanceof ClaimResult.Acquired acquired)) {
-			delivery.settle(settlementWithoutClaim(result));
+		if (!(answer.result() instanceof ClaimResult.Acquired acquired)) {
+			delivery.settle(settlementWithoutClaim(answer.result()));
+			return null;
+		}
+		if (leaseEndsBeforeFirstRenewal(delivery.settings(), answer.answeredAfter())) {
+			releaseUnrun(delivery, acquired, answer.answeredAfter());
 			return null;
 		}
 		delivery.claimed(acquired.claim(), acquired.previousAttempt());
@@ -66,6 +73,9 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		try {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
 			Object value = proceedTimed(invocation, delivery);
+			if (!delivery.takeSettlementForWorker()) {
+				return value;
+			}
 			this.observers.reached(PipelinePoint.HANDLED, delivery);
 			Settlement settlement = Uninterrupted.call(() -> this.completionWriter.write(delivery, heartbeat, value));
 			delivery.settle(settlement);
@@ -87,6 +97,29 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		finally {
 			this.observers.timed(PipelineTiming.HANDLER, delivery, Duration.ofNanos(System.nanoTime() - started));
 		}
+	}
+
+	/**
+	 * Whether a claim answered this long after it was sent may have too little lease left to reach
+	 * the first renewal: the store started the lease no earlier than the request was sent.
+	 */
+	private static boolean leaseEndsBeforeFirstRenewal(ConsumerSettings settings, Duration answeredAfter) {
+		return answeredAfter.plus(settings.workingAckInterval()).compareTo(settings.lease()) >= 0;
+	}
+
+	/** Gives a claim answered too late back without running the handler; the delivery is retried. */
+	private void releaseUnrun(Delivery delivery, ClaimResult.Acquired acquired, Duration answeredAfter) {
+		String reason = "claim answered " + answeredAfter.toMillis() + " ms after it was sent: its lease of "
+				+ delivery.settings().lease() + " would end before the first renewal (working-ack interval "
+				+ delivery.settings().workingAckInterval() + "), so the handler was not run";
+		try {
+			Uninterrupted.run(() -> this.store.release(acquired.claim(), reason));
+		}
+		catch (RuntimeException ex) {
+			// not released: the claim ends with its lease, which has (nearly) run out
+		}
+		delivery.settle(new Settlement.StoreUnavailable(new StoreUnavailableException(
+				reason + "; lower the store's call timeout or raise exactlyonce.store.lease", null)));
 	}
 
 	private static Settlement settlementWithoutClaim(ClaimResult result) {

@@ -5,12 +5,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
+import io.nats.client.api.MessageInfo;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
@@ -19,14 +20,20 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConfigurationException;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.nats.NatsReaderListener;
+import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
  * Owns one {@link ListenerContainer} per {@link dev.exactlyonce.annotation.ExactlyOnceListener}
  * method and starts and stops them with the application context. It runs in the last phase, so
- * containers start after every other bean and stop before the NATS connection closes.
+ * containers start after every other bean and stop before the NATS connection (a bean destroyed
+ * after every lifecycle stopped) closes. Containers stop in parallel, each within
+ * {@code exactlyonce.listener.shutdown-timeout}, so the whole stop takes that long at most.
+ * When the connection's reader was restarted after a message it could not decode, every consumer is
+ * swept for such messages, which are dead-lettered.
  */
-public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBean {
+public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBean, NatsReaderListener {
 
 	private final Connection connection;
 
@@ -54,11 +61,17 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	private final Clock clock;
 
+	private final RawStreamReader rawReader;
+
 	private final Map<String, ExhaustedDeliveries> exhaustedDeliveries = new LinkedHashMap<>();
+
+	private final Map<String, UndecodableMessageSweep> sweeps = new LinkedHashMap<>();
 
 	private final Map<String, ListenerContainer> containers = new LinkedHashMap<>();
 
 	private final Map<String, ListenerEndpoint> endpoints = new LinkedHashMap<>();
+
+	private final Map<String, ArgumentResolver> argumentResolvers = new LinkedHashMap<>();
 
 	private volatile boolean running;
 
@@ -84,6 +97,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.consumers = Map.copyOf(consumers);
 		this.jsonMapper = jsonMapper;
 		this.properties = properties.getListener();
+		this.rawReader = new RawStreamReader(connection, properties.getNats().getRequestTimeout());
 		int workers = consumers.values().stream().mapToInt(ConsumerSettings::concurrency).sum();
 		this.scheduler = Executors.newScheduledThreadPool(Math.max(2, workers),
 				daemonThreads("exactlyonce-working-acks-"));
@@ -129,15 +143,45 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		DeliveryProcessor processor = new DeliveryProcessor(endpoint, settings, arguments, this.keys, this.settler,
 				this.observers, this.failures.with(settings.nonRetryableExceptions()));
 		this.endpoints.put(consumer, endpoint);
+		this.argumentResolvers.put(consumer, arguments);
 		ListenerContainer container = new ListenerContainer(settings, this.connection, processor,
 				this.properties.getShutdownTimeout());
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
-				this.keys, this.store, this.settler, this.jsonMapper, this.owner, this.scheduler, this.clock);
+				this.keys, this.store, this.settler, this.jsonMapper, this.rawReader, this.owner, this.scheduler,
+				this.clock);
 		this.exhaustedDeliveries.put(consumer, exhausted);
+		this.sweeps.put(consumer, new UndecodableMessageSweep(this.connection, settings, this.rawReader, exhausted));
 		if (this.running) {
 			exhausted.start();
 			container.start();
+		}
+	}
+
+	/**
+	 * The store key (with namespace) of a message read back from its stream, resolved as the
+	 * pipeline resolves it for the listener on the consumer.
+	 * @param consumer the consumer
+	 * @param stored the message as stored on the stream
+	 * @return the key, or empty when no listener listens on the consumer or the message has no key
+	 */
+	public Optional<String> storeKey(String consumer, MessageInfo stored) {
+		ListenerEndpoint endpoint;
+		ArgumentResolver arguments;
+		synchronized (this) {
+			endpoint = this.endpoints.get(consumer);
+			arguments = this.argumentResolvers.get(consumer);
+		}
+		if (endpoint == null) {
+			return Optional.empty();
+		}
+		Delivery delivery = Delivery.readBack(stored, 0, endpoint, this.consumers.get(consumer));
+		try {
+			delivery.key(this.keys.resolve(delivery, () -> arguments.payloadForKey(delivery, null)));
+			return Optional.of(delivery.storeKey());
+		}
+		catch (RuntimeException ex) {
+			return Optional.empty();
 		}
 	}
 
@@ -151,6 +195,11 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				container.settings().stream(), this.endpoints.get(consumer).describe(),
 				container.settings().concurrency(), container.isRunning(), container.inFlight())));
 		return states;
+	}
+
+	/** The container of a consumer, for tests in this package. */
+	synchronized ListenerContainer container(String consumer) {
+		return this.containers.get(consumer);
 	}
 
 	@Override
@@ -167,12 +216,24 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 			this.running = false;
 			toStop = new ArrayList<>(this.containers.values());
 		}
-		CompletableFuture.allOf(toStop.stream()
-			.map((container) -> CompletableFuture.runAsync(container::stop))
-			.toArray(CompletableFuture[]::new)).join();
+		List<Thread> stopping = toStop.stream()
+			.map((container) -> new Thread(container::stop, "exactlyonce-stop-" + container.settings().consumer()))
+			.toList();
+		stopping.forEach(Thread::start);
+		stopping.forEach(ExactlyOnceListenerRegistry::join);
 		synchronized (this) {
 			this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::stop);
 		}
+	}
+
+	/** Dead-letters, on every consumer, the delivered messages whose headers the client cannot decode. */
+	@Override
+	public void readerRestarted() {
+		List<UndecodableMessageSweep> toSweep;
+		synchronized (this) {
+			toSweep = this.running ? new ArrayList<>(this.sweeps.values()) : List.of();
+		}
+		toSweep.forEach(UndecodableMessageSweep::sweep);
 	}
 
 	@Override
@@ -193,6 +254,15 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	@Override
 	public void destroy() {
 		this.scheduler.shutdownNow();
+	}
+
+	private static void join(Thread thread) {
+		try {
+			thread.join();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {

@@ -17,14 +17,14 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Message;
-import io.nats.client.api.MessageInfo;
 import io.nats.client.api.RetentionPolicy;
-import io.nats.client.impl.NatsMessage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.nats.RawStreamMessage;
+import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -36,8 +36,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * every attempt, or the message was a copy waiting for another attempt of its key). Listens to the
  * server's {@code MAX_DELIVERIES} advisory of one consumer in a queue group (one instance handles
  * each advisory), reads the message back from the stream by sequence (the server does not remove
- * it, even on a WorkQueue stream), decides on the key's record, and then removes it from a
- * WorkQueue stream:
+ * it, even on a WorkQueue stream) through the raw message API (so headers the Java client cannot
+ * decode are read too), decides on the key's record, and then removes it from a WorkQueue stream:
  * <ul>
  * <li>completed key: a duplicate, only the ack was lost; already dead-lettered key: nothing more;</li>
  * <li>key held by a live attempt: decided again when that attempt's lease ends, so a copy that
@@ -51,7 +51,8 @@ final class ExhaustedDeliveries {
 
 	private static final Log logger = LogFactory.getLog(ExhaustedDeliveries.class);
 
-	private static final int NO_MESSAGE_FOUND = 10037;
+	/** The reason of a dead letter whose headers the Java client cannot decode. */
+	static final String UNDECODABLE_HEADERS = "headers the Java client cannot decode";
 
 	private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
 
@@ -75,6 +76,8 @@ final class ExhaustedDeliveries {
 
 	private final JsonMapper jsonMapper;
 
+	private final RawStreamReader reader;
+
 	private final String owner;
 
 	private final ScheduledExecutorService scheduler;
@@ -91,7 +94,8 @@ final class ExhaustedDeliveries {
 
 	ExhaustedDeliveries(Connection connection, ListenerEndpoint endpoint, ConsumerSettings settings,
 			ArgumentResolver arguments, KeyResolver keys, IdempotencyStore store, DeliverySettler settler,
-			JsonMapper jsonMapper, String owner, ScheduledExecutorService scheduler, Clock clock) {
+			JsonMapper jsonMapper, RawStreamReader reader, String owner, ScheduledExecutorService scheduler,
+			Clock clock) {
 		this.connection = connection;
 		this.endpoint = endpoint;
 		this.settings = settings;
@@ -100,6 +104,7 @@ final class ExhaustedDeliveries {
 		this.store = store;
 		this.settler = settler;
 		this.jsonMapper = jsonMapper;
+		this.reader = reader;
 		this.owner = owner;
 		this.scheduler = scheduler;
 		this.clock = clock;
@@ -179,18 +184,41 @@ final class ExhaustedDeliveries {
 
 	/** Settles the message; returns when to decide again, or {@code null} when it is settled. */
 	private Duration handle(long sequence, long deliveries) throws IOException, JetStreamApiException {
-		JetStreamManagement management = this.connection.jetStreamManagement();
-		Optional<MessageInfo> stored = read(management, sequence);
+		Optional<RawStreamMessage> stored = this.reader.read(this.settings.stream(), sequence);
 		if (stored.isEmpty()) {
+			logger.warn("Message at stream '" + this.settings.stream() + "', sequence " + sequence
+					+ " ran out of deliveries but is no longer in the stream (removed by its limits)");
 			return null;
 		}
-		MessageInfo info = stored.get();
-		Message original = NatsMessage.builder()
-			.subject(info.getSubject())
-			.headers(info.getHeaders())
-			.data(info.getData())
-			.build();
-		Delivery delivery = new Delivery(original, sequence, deliveries, this.endpoint, this.settings);
+		String reason = stored.get().decodableByClient()
+				? "max deliveries (" + deliveries + ") reached without a completed attempt" : UNDECODABLE_HEADERS;
+		return settle(stored.get(), deliveries, reason);
+	}
+
+	/**
+	 * Dead-letters a message read back from the stream (unless its key is already completed or
+	 * dead-lettered, or held by a running attempt), marks its key, and removes it from a WorkQueue
+	 * stream.
+	 * @param stored the message as stored
+	 * @param deliveries how many times it was delivered, 0 when unknown
+	 * @param reason why it is parked
+	 * @return false when it was not settled now (the message then stays on its stream, and its
+	 * MAX_DELIVERIES advisory settles it later)
+	 */
+	boolean park(RawStreamMessage stored, long deliveries, String reason) throws IOException, JetStreamApiException {
+		try {
+			return settle(stored, deliveries, reason) == null;
+		}
+		catch (DeadLetterNotStored ex) {
+			return false;
+		}
+	}
+
+	/** Settles a message read back; returns when to decide again, or {@code null} when settled. */
+	private Duration settle(RawStreamMessage stored, long deliveries, String reason)
+			throws IOException, JetStreamApiException {
+		Delivery delivery = new Delivery(stored.toMessage(), stored.sequence(), deliveries, this.endpoint,
+				this.settings);
 		resolveKey(delivery);
 		IdempotencyRecord record = (delivery.key() != null) ? this.store.find(delivery.storeKey()).orElse(null) : null;
 		Instant now = this.clock.instant();
@@ -210,34 +238,28 @@ final class ExhaustedDeliveries {
 			outcome = DeliveryOutcome.ALREADY_DEAD_LETTERED;
 		}
 		else {
-			String reason = "max deliveries (" + deliveries + ") reached without a completed attempt";
 			if (!this.settler.publishDeadLetter(delivery, reason, null)) {
-				throw new IllegalStateException("the dead letter was not stored (see the error above)");
+				throw new DeadLetterNotStored();
 			}
 			claimAndMark(delivery, reason);
 			outcome = DeliveryOutcome.DEAD_LETTERED;
 		}
+		JetStreamManagement management = this.connection.jetStreamManagement();
 		if (management.getStreamInfo(this.settings.stream()).getConfiguration()
 			.getRetentionPolicy() == RetentionPolicy.WorkQueue) {
-			management.deleteMessage(this.settings.stream(), sequence);
+			management.deleteMessage(this.settings.stream(), stored.sequence());
 		}
 		this.settler.outcome(delivery, outcome);
 		return null;
 	}
 
-	private Optional<MessageInfo> read(JetStreamManagement management, long sequence)
-			throws IOException, JetStreamApiException {
-		try {
-			return Optional.of(management.getMessage(this.settings.stream(), sequence));
+	/** The dead letter of an exhausted message was not stored: it stays on its stream for now. */
+	private static final class DeadLetterNotStored extends RuntimeException {
+
+		DeadLetterNotStored() {
+			super("the dead letter was not stored (see the error above)", null, false, false);
 		}
-		catch (JetStreamApiException ex) {
-			if (ex.getApiErrorCode() == NO_MESSAGE_FOUND) {
-				logger.warn("Message at stream '" + this.settings.stream() + "', sequence " + sequence
-						+ " ran out of deliveries but is no longer in the stream (removed by its limits)");
-				return Optional.empty();
-			}
-			throw ex;
-		}
+
 	}
 
 	private void resolveKey(Delivery delivery) {

@@ -9,10 +9,13 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
+import dev.exactlyonce.nats.HeaderEncoding;
+
 /**
  * Resolves a delivery's idempotency key: the {@code Nats-Msg-Id} header, or the listener's key
  * expression evaluated over {@code payload}, {@code headers} and {@code subject} in a read-only
- * context (no type references, no bean access).
+ * context (no type references, no bean access). Header values are read as sent: percent-encoded
+ * ones (see {@link HeaderEncoding}) are decoded first.
  */
 final class KeyResolver {
 
@@ -29,7 +32,7 @@ final class KeyResolver {
 	String resolve(Delivery delivery, Supplier<Object> payload) {
 		ListenerEndpoint endpoint = delivery.endpoint();
 		if (endpoint.keyExpression() == null) {
-			String messageId = delivery.headers().getFirst(MESSAGE_ID_HEADER);
+			String messageId = HeaderEncoding.first(delivery.headers(), MESSAGE_ID_HEADER);
 			if (messageId == null || messageId.isBlank()) {
 				throw new PoisonMessageException(
 						"Message at " + delivery.describe() + " has no " + MESSAGE_ID_HEADER
@@ -60,9 +63,7 @@ final class KeyResolver {
 
 	private static Map<String, String> firstValues(Headers headers) {
 		Map<String, String> values = new LinkedHashMap<>();
-		for (String name : headers.keySet()) {
-			values.put(name, headers.getFirst(name));
-		}
+		HeaderEncoding.decoded(headers).forEach((name, all) -> values.put(name, all.isEmpty() ? null : all.get(0)));
 		return values;
 	}
 

@@ -1,32 +1,50 @@
 package dev.exactlyonce.listener;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import io.nats.client.Connection;
-import io.nats.client.ConsumerContext;
-import io.nats.client.FetchConsumeOptions;
-import io.nats.client.FetchConsumer;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
  * Pulls one durable consumer and hands each message to a worker. A pull never asks for more
  * messages than there are free workers, so no message waits in a client buffer while its ack
- * timer runs. On stop it stops pulling, lets in-flight handlers finish within the shutdown
- * timeout, then interrupts them (their claims are released and their messages nak'd so another
- * instance takes over at once).
+ * timer runs. Pulls go through one long-lived pull subscription: a message that arrives after a
+ * pull ended on the client stays in it and is handed out first on the next pull.
+ * <p>
+ * Stopping fits in the shutdown timeout: it stops pulling at once (messages already received
+ * but not handed to a worker are nak'd), lets in-flight handlers finish for most of the timeout,
+ * then interrupts them (each releases its claim and naks its message), and when the timeout is
+ * nearly spent releases and naks itself whatever is still in flight, so another instance takes
+ * over at once and the next attempt sees a released claim, not an abandoned one.
  */
 final class ListenerContainer {
 
 	private static final Log logger = LogFactory.getLog(ListenerContainer.class);
 
 	private static final Duration PAUSE_AFTER_ERROR = Duration.ofSeconds(1);
+
+	/** Share of the shutdown timeout handlers get to finish before they are interrupted. */
+	private static final double INTERRUPT_AT = 0.8;
+
+	/** Share of the shutdown timeout after which the container settles what is still in flight. */
+	private static final double RELEASE_AT = 0.9;
 
 	private final ConsumerSettings settings;
 
@@ -38,11 +56,15 @@ final class ListenerContainer {
 
 	private final Semaphore freeWorkers;
 
-	private final AtomicInteger inFlight = new AtomicInteger();
+	private final Set<Delivery> inFlight = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean running;
 
 	private volatile boolean stopping;
+
+	private volatile long stopDeadline;
+
+	private volatile PullProbe pullProbe = PullProbe.NONE;
 
 	private ExecutorService workers;
 
@@ -65,31 +87,40 @@ final class ListenerContainer {
 		this.stopping = false;
 		String name = "exactlyonce-" + this.settings.consumer();
 		AtomicInteger workerNumber = new AtomicInteger();
-		this.workers = Executors.newFixedThreadPool(this.settings.concurrency(), (task) -> {
-			Thread thread = new Thread(task, name + "-worker-" + workerNumber.incrementAndGet());
-			thread.setDaemon(false);
-			return thread;
-		});
-		this.poller = new Thread(this::pollLoop, name + "-poller");
-		this.poller.setDaemon(true);
+		this.workers = Executors.newFixedThreadPool(this.settings.concurrency(),
+				(task) -> daemon(task, name + "-worker-" + workerNumber.incrementAndGet()));
+		this.poller = daemon(this::pollLoop, name + "-poller");
 		this.poller.start();
 	}
 
+	/**
+	 * Stops within the shutdown timeout: stops pulling, waits for handlers, interrupts them, then
+	 * releases and naks whatever is still in flight, and flushes so the naks leave before the
+	 * connection closes.
+	 */
 	synchronized void stop() {
 		if (!this.running) {
 			return;
 		}
+		long started = System.nanoTime();
+		long budget = this.shutdownTimeout.toNanos();
+		this.stopDeadline = started + budget;
 		this.stopping = true;
 		this.running = false;
-		joinQuietly(this.poller);
+		this.poller.interrupt();
 		this.workers.shutdown();
-		if (!awaitWorkers(this.shutdownTimeout)) {
-			logger.warn("Consumer '" + this.settings.consumer() + "': " + this.inFlight.get()
-					+ " handler(s) still running after exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout
+		if (!awaitWorkers(started + (long) (budget * INTERRUPT_AT))) {
+			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
+					+ this.inFlight.size() + " handler(s) still running after 80% of "
+					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout
 					+ "); interrupting them so their messages go to another instance");
 			this.workers.shutdownNow();
-			awaitWorkers(this.shutdownTimeout);
+			if (!awaitWorkers(started + (long) (budget * RELEASE_AT))) {
+				releaseStillInFlight();
+			}
 		}
+		joinUntil(this.poller, this.stopDeadline);
+		flushUntil(this.stopDeadline);
 	}
 
 	boolean isRunning() {
@@ -97,46 +128,82 @@ final class ListenerContainer {
 	}
 
 	int inFlight() {
-		return this.inFlight.get();
+		return this.inFlight.size();
 	}
 
 	ConsumerSettings settings() {
 		return this.settings;
 	}
 
+	/** Test seam: sees every pull and can fail it half-way. */
+	void pullProbe(PullProbe probe) {
+		this.pullProbe = probe;
+	}
+
+	/** Worker permits not held by a pull or a handler; never above concurrency. */
+	int freeWorkers() {
+		return this.freeWorkers.availablePermits();
+	}
+
 	private void pollLoop() {
-		ConsumerContext consumer = null;
-		while (this.running) {
-			int wanted = 0;
+		JetStreamSubscription subscription = null;
+		while (!this.stopping) {
 			try {
-				wanted = reserveWorkers();
-				if (wanted == 0) {
-					continue;
+				if (subscription == null) {
+					subscription = this.connection.jetStream()
+						.subscribe(null, PullSubscribeOptions.fastBind(this.settings.stream(), this.settings.consumer()));
 				}
-				if (consumer == null) {
-					consumer = this.connection.getStreamContext(this.settings.stream())
-						.getConsumerContext(this.settings.consumer());
-				}
-				int received = fetch(consumer, wanted);
-				this.freeWorkers.release(wanted - received);
+				pull(subscription);
 			}
 			catch (InterruptedException ex) {
-				this.freeWorkers.release(wanted);
-				Thread.currentThread().interrupt();
-				return;
+				break;
 			}
-			catch (Exception ex) {
-				this.freeWorkers.release(wanted);
-				if (this.running) {
+			catch (IOException | JetStreamApiException | RuntimeException ex) {
+				if (!this.stopping) {
 					logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
 							+ "': pull failed, retrying in " + PAUSE_AFTER_ERROR + ": " + ex.getMessage());
 					pause();
 				}
 			}
 		}
+		if (subscription != null) {
+			returnLeftovers(subscription);
+		}
 	}
 
-	/** Waits for at least one free worker, then takes every free one; 0 when stopping. */
+	/**
+	 * One pull, sized to the free workers. A message counts as dispatched once handed over; the
+	 * permits of the others go back in one place, whatever happens.
+	 */
+	private void pull(JetStreamSubscription subscription) throws InterruptedException {
+		int wanted = reserveWorkers();
+		if (wanted == 0) {
+			return;
+		}
+		int dispatched = 0;
+		try {
+			Iterator<Message> messages = subscription.iterate(wanted, this.settings.pullExpiry());
+			for (int received = 0; received < wanted; received++) {
+				this.pullProbe.beforeNext(wanted, received);
+				if (!messages.hasNext()) {
+					break;
+				}
+				Message message = messages.next();
+				if (this.stopping) {
+					nakUnhandled(message);
+				}
+				else {
+					dispatched++;
+					handOff(message);
+				}
+			}
+		}
+		finally {
+			this.freeWorkers.release(wanted - dispatched);
+		}
+	}
+
+	/** Waits for at least one free worker, then takes every free one; 0 when none came free. */
 	private int reserveWorkers() throws InterruptedException {
 		if (!this.freeWorkers.tryAcquire(this.settings.pullExpiry().toMillis(), TimeUnit.MILLISECONDS)) {
 			return 0;
@@ -144,48 +211,140 @@ final class ListenerContainer {
 		return 1 + this.freeWorkers.drainPermits();
 	}
 
-	private int fetch(ConsumerContext consumer, int wanted) throws Exception {
-		FetchConsumeOptions options = FetchConsumeOptions.builder()
-			.maxMessages(wanted)
-			.expiresIn(this.settings.pullExpiry().toMillis())
-			.build();
-		int received = 0;
-		try (FetchConsumer fetch = consumer.fetch(options)) {
-			Message message = fetch.nextMessage();
-			while (message != null) {
-				received++;
-				dispatch(message);
-				message = (received < wanted) ? fetch.nextMessage() : null;
-			}
+	/** Hands a message to a worker; when that fails, gives back its permit and naks it. */
+	private void handOff(Message message) {
+		Delivery delivery = null;
+		try {
+			delivery = this.processor.delivery(message, () -> this.stopping);
+			Delivery handed = delivery;
+			this.inFlight.add(handed);
+			this.workers.execute(() -> work(handed));
 		}
-		return received;
+		catch (RuntimeException ex) {
+			if (delivery != null) {
+				this.inFlight.remove(delivery);
+			}
+			this.freeWorkers.release();
+			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
+					+ "': could not hand a message to a worker, nak'd for redelivery: " + ex);
+			nakUnhandled(message);
+		}
 	}
 
-	private void dispatch(Message message) {
-		if (this.stopping) {
-			message.nak();
-			this.freeWorkers.release();
-			return;
+	private void work(Delivery delivery) {
+		try {
+			if (this.stopping) {
+				if (delivery.takeSettlementForWorker()) {
+					nakUnhandled(delivery.message());
+				}
+				return;
+			}
+			this.processor.process(delivery, () -> this.stopping);
 		}
-		this.inFlight.incrementAndGet();
-		this.workers.execute(() -> {
+		catch (RuntimeException ex) {
+			logger.error("Unexpected failure handling the message at " + delivery.describe()
+					+ "; it stays unacknowledged and will be redelivered", ex);
+		}
+		finally {
+			this.inFlight.remove(delivery);
+			this.freeWorkers.release();
+		}
+	}
+
+	/**
+	 * Ends the subscription without losing a message: the unsubscribe is flushed, so every
+	 * message the server sent for an open pull has arrived (the server sends nothing to a pull
+	 * nobody listens to any more), and each one not handed out is nak'd. While disconnected it
+	 * only naks what arrived (the server ends its pulls when the connection goes).
+	 */
+	private void returnLeftovers(JetStreamSubscription subscription) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			if (isConnected()) {
+				subscription.drain(remainingUntil(this.stopDeadline));
+			}
+			while (subscription.getPendingMessageCount() > 0) {
+				Message message = subscription.nextMessage((Duration) null);
+				if (message != null) {
+					nakUnhandled(message);
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			interrupted = true;
+		}
+		catch (RuntimeException ex) {
+			// the drained subscription was closed: nothing is left in it
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Releases the claim of, and naks, every delivery whose handler is still running when the
+	 * shutdown timeout is nearly spent (a handler that ignores interrupts), so that the next
+	 * attempt runs at once and sees a released claim rather than an abandoned one.
+	 */
+	private void releaseStillInFlight() {
+		List<String> released = new ArrayList<>();
+		for (Delivery delivery : this.inFlight) {
 			try {
-				this.processor.process(message, () -> this.stopping);
+				if (Uninterrupted.call(() -> this.processor.releaseForShutdown(delivery))) {
+					released.add(Long.toString(delivery.streamSequence()));
+				}
 			}
 			catch (RuntimeException ex) {
-				logger.error("Unexpected failure handling a message of consumer '" + this.settings.consumer()
-						+ "'; it stays unacknowledged and will be redelivered", ex);
+				logger.warn("Could not release and nak the message at " + delivery.describe() + " on shutdown; "
+						+ "it returns when its lease and ack wait end: " + ex);
 			}
-			finally {
-				this.inFlight.decrementAndGet();
-				this.freeWorkers.release();
+		}
+		if (!released.isEmpty()) {
+			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
+					+ "': handler(s) of sequence(s) " + released + " still running despite the interrupt at 90% of "
+					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + "); their claims were "
+					+ "released and their messages nak'd for another instance. Make handlers honour interrupts, or "
+					+ "raise the shutdown timeout together with the pod's termination grace period.");
+		}
+	}
+
+	private void nakUnhandled(Message message) {
+		Uninterrupted.run(() -> {
+			try {
+				message.nak();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
+						+ "': could not nak a message that was not handled; it returns after the ack wait: "
+						+ ex.getMessage());
 			}
 		});
 	}
 
-	private boolean awaitWorkers(Duration timeout) {
+	private void flushUntil(long deadline) {
+		if (!isConnected()) {
+			return;
+		}
+		Uninterrupted.run(() -> {
+			try {
+				this.connection.flush(remainingUntil(deadline));
+			}
+			catch (Exception ex) {
+				logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
+						+ "': could not flush the last acks and naks before the shutdown timeout: " + ex.getMessage());
+			}
+		});
+	}
+
+	private boolean isConnected() {
+		return this.connection.getStatus() == Connection.Status.CONNECTED;
+	}
+
+	private boolean awaitWorkers(long deadline) {
 		try {
-			return this.workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			return this.workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -202,13 +361,44 @@ final class ListenerContainer {
 		}
 	}
 
-	private static void joinQuietly(Thread thread) {
+	/** Time left until a deadline, at least one millisecond (jnats treats zero as "forever"). */
+	private static Duration remainingUntil(long deadline) {
+		return Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - System.nanoTime()));
+	}
+
+	private static void joinUntil(Thread thread, long deadline) {
 		try {
-			thread.join();
+			thread.join(remainingUntil(deadline).toMillis());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/** Worker and poller threads never keep the JVM alive: a stopped container has settled what they held. */
+	private static Thread daemon(Runnable task, String name) {
+		Thread thread = new Thread(task, name);
+		thread.setDaemon(true);
+		return thread;
+	}
+
+	/**
+	 * Test seam around pulls: called before each request for the next message of a pull, as a
+	 * failing client call would be. Throwing from it fails the pull there.
+	 */
+	interface PullProbe {
+
+		/** Observes nothing. */
+		PullProbe NONE = (wanted, received) -> {
+		};
+
+		/**
+		 * Called before the next message of a pull is requested.
+		 * @param wanted the pull's size
+		 * @param received how many of its messages were received so far
+		 */
+		void beforeNext(int wanted, int received);
+
 	}
 
 }

@@ -23,14 +23,20 @@ public class NatsConnectionFactory {
 
 	private final SSLContext sslContext;
 
+	private final NatsReaderRecovery readerRecovery;
+
 	/**
-	 * Creates the factory.
+	 * Creates the factory of connections whose reader is restarted when it stops on a message it
+	 * cannot decode.
 	 * @param properties the connection properties
 	 * @param sslContext the TLS context from an SSL bundle, or {@code null}
+	 * @param readerRecovery the recovery, or {@code null} for none
 	 */
-	public NatsConnectionFactory(ExactlyOnceProperties.Nats properties, SSLContext sslContext) {
+	public NatsConnectionFactory(ExactlyOnceProperties.Nats properties, SSLContext sslContext,
+			NatsReaderRecovery readerRecovery) {
 		this.properties = properties;
 		this.sslContext = sslContext;
+		this.readerRecovery = readerRecovery;
 	}
 
 	/**
@@ -40,7 +46,11 @@ public class NatsConnectionFactory {
 	 */
 	public Connection connect() {
 		try {
-			return Nats.connect(options());
+			Connection connection = Nats.connect(options());
+			if (this.readerRecovery != null) {
+				this.readerRecovery.watch(connection);
+			}
+			return connection;
 		}
 		catch (IOException | RuntimeException ex) {
 			CredentialRedactor redactor = new CredentialRedactor(this.properties);
@@ -87,6 +97,9 @@ public class NatsConnectionFactory {
 			builder.authHandler(Nats.credentials(this.properties.getCredentialsFile().toString()));
 		}
 		applyTls(builder);
+		if (this.readerRecovery != null) {
+			this.readerRecovery.apply(builder);
+		}
 		return builder.build();
 	}
 

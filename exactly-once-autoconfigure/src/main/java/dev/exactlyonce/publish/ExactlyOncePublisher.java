@@ -18,6 +18,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.nats.HeaderEncoding;
+
 /**
  * Publishes tasks to JetStream with a {@code Nats-Msg-Id}, so that the stream stores each task
  * once however often it is published inside the stream's duplicate window. A publish whose answer
@@ -25,11 +27,15 @@ import tools.jackson.databind.json.JsonMapper;
  * stop before one could land after the stream's duplicate window, where it would be stored again.
  * No attempt is sent while the connection is down, so nothing of a publish that failed then is
  * sent later from the client's reconnect buffer; an attempt that was sent but never answered makes
- * the outcome unknown ({@link PublishOutcomeUnknownException}).
+ * the outcome unknown ({@link PublishOutcomeUnknownException}). A message id or header value that is
+ * not printable US-ASCII (which the Java client refuses) is sent percent-encoded as
+ * {@link HeaderEncoding} describes; a listener reads its key back decoded.
  */
 public class ExactlyOncePublisher {
 
 	private static final Log logger = LogFactory.getLog(ExactlyOncePublisher.class);
+
+	private static final String MESSAGE_ID = "Nats-Msg-Id";
 
 	private final Connection connection;
 
@@ -111,7 +117,7 @@ public class ExactlyOncePublisher {
 	 * @param subject the subject
 	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON
 	 * @param messageId the message id; the same task must always get the same id
-	 * @param headers extra headers
+	 * @param headers extra headers (names or values the client cannot write are percent-encoded)
 	 * @return the stored sequence and whether it was a duplicate
 	 * @throws PublishOutcomeUnknownException when an attempt was sent but none was answered: publish
 	 * again with the same message id
@@ -123,7 +129,8 @@ public class ExactlyOncePublisher {
 					+ "': it is what makes a repeated publish a duplicate");
 		}
 		Headers natsHeaders = new Headers();
-		headers.forEach(natsHeaders::put);
+		headers.forEach((name, value) -> HeaderEncoding.put(natsHeaders, name, value));
+		HeaderEncoding.put(natsHeaders, MESSAGE_ID, messageId);
 		byte[] body = body(payload);
 		return PublishObservation.observe(this.observationRegistry, subject, natsHeaders,
 				() -> send(NatsMessage.builder().subject(subject).headers(natsHeaders).data(body).build(), messageId));
@@ -132,10 +139,7 @@ public class ExactlyOncePublisher {
 	/** Sends with retries under the same message id, never past the stream's duplicate window. */
 	private PublishResult send(NatsMessage message, String messageId) {
 		String subject = message.getSubject();
-		PublishOptions options = PublishOptions.builder()
-			.messageId(messageId)
-			.streamTimeout(this.requestTimeout)
-			.build();
+		PublishOptions options = PublishOptions.builder().streamTimeout(this.requestTimeout).build();
 		Duration backoff = this.initialBackoff;
 		long started = System.nanoTime();
 		boolean sent = false;

@@ -15,6 +15,17 @@ public sealed interface ClaimResult {
 	 * @param journal the steps earlier attempts journaled, to replay; empty on a first attempt
 	 */
 	record Acquired(Claim claim, PreviousAttempt previousAttempt, StepJournal journal) implements ClaimResult {
+
+		/**
+		 * The claim a stored {@link RecordState#IN_PROGRESS} record describes.
+		 * @param held the record of the claim
+		 * @return the claim, with the attempt it took over and the journal it carries
+		 */
+		public static Acquired of(IdempotencyRecord held) {
+			return new Acquired(new Claim(held.key(), held.owner(), held.token(), held.attempts(), held.startedAt(),
+					held.leaseUntil()), held.previousAttempt(), held.journal());
+		}
+
 	}
 
 	/**

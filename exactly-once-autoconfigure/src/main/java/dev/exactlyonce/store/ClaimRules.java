@@ -3,7 +3,6 @@ package dev.exactlyonce.store;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.UUID;
 
 /**
  * The state transitions of an idempotency record, shared by stores that read a record and then
@@ -32,11 +31,18 @@ public final class ClaimRules {
 	 * @param key the key
 	 * @param owner the claimant
 	 * @param lease the lease wanted
+	 * @param token the fencing token the claim is written with, chosen before the write so that a
+	 * write whose answer was lost can be recognised by it; a record already holding this owner's
+	 * token is that claimant's own claim (written by an earlier call that never learnt it) and is
+	 * acquired again with a fresh lease, as the same attempt
 	 * @return the decision: a result to return as is, or a record to write (then the result)
 	 */
-	public ClaimDecision claim(IdempotencyRecord current, String key, String owner, Duration lease) {
+	public ClaimDecision claim(IdempotencyRecord current, String key, String owner, Duration lease, String token) {
 		Instant now = this.clock.instant();
 		IdempotencyRecord live = isExpired(current, now) ? null : current;
+		if (live != null && LandedWrites.claimOf(owner, token).test(live)) {
+			return acquire(live.attempts(), live.previousAttempt(), live.journal(), key, owner, lease, token, now);
+		}
 		if (live != null) {
 			switch (live.state()) {
 				case COMPLETED:
@@ -52,13 +58,16 @@ public final class ClaimRules {
 					break;
 			}
 		}
-		int attempts = (live != null) ? live.attempts() : 0;
-		Claim claim = new Claim(key, owner, UUID.randomUUID().toString(), attempts + 1, now, now.plus(lease));
-		PreviousAttempt previous = (live != null) ? PreviousAttempt.of(live) : null;
-		StepJournal journal = (live != null) ? live.journal() : StepJournal.EMPTY;
-		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, claim.token(), RecordState.IN_PROGRESS,
-				claim.attempt(), now, claim.leaseUntil(), 0, null, now.plus(this.completedTtl), null, journal);
-		return ClaimDecision.write(written, new ClaimResult.Acquired(claim, previous, journal));
+		return (live != null)
+				? acquire(live.attempts() + 1, PreviousAttempt.of(live), live.journal(), key, owner, lease, token, now)
+				: acquire(1, null, StepJournal.EMPTY, key, owner, lease, token, now);
+	}
+
+	private ClaimDecision acquire(int attempt, PreviousAttempt previous, StepJournal journal, String key,
+			String owner, Duration lease, String token, Instant now) {
+		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, token, RecordState.IN_PROGRESS, attempt,
+				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal);
+		return ClaimDecision.write(written, ClaimResult.Acquired.of(written));
 	}
 
 	/**
@@ -74,7 +83,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), now.plus(lease), 0, null, now.plus(this.completedTtl), null,
-				held.journal());
+				held.previousAttempt(), held.journal());
 	}
 
 	/**
@@ -90,7 +99,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
 				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
-				now.plus(this.completedTtl), completion.resultSummary(), held.journal());
+				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt(), held.journal());
 	}
 
 	/**
@@ -105,7 +114,8 @@ public final class ClaimRules {
 		IdempotencyRecord held = requireHeld(current, claim);
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.FAILED,
-				held.attempts(), held.startedAt(), now, 0, null, now.plus(this.completedTtl), failure, held.journal());
+				held.attempts(), held.startedAt(), now, 0, null, now.plus(this.completedTtl), failure,
+				held.previousAttempt(), held.journal());
 	}
 
 	/**
@@ -120,7 +130,7 @@ public final class ClaimRules {
 		IdempotencyRecord held = requireHeld(current, claim);
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), held.leaseUntil(), 0, null,
-				this.clock.instant().plus(this.completedTtl), null, held.journal().with(step));
+				this.clock.instant().plus(this.completedTtl), null, held.previousAttempt(), held.journal().with(step));
 	}
 
 	/**

@@ -7,12 +7,16 @@ import java.util.function.UnaryOperator;
 /**
  * Base of the stores that read a record and write it back atomically (a compare-and-set, a lock or
  * a transaction), deciding every transition with {@link ClaimRules}. A subclass supplies the atomic
- * read-modify-write of one key, the plain read, and the claim.
+ * read-modify-write of one key, the plain read, and the claim. A write the store applied without
+ * the caller learning it (see {@link LandedWrites}, {@link UnconfirmedClaims}) is recognised here,
+ * once for every such store.
  */
 public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore {
 
 	/** The transition rules. */
 	protected final ClaimRules rules;
+
+	private final UnconfirmedClaims unconfirmedClaims = new UnconfirmedClaims();
 
 	/**
 	 * Creates the store.
@@ -23,19 +27,31 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	}
 
 	@Override
+	public ClaimResult tryClaim(String key, String owner, Duration lease) {
+		String token = this.unconfirmedClaims.token(key, owner);
+		return this.unconfirmedClaims.claim(key, owner, token, () -> claim(key, owner, lease, token),
+				() -> readRecord(key));
+	}
+
+	@Override
 	public Claim renew(Claim claim, Duration lease) {
-		IdempotencyRecord renewed = transition(claim.key(), (current) -> this.rules.renew(current, claim, lease));
+		IdempotencyRecord renewed = LandedWrites.write(
+				() -> transition(claim.key(), (current) -> this.rules.renew(current, claim, lease)),
+				() -> readRecord(claim.key()), LandedWrites.renewalOf(claim));
 		return claim.withLeaseUntil(renewed.leaseUntil());
 	}
 
 	@Override
 	public IdempotencyRecord complete(Claim claim, Completion completion) {
-		return transition(claim.key(), (current) -> this.rules.complete(current, claim, completion));
+		return LandedWrites.write(
+				() -> transition(claim.key(), (current) -> this.rules.complete(current, claim, completion)),
+				() -> readRecord(claim.key()), LandedWrites.completionOf(claim, completion));
 	}
 
 	@Override
 	public void release(Claim claim, String failure) {
-		transition(claim.key(), (current) -> this.rules.release(current, claim, failure));
+		LandedWrites.write(() -> transition(claim.key(), (current) -> this.rules.release(current, claim, failure)),
+				() -> readRecord(claim.key()), LandedWrites.releaseOf(claim));
 	}
 
 	@Override
@@ -48,6 +64,16 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 		IdempotencyRecord record = readRecord(key);
 		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
 	}
+
+	/**
+	 * Claims a key atomically as {@link ClaimRules#claim} decides with {@code token}.
+	 * @param key the key
+	 * @param owner the claimant
+	 * @param lease the lease wanted
+	 * @param token the fencing token to write
+	 * @return what the store holds for the key
+	 */
+	protected abstract ClaimResult claim(String key, String owner, Duration lease, String token);
 
 	/**
 	 * Replaces the record of a key atomically with what {@code change} makes of it.

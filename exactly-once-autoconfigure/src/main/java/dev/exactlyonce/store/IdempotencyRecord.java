@@ -18,11 +18,14 @@ import java.time.Instant;
  * @param expiresAt when the record may be forgotten
  * @param resultSummary a size-capped result summary, the failure of a released attempt, or
  * {@code null}
+ * @param previousAttempt the attempt the last claim took over (released or abandoned), or
+ * {@code null} for a first attempt; kept so that a claim whose answer was lost can be recognised
+ * with what it took over
  * @param journal the steps the key's attempts journaled, never {@code null}
  */
 public record IdempotencyRecord(String key, String listener, String owner, String token, RecordState state,
 		int attempts, Instant startedAt, Instant leaseUntil, long streamSequence, Instant completedAt,
-		Instant expiresAt, String resultSummary, StepJournal journal) {
+		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt, StepJournal journal) {
 
 	/**
 	 * Creates a record; a {@code null} journal (a record written before steps existed) is empty.

@@ -106,6 +106,33 @@ class ExactlyOnceStoreAutoConfigurationTests {
 	}
 
 	@Test
+	void redisCommandTimeoutLeftAtLettucesDefaultAboveTheLeaseFailsNamingBothProperties() {
+		this.runner.withConfiguration(REDIS)
+			.withPropertyValues("exactlyonce.store.type=redis", "exactlyonce.store.lease=6s")
+			.run((context) -> assertStartupFailure(context,
+					"spring.data.redis.timeout (the Redis command timeout, 60s when unset) is PT1M but "
+							+ "exactlyonce.store.lease is PT6S",
+					"Set spring.data.redis.timeout below exactlyonce.store.lease"));
+	}
+
+	@Test
+	void redisCommandTimeoutBelowTheLeaseStarts() {
+		this.runner.withConfiguration(REDIS)
+			.withPropertyValues("exactlyonce.store.type=redis", "exactlyonce.store.lease=6s",
+					"spring.data.redis.timeout=2s")
+			.run((context) -> assertThat(context).hasSingleBean(RedisIdempotencyStore.class));
+	}
+
+	@Test
+	void firestoreTimeoutNotBelowTheLeaseFailsNamingBothProperties() {
+		this.runner.withConfiguration(FIRESTORE)
+			.withPropertyValues("exactlyonce.store.type=firestore", "exactlyonce.store.lease=10s")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.firestore.timeout is PT10S but exactlyonce.store.lease is PT10S",
+					"Set exactlyonce.store.firestore.timeout below exactlyonce.store.lease"));
+	}
+
+	@Test
 	void redisWithoutConnectionFactoryFailsNamingTheFix() {
 		this.runner.withPropertyValues("exactlyonce.store.type=redis")
 			.run((context) -> assertStartupFailure(context,

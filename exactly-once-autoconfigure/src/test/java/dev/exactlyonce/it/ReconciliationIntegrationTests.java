@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import dev.exactlyonce.audit.ConsumerReconciliation;
 import dev.exactlyonce.audit.DeadLetters;
 import dev.exactlyonce.audit.Discrepancy;
+import dev.exactlyonce.audit.MessageKeys;
 import dev.exactlyonce.audit.PipelineTally;
 import dev.exactlyonce.audit.Reconciler;
 import dev.exactlyonce.audit.ReconciliationReport;
@@ -86,7 +87,7 @@ class ReconciliationIntegrationTests {
 			store.tryClaim("worker:stuck", "dead-instance:42", Duration.ofMillis(1));
 			Reconciler reconciler = new Reconciler(probe.connection(), consumers, store,
 					new DeadLetters(probe.connection(), "DEAD_LETTERS"), new PipelineTally(Clock.systemUTC()), 1000,
-					Clock.systemUTC());
+					MessageKeys.NONE, Clock.systemUTC());
 
 			ReconciliationReport report = await().atMost(Duration.ofSeconds(20))
 				.until(() -> reconciler.reconcile(Duration.ofHours(1)), (r) -> types(r.consumers().get(0))

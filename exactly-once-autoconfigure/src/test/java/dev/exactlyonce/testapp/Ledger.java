@@ -1,6 +1,8 @@
 package dev.exactlyonce.testapp;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -18,9 +20,12 @@ public class Ledger {
 
 	private final List<Execution> executions = new CopyOnWriteArrayList<>();
 
+	private final Map<String, Long> firstStartNanos = new ConcurrentHashMap<>();
+
 	private volatile CountDownLatch gate = new CountDownLatch(0);
 
 	void recordStart(Execution attempt) {
+		this.firstStartNanos.putIfAbsent(attempt.taskId(), System.nanoTime());
 		this.started.add(attempt);
 	}
 
@@ -35,6 +40,11 @@ public class Ledger {
 
 	public long startedOf(String taskId) {
 		return this.started.stream().filter((e) -> e.taskId().equals(taskId)).count();
+	}
+
+	/** When the handler first started on a task ({@link System#nanoTime()}), or null. */
+	public Long firstStartNanos(String taskId) {
+		return this.firstStartNanos.get(taskId);
 	}
 
 	public List<Execution> executions() {

@@ -1,6 +1,8 @@
 package dev.exactlyonce.testapp;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,6 +29,8 @@ public class PipelineRecorder implements PipelineObserver {
 
 	private final AtomicInteger workingAckFailures = new AtomicInteger();
 
+	private final Map<PipelinePoint, Runnable> actions = new ConcurrentHashMap<>();
+
 	public void haltOnceAt(PipelinePoint point) {
 		this.haltAt = point;
 	}
@@ -37,9 +41,16 @@ public class PipelineRecorder implements PipelineObserver {
 		this.haltAt = point;
 	}
 
+	/** Runs an action in the worker thread each time a delivery reaches the point (a fault switched on there). */
+	public void runAt(PipelinePoint point, Runnable action) {
+		this.actions.put(point, action);
+	}
+
 	@Override
 	public void onPoint(PipelinePoint point, ExactlyOnceContext context) {
 		this.points.add(point + ":" + context.streamSequence() + ":" + context.deliveryCount());
+		this.actions.getOrDefault(point, () -> {
+		}).run();
 		if (point == this.haltAt) {
 			if (!this.haltEveryTime) {
 				this.haltAt = null;

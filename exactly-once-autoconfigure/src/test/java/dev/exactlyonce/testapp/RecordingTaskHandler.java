@@ -12,11 +12,12 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * The test listener: records each invocation in the {@link Ledger}, works for
  * {@code test.work-duration}, fails the first {@code test.failures} attempts (with an
  * {@link IllegalArgumentException} when {@code test.failure=illegal-argument}, else an
- * {@link IllegalStateException}) and every attempt of the tasks listed in
+ * {@link IllegalStateException}; with the message {@code test.failure-message} when set) and every attempt of the tasks listed in
  * {@code test.always-failing}, and otherwise records its side effect. When interrupted mid-work it
  * throws the {@link InterruptedException}, or with {@code test.on-interrupt=restore-and-fail} or
  * {@code restore-and-finish} restores the thread's interrupt flag, as well-behaved code does, and
- * then fails or finishes its work.
+ * then fails or finishes its work; with {@code test.on-interrupt=ignore} it works its full duration,
+ * as a handler stuck in a call that does not honour interrupts would.
  */
 public class RecordingTaskHandler {
 
@@ -34,11 +35,14 @@ public class RecordingTaskHandler {
 
 	private final String onInterrupt;
 
+	private final String failureMessage;
+
 	public RecordingTaskHandler(Ledger ledger, @Value("${test.instance:a}") String instance,
 			@Value("${test.work-duration:0s}") Duration workDuration, @Value("${test.failures:0}") int failures,
 			@Value("${test.failure:illegal-state}") String failure,
 			@Value("${test.always-failing:}") Set<String> alwaysFailing,
-			@Value("${test.on-interrupt:throw}") String onInterrupt) {
+			@Value("${test.on-interrupt:throw}") String onInterrupt,
+			@Value("${test.failure-message:}") String failureMessage) {
 		this.ledger = ledger;
 		this.instance = instance;
 		this.workDuration = workDuration;
@@ -46,6 +50,7 @@ public class RecordingTaskHandler {
 		this.failure = failure;
 		this.alwaysFailing = alwaysFailing;
 		this.onInterrupt = onInterrupt;
+		this.failureMessage = failureMessage;
 	}
 
 	@ExactlyOnceListener(consumer = "${test.consumer:worker}", key = "${test.key:}")
@@ -56,14 +61,23 @@ public class RecordingTaskHandler {
 		this.ledger.passGate();
 		work();
 		if (this.ledger.startedOf(task.taskId()) <= this.failures || this.alwaysFailing.contains(task.taskId())) {
-			throw this.failure.equals("illegal-argument") ? new IllegalArgumentException("simulated bad task")
-					: new IllegalStateException("simulated model failure");
+			throw this.failure.equals("illegal-argument")
+					? new IllegalArgumentException(messageOr("simulated bad task"))
+					: new IllegalStateException(messageOr("simulated model failure"));
 		}
 		this.ledger.record(attempt);
 		return "post for " + task.taskId();
 	}
 
+	private String messageOr(String defaultMessage) {
+		return this.failureMessage.isEmpty() ? defaultMessage : this.failureMessage;
+	}
+
 	private void work() throws InterruptedException {
+		if (this.onInterrupt.equals("ignore")) {
+			workIgnoringInterrupts();
+			return;
+		}
 		try {
 			Thread.sleep(this.workDuration.toMillis());
 		}
@@ -74,6 +88,18 @@ public class RecordingTaskHandler {
 			Thread.currentThread().interrupt();
 			if (this.onInterrupt.equals("restore-and-fail")) {
 				throw new IllegalStateException("work interrupted", ex);
+			}
+		}
+	}
+
+	private void workIgnoringInterrupts() {
+		long end = System.nanoTime() + this.workDuration.toNanos();
+		for (long left = this.workDuration.toNanos(); left > 0; left = end - System.nanoTime()) {
+			try {
+				Thread.sleep(Duration.ofNanos(left).toMillis() + 1);
+			}
+			catch (InterruptedException ex) {
+				// ignored, as a handler stuck in a call that does not honour interrupts would
 			}
 		}
 	}

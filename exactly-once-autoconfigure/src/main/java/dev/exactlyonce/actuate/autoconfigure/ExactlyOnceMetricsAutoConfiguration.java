@@ -18,14 +18,15 @@ import dev.exactlyonce.actuate.PipelineMetrics;
 import dev.exactlyonce.actuate.PublishMetrics;
 import dev.exactlyonce.actuate.ReconciliationMetrics;
 import dev.exactlyonce.actuate.StoreMetricsPostProcessor;
+import dev.exactlyonce.actuate.UndecodableMessageMetrics;
 import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
 
 /**
  * Auto-configures the {@code exactlyonce.*} meters when the application has a
- * {@link MeterRegistry}: pipeline outcomes and timings, store latency, publishes, consumer gauges
- * and the last reconciliation.
+ * {@link MeterRegistry}: pipeline outcomes and timings, store latency, publishes, consumer gauges,
+ * undecodable messages and the last reconciliation.
  */
 @AutoConfiguration(after = { ExactlyOnceAutoConfiguration.class, ExactlyOnceReconciliationAutoConfiguration.class },
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
@@ -51,6 +52,12 @@ public final class ExactlyOnceMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	PublishMetrics exactlyOncePublishMetrics(MeterRegistry registry) {
 		return new PublishMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	UndecodableMessageMetrics exactlyOnceUndecodableMessageMetrics(MeterRegistry registry) {
+		return new UndecodableMessageMetrics(registry);
 	}
 
 	@Bean

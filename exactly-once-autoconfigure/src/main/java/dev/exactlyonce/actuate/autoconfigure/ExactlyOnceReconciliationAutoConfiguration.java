@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.ZoneId;
 
 import io.nats.client.Connection;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -14,6 +15,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 import dev.exactlyonce.audit.DeadLetters;
+import dev.exactlyonce.audit.MessageKeys;
 import dev.exactlyonce.audit.PipelineTally;
 import dev.exactlyonce.audit.Reconciler;
 import dev.exactlyonce.audit.ReconciliationProperties;
@@ -22,6 +24,7 @@ import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
@@ -51,9 +54,12 @@ public final class ExactlyOnceReconciliationAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	Reconciler exactlyOnceReconciler(Connection connection, ExactlyOnceConsumers consumers, IdempotencyStore store,
-			DeadLetters deadLetters, PipelineTally tally, ReconciliationProperties properties) {
+			DeadLetters deadLetters, PipelineTally tally, ReconciliationProperties properties,
+			ObjectProvider<ExactlyOnceListenerRegistry> listeners) {
+		ExactlyOnceListenerRegistry registry = listeners.getIfAvailable();
+		MessageKeys keys = (registry != null) ? registry::storeKey : MessageKeys.NONE;
 		return new Reconciler(connection, consumers.settings(), store, deadLetters, tally,
-				properties.getMaxSequences(), Clock.systemUTC());
+				properties.getMaxSequences(), keys, Clock.systemUTC());
 	}
 
 	@Bean

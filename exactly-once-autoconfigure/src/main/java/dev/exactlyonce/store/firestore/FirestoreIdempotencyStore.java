@@ -78,15 +78,15 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	}
 
 	@Override
-	public ClaimResult tryClaim(String key, String owner, Duration lease) {
+	protected ClaimResult claim(String key, String owner, Duration lease, String token) {
 		DocumentReference document = document(key);
-		ClaimDecision fresh = this.rules.claim(null, key, owner, lease);
+		ClaimDecision fresh = this.rules.claim(null, key, owner, lease, token);
 		if (created(document, fresh.toWrite())) {
 			return fresh.result();
 		}
 		return await(this.firestore.runTransaction((transaction) -> {
 			IdempotencyRecord current = FirestoreRecordDocument.record(transaction.get(document).get());
-			ClaimDecision decision = this.rules.claim(current, key, owner, lease);
+			ClaimDecision decision = this.rules.claim(current, key, owner, lease, token);
 			if (decision.requiresWrite()) {
 				transaction.set(document, FirestoreRecordDocument.fields(decision.toWrite()));
 			}

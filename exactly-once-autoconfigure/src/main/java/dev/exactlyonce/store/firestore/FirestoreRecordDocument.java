@@ -9,6 +9,7 @@ import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.DocumentSnapshot;
 
 import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.RecordState;
@@ -48,6 +49,7 @@ final class FirestoreRecordDocument {
 		putIfSet(fields, "completedAt", timestamp(record.completedAt()));
 		fields.put("expiresAt", timestamp(record.expiresAt()));
 		putIfSet(fields, "resultSummary", record.resultSummary());
+		putIfSet(fields, "previousAttempt", previousAttemptFields(record.previousAttempt()));
 		if (!record.journal().isEmpty()) {
 			fields.put("journal", journal(record));
 		}
@@ -70,7 +72,7 @@ final class FirestoreRecordDocument {
 					instant(snapshot.getTimestamp("startedAt")), instant(snapshot.getTimestamp("leaseUntil")),
 					snapshot.getLong("streamSequence"), instant(snapshot.getTimestamp("completedAt")),
 					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"),
-					CODEC.decodeJournal(snapshot.getString("journal")));
+					previousAttempt(snapshot), CODEC.decodeJournal(snapshot.getString("journal")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency document " + snapshot.getId() + " is not readable", ex);
@@ -85,6 +87,31 @@ final class FirestoreRecordDocument {
 			throw new RecordTooLargeException(record.key(), size, MAX_JOURNAL_BYTES);
 		}
 		return json;
+	}
+
+	private static Map<String, Object> previousAttemptFields(PreviousAttempt previous) {
+		if (previous == null) {
+			return null;
+		}
+		Map<String, Object> fields = new HashMap<>();
+		fields.put("owner", previous.owner());
+		fields.put("startedAt", timestamp(previous.startedAt()));
+		fields.put("attempts", previous.attempts());
+		fields.put("state", previous.state().name());
+		putIfSet(fields, "failure", previous.failure());
+		putIfSet(fields, "unfinishedStep", previous.unfinishedStep());
+		return fields;
+	}
+
+	private static PreviousAttempt previousAttempt(DocumentSnapshot snapshot) {
+		if (snapshot.get("previousAttempt") == null) {
+			return null;
+		}
+		return new PreviousAttempt(snapshot.getString("previousAttempt.owner"),
+				instant(snapshot.getTimestamp("previousAttempt.startedAt")),
+				snapshot.getLong("previousAttempt.attempts").intValue(),
+				RecordState.valueOf(snapshot.getString("previousAttempt.state")),
+				snapshot.getString("previousAttempt.failure"), snapshot.getString("previousAttempt.unfinishedStep"));
 	}
 
 	private static void putIfSet(Map<String, Object> fields, String name, Object value) {

@@ -31,10 +31,10 @@ public class InMemoryIdempotencyStore extends CompareAndSetIdempotencyStore impl
 	}
 
 	@Override
-	public ClaimResult tryClaim(String key, String owner, Duration lease) {
+	protected ClaimResult claim(String key, String owner, Duration lease, String token) {
 		ClaimResult[] result = new ClaimResult[1];
 		this.records.compute(key, (k, current) -> {
-			ClaimDecision decision = this.rules.claim(current, key, owner, lease);
+			ClaimDecision decision = this.rules.claim(current, key, owner, lease, token);
 			result[0] = decision.result();
 			return decision.requiresWrite() ? decision.toWrite() : current;
 		});

@@ -96,16 +96,16 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	}
 
 	@Override
-	public ClaimResult tryClaim(String key, String owner, Duration lease) {
+	protected ClaimResult claim(String key, String owner, Duration lease, String token) {
 		String storeKey = this.keyEncoder.encode(key);
-		ClaimDecision fresh = this.rules.claim(null, key, owner, lease);
+		ClaimDecision fresh = this.rules.claim(null, key, owner, lease, token);
 		if (write(storeKey, null, fresh.toWrite())) {
 			return fresh.result();
 		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
 			KeyValueEntry entry = read(storeKey);
 			IdempotencyRecord current = decode(entry);
-			ClaimDecision decision = this.rules.claim(current, key, owner, lease);
+			ClaimDecision decision = this.rules.claim(current, key, owner, lease, token);
 			if (!decision.requiresWrite() || write(storeKey, revision(entry), decision.toWrite())) {
 				return decision.result();
 			}

@@ -5,13 +5,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.Consumer;
 
 import org.springframework.core.io.ClassPathResource;
@@ -29,21 +27,23 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.store.LandedWrites;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.store.UnconfirmedClaims;
 
 /**
  * An {@link IdempotencyStore} in Redis. Each record is one hash under {@code prefix + key}, so a
  * record never spans hash slots and the store works on Redis Cluster. Every transition is one Lua
  * script (atomic on the server) that checks the state and fencing token and sets a {@code PEXPIRE}
  * of {@code completed-ttl}; lease expiry is decided with the Redis server's clock, so workers with
- * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules}.
- * The step journal is one JSON field of the hash, spliced by a script on the server.
+ * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules};
+ * a write applied without an answer is recognised by reading it back ({@link LandedWrites},
+ * {@link UnconfirmedClaims}). The step journal is one JSON field of the hash, spliced by a script on
+ * the server.
  */
 public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
@@ -64,6 +64,8 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	private final String ttlMillis;
 
+	private final UnconfirmedClaims unconfirmedClaims = new UnconfirmedClaims();
+
 	/**
 	 * Creates the store.
 	 * @param connectionFactory the application's Redis connection factory
@@ -78,11 +80,16 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@Override
 	public ClaimResult tryClaim(String key, String owner, Duration lease) {
-		String token = UUID.randomUUID().toString();
+		String token = this.unconfirmedClaims.token(key, owner);
+		return this.unconfirmedClaims.claim(key, owner, token, () -> claim(key, owner, lease, token),
+				() -> readBack(key));
+	}
+
+	private ClaimResult claim(String key, String owner, Duration lease, String token) {
 		List<?> reply = run(CLAIM, key, key, owner, token, Long.toString(lease.toMillis()), this.ttlMillis);
 		IdempotencyRecord current = RedisRecordHash.decode(reply, 2);
 		return switch (String.valueOf(reply.get(0))) {
-			case "ACQUIRED" -> acquired(key, owner, token, lease, reply, current);
+			case "ACQUIRED" -> ClaimResult.Acquired.of(current);
 			case "HELD" -> new ClaimResult.HeldElsewhere(current.owner(), current.leaseUntil());
 			case "FINAL" -> (current.state() == RecordState.COMPLETED) ? new ClaimResult.Completed(current)
 					: new ClaimResult.DeadLettered(current);
@@ -92,7 +99,8 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@Override
 	public Claim renew(Claim claim, Duration lease) {
-		IdempotencyRecord renewed = update(claim, "leaseUntil", lease);
+		IdempotencyRecord renewed = LandedWrites.write(() -> update(claim, "leaseUntil", lease),
+				() -> readBack(claim.key()), LandedWrites.renewalOf(claim));
 		return claim.withLeaseUntil(renewed.leaseUntil());
 	}
 
@@ -102,14 +110,16 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 				Long.toString(completion.streamSequence())));
 		addIfSet(fields, "listener", completion.listener());
 		addIfSet(fields, "resultSummary", completion.resultSummary());
-		return update(claim, "completedAt", Duration.ZERO, fields.toArray(String[]::new));
+		return LandedWrites.write(() -> update(claim, "completedAt", Duration.ZERO, fields.toArray(String[]::new)),
+				() -> readBack(claim.key()), LandedWrites.completionOf(claim, completion));
 	}
 
 	@Override
 	public void release(Claim claim, String failure) {
 		List<String> fields = new ArrayList<>(List.of("state", RecordState.FAILED.name()));
 		addIfSet(fields, "resultSummary", failure);
-		update(claim, "leaseUntil", Duration.ZERO, fields.toArray(String[]::new));
+		LandedWrites.write(() -> update(claim, "leaseUntil", Duration.ZERO, fields.toArray(String[]::new)),
+				() -> readBack(claim.key()), LandedWrites.releaseOf(claim));
 	}
 
 	/**
@@ -126,12 +136,7 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@Override
 	public Optional<IdempotencyRecord> find(String key) {
-		try {
-			return Optional.ofNullable(readHash(this.keyPrefix + key));
-		}
-		catch (DataAccessException ex) {
-			throw unavailable("read", ex);
-		}
+		return Optional.ofNullable(readBack(key));
 	}
 
 	/**
@@ -160,19 +165,20 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		return "redis";
 	}
 
+	/** Reads the record of a key. */
+	private IdempotencyRecord readBack(String key) {
+		try {
+			return readHash(this.keyPrefix + key);
+		}
+		catch (DataAccessException ex) {
+			throw unavailable("read", ex);
+		}
+	}
+
 	private IdempotencyRecord readHash(String redisKey) {
 		Map<String, String> fields = new HashMap<>();
 		this.redis.opsForHash().entries(redisKey).forEach((field, value) -> fields.put((String) field, (String) value));
 		return RedisRecordHash.decode(fields);
-	}
-
-	private ClaimResult.Acquired acquired(String key, String owner, String token, Duration lease, List<?> reply,
-			IdempotencyRecord previous) {
-		Instant now = RedisRecordHash.instant(String.valueOf(reply.get(1)));
-		int attempt = (previous != null) ? previous.attempts() + 1 : 1;
-		Claim claim = new Claim(key, owner, token, attempt, now, now.plus(lease));
-		return new ClaimResult.Acquired(claim, (previous != null) ? PreviousAttempt.of(previous) : null,
-				(previous != null) ? previous.journal() : StepJournal.EMPTY);
 	}
 
 	/** Runs the update script: sets {@code timeField} to now + offset and the given fields. */

@@ -6,14 +6,15 @@ import java.util.List;
 import java.util.Map;
 
 import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Reads an {@link IdempotencyRecord} from the Redis hash that holds it: one field per record
- * component, instants as epoch milliseconds, the step journal as a JSON array, absent fields for
- * absent values.
+ * component (the previous attempt's in {@code previous*} fields), instants as epoch milliseconds,
+ * the step journal as a JSON array, absent fields for absent values.
  */
 final class RedisRecordHash {
 
@@ -51,11 +52,22 @@ final class RedisRecordHash {
 					Integer.parseInt(fields.get("attempts")), instant(fields.get("startedAt")),
 					instant(fields.get("leaseUntil")), Long.parseLong(fields.getOrDefault("streamSequence", "0")),
 					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"),
-					CODEC.decodeJournal(fields.get("journal")));
+					previousAttempt(fields), CODEC.decodeJournal(fields.get("journal")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency record in Redis is not readable: " + ex.getMessage(), ex);
 		}
+	}
+
+	/** The attempt a claim took over, kept in the {@code previous*} fields of its hash. */
+	private static PreviousAttempt previousAttempt(Map<String, String> fields) {
+		String state = fields.get("previousState");
+		if (state == null) {
+			return null;
+		}
+		return new PreviousAttempt(fields.get("previousOwner"), instant(fields.get("previousStartedAt")),
+				Integer.parseInt(fields.get("previousAttempts")), RecordState.valueOf(state),
+				fields.get("previousFailure"), fields.get("previousUnfinishedStep"));
 	}
 
 	/**

@@ -1,9 +1,10 @@
 -- Claims one idempotency record atomically; the record is one hash, so one key and one slot.
 -- KEYS[1] the record's key
--- ARGV[1] idempotency key, ARGV[2] owner, ARGV[3] new fencing token, ARGV[4] lease (ms), ARGV[5] record TTL (ms)
--- Returns {status, now (ms), field, value, ...} with the hash as it was before the call;
--- status: ACQUIRED (written; the old hash, if any, is the previous attempt, whose step journal the claim keeps),
--- HELD (a live claim), FINAL.
+-- ARGV[1] idempotency key, ARGV[2] owner, ARGV[3] fencing token (chosen by the caller; a hash already
+-- holding this owner's token is the caller's own claim from a call that got no answer), ARGV[4] lease (ms),
+-- ARGV[5] record TTL (ms)
+-- Returns {status, now (ms), field, value, ...}: ACQUIRED with the hash as written (the attempt it took
+-- over in the previous* fields, its step journal kept), HELD (a live claim) or FINAL with the hash as it is.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(value)
@@ -15,27 +16,47 @@ for i = 1, #current, 2 do
 	fields[current[i]] = current[i + 1]
 end
 
-local function reply(status)
+local function reply(status, hash)
 	local result = { status, ms(now) }
-	for i = 1, #current do
-		result[#result + 1] = current[i]
+	for i = 1, #hash do
+		result[#result + 1] = hash[i]
 	end
 	return result
 end
 
+local ttl = tonumber(ARGV[5])
+local leaseUntil = ms(now + tonumber(ARGV[4]))
+if fields.state == 'IN_PROGRESS' and fields.token == ARGV[3] and fields.owner == ARGV[2] then
+	redis.call('HSET', KEYS[1], 'startedAt', ms(now), 'leaseUntil', leaseUntil, 'expiresAt', ms(now + ttl))
+	redis.call('PEXPIRE', KEYS[1], ttl)
+	return reply('ACQUIRED', redis.call('HGETALL', KEYS[1]))
+end
 if fields.state == 'COMPLETED' or fields.state == 'DEAD_LETTERED' then
-	return reply('FINAL')
+	return reply('FINAL', current)
 end
 if fields.state == 'IN_PROGRESS' and tonumber(fields.leaseUntil) > now then
-	return reply('HELD')
+	return reply('HELD', current)
 end
-local ttl = tonumber(ARGV[5])
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'key', ARGV[1], 'owner', ARGV[2], 'token', ARGV[3], 'state', 'IN_PROGRESS',
-	'attempts', (tonumber(fields.attempts) or 0) + 1, 'startedAt', ms(now), 'leaseUntil', ms(now + tonumber(ARGV[4])),
+	'attempts', (tonumber(fields.attempts) or 0) + 1, 'startedAt', ms(now), 'leaseUntil', leaseUntil,
 	'expiresAt', ms(now + ttl))
 if fields.journal then
 	redis.call('HSET', KEYS[1], 'journal', fields.journal)
 end
+if fields.state then
+	redis.call('HSET', KEYS[1], 'previousOwner', fields.owner, 'previousStartedAt', fields.startedAt,
+		'previousAttempts', fields.attempts, 'previousState', fields.state)
+	if fields.state == 'FAILED' and fields.resultSummary then
+		redis.call('HSET', KEYS[1], 'previousFailure', fields.resultSummary)
+	end
+	local journal = fields.journal and cjson.decode(fields.journal) or {}
+	for i = #journal, 1, -1 do
+		if journal[i].state == 'STARTED' then
+			redis.call('HSET', KEYS[1], 'previousUnfinishedStep', journal[i].name)
+			break
+		end
+	end
+end
 redis.call('PEXPIRE', KEYS[1], ttl)
-return reply('ACQUIRED')
+return reply('ACQUIRED', redis.call('HGETALL', KEYS[1]))

@@ -12,6 +12,7 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.test.FirestoreEmulatorProcess;
 import dev.exactlyonce.test.ServerProcess;
+import dev.exactlyonce.test.TcpProxy;
 
 /**
  * The store contract against {@link FirestoreIdempotencyStore} on Google's Firestore emulator.
@@ -23,6 +24,8 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 	private FirestoreEmulatorProcess emulator;
 
 	private Firestore firestore;
+
+	private Firestore proxiedFirestore;
 
 	@Override
 	protected void startInfrastructure() {
@@ -39,6 +42,9 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 		if (this.firestore != null) {
 			this.firestore.close();
 		}
+		if (this.proxiedFirestore != null) {
+			this.proxiedFirestore.close();
+		}
 		this.emulator.close();
 	}
 
@@ -46,6 +52,17 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 	protected IdempotencyStore createStore(Duration completedTtl) {
 		return new FirestoreIdempotencyStore(this.firestore, "contract-" + this.collections.incrementAndGet(),
 				new ClaimRules(Clock.systemUTC(), completedTtl), Duration.ofSeconds(5));
+	}
+
+	@Override
+	protected IdempotencyStore createStoreBehind(TcpProxy proxy) {
+		this.proxiedFirestore = FirestoreOptions.newBuilder()
+			.setProjectId("exactly-once-test")
+			.setEmulatorHost("127.0.0.1:" + proxy.port())
+			.build()
+			.getService();
+		return new FirestoreIdempotencyStore(this.proxiedFirestore, "contract-behind-proxy",
+				new ClaimRules(Clock.systemUTC(), LONG_TTL), CLIENT_TIMEOUT);
 	}
 
 	@Override

@@ -14,6 +14,7 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.test.ServerProcess;
+import dev.exactlyonce.test.TcpProxy;
 
 /**
  * The store contract against {@link NatsKvIdempotencyStore} on a real {@code nats-server}.
@@ -25,6 +26,8 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 	private NatsServerProcess server;
 
 	private Connection connection;
+
+	private Connection proxiedConnection;
 
 	@Override
 	protected void startInfrastructure() throws Exception {
@@ -40,6 +43,9 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 		if (this.connection != null) {
 			this.connection.close();
 		}
+		if (this.proxiedConnection != null) {
+			this.proxiedConnection.close();
+		}
 		this.server.close();
 	}
 
@@ -50,6 +56,17 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 				new NatsKvBucketProvisioner(this.connection, Duration.ofSeconds(2)).provision(new NatsKvBucketSpec(bucket,
 						completedTtl, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024))),
 				new ClaimRules(Clock.systemUTC(), completedTtl));
+	}
+
+	@Override
+	protected IdempotencyStore createStoreBehind(TcpProxy proxy) throws Exception {
+		this.proxiedConnection = Nats.connect(new Options.Builder().server("nats://127.0.0.1:" + proxy.port())
+			.maxReconnects(-1)
+			.reconnectWait(Duration.ofMillis(200))
+			.build());
+		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(this.proxiedConnection, CLIENT_TIMEOUT)
+			.provision(new NatsKvBucketSpec("contract-behind-proxy", LONG_TTL, StorageType.File, 1,
+					NatsKvBucketSpec.largestRecord(1024))), new ClaimRules(Clock.systemUTC(), LONG_TTL));
 	}
 
 	@Override

@@ -11,6 +11,7 @@ import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.test.RedisServerProcess;
 import dev.exactlyonce.test.ServerProcess;
+import dev.exactlyonce.test.TcpProxy;
 
 /**
  * The store contract against {@link RedisIdempotencyStore} on a real {@code redis-server}.
@@ -22,6 +23,8 @@ class RedisIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySto
 	private RedisServerProcess server;
 
 	private LettuceConnectionFactory connectionFactory;
+
+	private LettuceConnectionFactory proxiedConnectionFactory;
 
 	@Override
 	protected void startInfrastructure() {
@@ -38,6 +41,9 @@ class RedisIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySto
 		if (this.connectionFactory != null) {
 			this.connectionFactory.destroy();
 		}
+		if (this.proxiedConnectionFactory != null) {
+			this.proxiedConnectionFactory.destroy();
+		}
 		this.server.close();
 	}
 
@@ -45,6 +51,16 @@ class RedisIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySto
 	protected IdempotencyStore createStore(Duration completedTtl) {
 		return new RedisIdempotencyStore(this.connectionFactory, "contract-" + this.prefixes.incrementAndGet() + ":",
 				completedTtl);
+	}
+
+	@Override
+	protected IdempotencyStore createStoreBehind(TcpProxy proxy) {
+		this.proxiedConnectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.server.host(), proxy.port()),
+				LettuceClientConfiguration.builder().commandTimeout(CLIENT_TIMEOUT).build());
+		this.proxiedConnectionFactory.afterPropertiesSet();
+		this.proxiedConnectionFactory.start();
+		return new RedisIdempotencyStore(this.proxiedConnectionFactory, "contract-behind-proxy:", LONG_TTL);
 	}
 
 	@Override
