@@ -41,6 +41,9 @@ public class ExactlyOnceProperties {
 	/** Listener container settings. */
 	private final Listener listener = new Listener();
 
+	/** Durable step settings ({@code ExactlyOnceContext.step}). */
+	private final Steps steps = new Steps();
+
 	/** Name of this application instance in claims; host name and process id when unset. */
 	private String instanceId;
 
@@ -76,12 +79,32 @@ public class ExactlyOnceProperties {
 		return this.listener;
 	}
 
+	public Steps getSteps() {
+		return this.steps;
+	}
+
 	public String getInstanceId() {
 		return this.instanceId;
 	}
 
 	public void setInstanceId(String instanceId) {
 		this.instanceId = instanceId;
+	}
+
+	/** Durable step settings. */
+	public static class Steps {
+
+		/** Largest result a step may journal, as JSON; store large outputs elsewhere and journal a reference. */
+		private DataSize maxResultSize = DataSize.ofKilobytes(64);
+
+		public DataSize getMaxResultSize() {
+			return this.maxResultSize;
+		}
+
+		public void setMaxResultSize(DataSize maxResultSize) {
+			this.maxResultSize = maxResultSize;
+		}
+
 	}
 
 	/** NATS connection settings. */

@@ -20,6 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConfigurationException;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -82,6 +83,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 * @param consumers the resolved settings of every declared consumer, by name
 	 * @param jsonMapper the mapper that reads payloads
 	 * @param deadLetters the dead-letter publisher
+	 * @param publisher the publisher of {@link ExactlyOnceContext#publish} steps, or {@code null}
 	 * @param observers the pipeline observers, in order
 	 * @param properties all exactly-once properties
 	 * @param owner this instance's name in claims
@@ -89,7 +91,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 */
 	public ExactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			Map<String, ConsumerSettings> consumers, JsonMapper jsonMapper, DeadLetterPublisher deadLetters,
-			List<PipelineObserver> observers, ExactlyOnceProperties properties, String owner, Clock clock) {
+			ExactlyOncePublisher publisher, List<PipelineObserver> observers, ExactlyOnceProperties properties,
+			String owner, Clock clock) {
 		this.connection = connection;
 		this.store = store;
 		this.owner = owner;
@@ -102,12 +105,15 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.scheduler = Executors.newScheduledThreadPool(Math.max(2, workers),
 				daemonThreads("exactlyonce-working-acks-"));
 		this.observers = new PipelineObservers(observers);
-		this.failures = new FailureClassifier(this.properties.getNonRetryableExceptions());
+		this.failures = new FailureClassifier(this.properties.getNonRetryableExceptions())
+			.with(List.of(StepInterruptedException.class));
 		this.settler = new DeliverySettler(store, deadLetters, this.observers, this.properties.getAckTimeout(),
 				this.properties.getAckMode() == ExactlyOnceProperties.AckMode.SYNC, clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, this.properties.getCompletionRetryTimeout(),
 						properties.getStore().getResultSummaryMaxLength()),
+				new Steps(store, jsonMapper, publisher, this.observers,
+						properties.getSteps().getMaxResultSize().toBytes(), clock),
 				this.observers, owner);
 	}
 
