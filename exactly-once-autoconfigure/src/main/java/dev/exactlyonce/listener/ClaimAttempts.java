@@ -48,7 +48,7 @@ final class ClaimAttempts {
 	 */
 	Answer claim(Delivery delivery) {
 		RateLimitedLog outage = new RateLimitedLog(logger, REPORT_INTERVAL);
-		Duration wait = FIRST_RETRY;
+		Backoff backoff = new Backoff(FIRST_RETRY, delivery.settings().workingAckInterval());
 		while (true) {
 			long sent = System.nanoTime();
 			try {
@@ -63,12 +63,9 @@ final class ClaimAttempts {
 				outage.warn(() -> "Idempotency store unavailable while claiming the message at " + delivery.describe()
 						+ "; holding it with working acks (no delivery is spent) and retrying until the store answers: "
 						+ ex.getMessage());
-				if (!holdFor(delivery, wait)) {
+				if (!holdFor(delivery, backoff.next())) {
 					throw ex;
 				}
-				Duration doubled = wait.multipliedBy(2);
-				Duration longest = delivery.settings().workingAckInterval();
-				wait = (doubled.compareTo(longest) > 0) ? longest : doubled;
 			}
 		}
 	}
@@ -83,14 +80,7 @@ final class ClaimAttempts {
 				// disconnected: the server cannot see this delivery's timer either; the next round tries again
 			}
 		});
-		try {
-			Thread.sleep(wait.toMillis());
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
+		return Backoff.sleep(wait);
 	}
 
 }

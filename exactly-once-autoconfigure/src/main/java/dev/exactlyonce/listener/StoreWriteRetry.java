@@ -32,7 +32,7 @@ final class StoreWriteRetry {
 	 */
 	static <T> T write(Supplier<T> write, Duration timeout, BiConsumer<StoreUnavailableException, Duration> beforeRetry) {
 		long deadline = System.nanoTime() + timeout.toNanos();
-		Duration wait = FIRST_RETRY;
+		Backoff backoff = new Backoff(FIRST_RETRY, LONGEST_RETRY);
 		while (true) {
 			try {
 				return write.get();
@@ -41,23 +41,12 @@ final class StoreWriteRetry {
 				if (System.nanoTime() > deadline) {
 					throw ex;
 				}
+				Duration wait = backoff.next();
 				beforeRetry.accept(ex, wait);
-				if (!sleep(wait)) {
+				if (!Backoff.sleep(wait)) {
 					throw ex;
 				}
-				wait = (wait.multipliedBy(2).compareTo(LONGEST_RETRY) > 0) ? LONGEST_RETRY : wait.multipliedBy(2);
 			}
-		}
-	}
-
-	private static boolean sleep(Duration wait) {
-		try {
-			Thread.sleep(wait.toMillis());
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
 		}
 	}
 

@@ -6,13 +6,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
@@ -34,25 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every auto-configuration branch and start-up error, against a real nats-server.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class ExactlyOnceAutoConfigurationTests {
+class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 
 	private static final AtomicInteger names = new AtomicInteger();
-
-	private static NatsServerProcess nats;
-
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ExactlyOnceNatsAutoConfiguration.class,
-				ExactlyOnceStoreAutoConfiguration.class, ExactlyOnceAutoConfiguration.class));
-
-	@BeforeAll
-	static void startNats() {
-		nats = new NatsServerProcess().start();
-	}
-
-	@AfterAll
-	static void stopNats() {
-		nats.close();
-	}
 
 	@Test
 	void defaultStoreIsNatsKvAndThePipelineIsConfigured() {
@@ -289,17 +269,6 @@ class ExactlyOnceAutoConfigurationTests {
 				assertThat(error).hasMessageContaining(part);
 			}
 		});
-	}
-
-	/** The first cause of the given type in a start-up failure's chain. */
-	private static Throwable cause(Throwable failure, Class<? extends Throwable> type) {
-		assertThat(failure).as("start-up failure").isNotNull();
-		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
-			if (type.isInstance(candidate)) {
-				return candidate;
-			}
-		}
-		throw new AssertionError("No " + type.getSimpleName() + " in the start-up failure", failure);
 	}
 
 	/** A fresh stream S<n> and consumer c<n> (%c in extras stands for the consumer name). */

@@ -107,7 +107,7 @@ class ServerConfigurationDriftTests {
 	void deadLetterStreamWithAMessageSizeLimitFailsValidation() throws Exception {
 		management().addStream(deadLetterStream().maxMsgSize(64).build());
 		this.runner.withPropertyValues(declaration("exactlyonce.provisioning.mode=validate"))
-			.run((context) -> assertThat(cause(context.getStartupFailure(), ProvisioningException.class))
+			.run((context) -> assertThat(NatsContextRunnerTestSupport.cause(context.getStartupFailure(), ProvisioningException.class))
 				.hasMessageContaining("Stream 'DL" + this.n + "'")
 				.hasMessageContaining("max_msg_size: server 64, declared unlimited"));
 	}
@@ -124,7 +124,7 @@ class ServerConfigurationDriftTests {
 		management().addStream(taskStream().noAck(true).build());
 		this.runner
 			.withPropertyValues(declaration("exactlyonce.provisioning.mode=validate", "exactlyonce.dead-letter.stream="))
-			.run((context) -> assertThat(cause(context.getStartupFailure(), ProvisioningException.class))
+			.run((context) -> assertThat(NatsContextRunnerTestSupport.cause(context.getStartupFailure(), ProvisioningException.class))
 				.hasMessageContaining("Stream 'S" + this.n + "'")
 				.hasMessageContaining("no_ack: server true, declared false"));
 	}
@@ -138,7 +138,7 @@ class ServerConfigurationDriftTests {
 			.mirror(Mirror.builder().sourceName("ORIGIN" + this.n).build())
 			.build());
 		this.runner.withPropertyValues(declaration())
-			.run((context) -> assertThat(cause(context.getStartupFailure(), ProvisioningException.class))
+			.run((context) -> assertThat(NatsContextRunnerTestSupport.cause(context.getStartupFailure(), ProvisioningException.class))
 				.hasMessageContaining("Stream 'S" + this.n + "'")
 				.hasMessageContaining("mirror: server ORIGIN" + this.n + ", declared none"));
 	}
@@ -161,7 +161,7 @@ class ServerConfigurationDriftTests {
 
 	private void assertBucketStartupFailure(String[] extras, String... messageParts) {
 		this.runner.withPropertyValues(declaration(extras)).run((context) -> {
-			Throwable error = cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class);
+			Throwable error = NatsContextRunnerTestSupport.cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class);
 			assertThat(error).hasMessageContaining("Idempotency bucket 'b" + this.n + "'");
 			for (String part : messageParts) {
 				assertThat(error).hasMessageContaining(part);
@@ -198,17 +198,6 @@ class ServerConfigurationDriftTests {
 				"exactlyonce.store.nats-kv.bucket=b" + this.n));
 		properties.addAll(List.of(extras));
 		return properties.toArray(String[]::new);
-	}
-
-	/** The first cause of the given type in a start-up failure's chain. */
-	private static Throwable cause(Throwable failure, Class<? extends Throwable> type) {
-		assertThat(failure).as("start-up failure").isNotNull();
-		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
-			if (type.isInstance(candidate)) {
-				return candidate;
-			}
-		}
-		throw new AssertionError("No " + type.getSimpleName() + " in the start-up failure", failure);
 	}
 
 }

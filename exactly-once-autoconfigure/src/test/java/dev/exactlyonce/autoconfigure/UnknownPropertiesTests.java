@@ -10,16 +10,12 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.ClassPathScanningCandidateComponentProvider;
@@ -31,7 +27,6 @@ import org.springframework.core.io.FileSystemResource;
 import org.springframework.core.type.filter.AnnotationTypeFilter;
 import org.springframework.util.ClassUtils;
 
-import dev.exactlyonce.test.NatsServerProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
@@ -41,25 +36,9 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
  * was set and the closest valid name; every documented key stays valid.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class UnknownPropertiesTests {
+class UnknownPropertiesTests extends NatsContextRunnerTestSupport {
 
 	private static final Path SAMPLE_RESOURCES = Path.of("../sample-agent-app/src/main/resources");
-
-	private static NatsServerProcess nats;
-
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ExactlyOnceNatsAutoConfiguration.class,
-				ExactlyOnceStoreAutoConfiguration.class, ExactlyOnceAutoConfiguration.class));
-
-	@BeforeAll
-	static void startNats() {
-		nats = new NatsServerProcess().start();
-	}
-
-	@AfterAll
-	static void stopNats() {
-		nats.close();
-	}
 
 	@Test
 	void misspelledKeyInsideAConsumerFailsStartUpWithTheClosestValidName() {

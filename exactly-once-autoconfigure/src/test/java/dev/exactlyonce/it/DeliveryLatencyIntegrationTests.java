@@ -21,6 +21,7 @@ import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.exactlyonce.test.TcpProxy;
 import dev.exactlyonce.testapp.Ledger;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -63,9 +64,11 @@ class DeliveryLatencyIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Test
 	void messagesPublishedAsPullsEndAreHandledWithoutWaitingForTheirAckWait() throws Exception {
-		try (LatencyProxy link = new LatencyProxy(this.nats.port(), ONE_WAY_DELAY);
+		try (TcpProxy link = new TcpProxy(this.nats.port());
 				JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
-			Instance instance = this.instances.start("a", "exactlyonce.nats.servers=" + link.url());
+			link.delayRequests(ONE_WAY_DELAY);
+			link.delayReplies(ONE_WAY_DELAY);
+			Instance instance = this.instances.start("a", "exactlyonce.nats.servers=nats://127.0.0.1:" + link.port());
 			JetStream jetStream = probe.connection().jetStream();
 			Map<String, Long> publishedNanos = new ConcurrentHashMap<>();
 			AtomicInteger next = new AtomicInteger();

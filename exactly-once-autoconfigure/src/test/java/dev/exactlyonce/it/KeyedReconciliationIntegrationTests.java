@@ -96,7 +96,8 @@ class KeyedReconciliationIntegrationTests {
 	void ackedCopiesOfAKeyWhoseRecordIsGoneAreStillReported() throws Exception {
 		Instance instance = this.instances.start("web", "exactlyonce.streams.TASKS.retention=limits",
 				"spring.main.web-application-type=servlet", "server.port=0",
-				"management.endpoints.web.exposure.include=exactlyonce");
+				"management.endpoints.web.exposure.include=exactlyonce",
+				"management.endpoint.exactlyonce.access=unrestricted");
 		publishEveryTaskTwice(instance);
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			KeyValue bucket = probe.connection().keyValue("exactly-once-idempotency");

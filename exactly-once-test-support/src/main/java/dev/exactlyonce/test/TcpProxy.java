@@ -18,8 +18,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * A TCP proxy on a free loopback port in front of a server's port that can hold back or delay the
- * server's replies: requests reach the server at once and are applied, while the client sees the
- * answers late, as after a network stall. Client-to-server bytes always pass straight through.
+ * server's replies (requests reach the server and are applied, while the client sees the answers
+ * late, as after a network stall) and delay the client's requests, as a slow network would. Order
+ * is kept in each direction; nothing is dropped.
  */
 public class TcpProxy implements AutoCloseable {
 
@@ -44,6 +45,8 @@ public class TcpProxy implements AutoCloseable {
 	private boolean held;
 
 	private Duration delay = Duration.ZERO;
+
+	private Duration requestDelay = Duration.ZERO;
 
 	/**
 	 * Starts the proxy.
@@ -96,6 +99,16 @@ public class TcpProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Delays each request sent from now on by {@code delay}, keeping their order.
+	 * @param delay how late requests reach the server; zero for no delay
+	 */
+	public void delayRequests(Duration delay) {
+		synchronized (this.replies) {
+			this.requestDelay = delay;
+		}
+	}
+
+	/**
 	 * When the client sent bytes since {@link #holdReplies()}, in {@link System#nanoTime()}.
 	 * @return the times, oldest first
 	 */
@@ -119,10 +132,12 @@ public class TcpProxy implements AutoCloseable {
 				server.setTcpNoDelay(true);
 				this.sockets.add(client);
 				this.sockets.add(server);
-				BlockingQueue<Chunk> pending = new LinkedBlockingQueue<>();
-				this.threads.execute(() -> forwardRequests(client, server));
-				this.threads.execute(() -> readReplies(server, client, pending));
-				this.threads.execute(() -> writeReplies(pending, client));
+				BlockingQueue<Chunk> requests = new LinkedBlockingQueue<>();
+				BlockingQueue<Chunk> replies = new LinkedBlockingQueue<>();
+				this.threads.execute(() -> read(client, requests, true));
+				this.threads.execute(() -> write(requests, server, true));
+				this.threads.execute(() -> read(server, replies, false));
+				this.threads.execute(() -> write(replies, client, false));
 			}
 			catch (IOException ex) {
 				// closed, or the server refused: the client sees its connection fail
@@ -130,30 +145,16 @@ public class TcpProxy implements AutoCloseable {
 		}
 	}
 
-	private void forwardRequests(Socket client, Socket server) {
+	/** Reads one direction into a queue, each chunk due after that direction's current delay. */
+	private void read(Socket from, BlockingQueue<Chunk> pending, boolean requests) {
 		byte[] buffer = new byte[64 * 1024];
-		try (InputStream in = client.getInputStream(); OutputStream out = server.getOutputStream()) {
+		try (InputStream in = from.getInputStream()) {
 			for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-				if (isHeld()) {
+				if (requests && isHeld()) {
 					this.requestsWhileHeld.add(System.nanoTime());
 				}
-				out.write(buffer, 0, read);
-				out.flush();
-			}
-		}
-		catch (IOException ex) {
-			// connection closed
-		}
-		finally {
-			closeQuietly(server);
-		}
-	}
-
-	private void readReplies(Socket server, Socket client, BlockingQueue<Chunk> pending) {
-		byte[] buffer = new byte[64 * 1024];
-		try (InputStream in = server.getInputStream()) {
-			for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-				pending.add(new Chunk(Arrays.copyOf(buffer, read), System.nanoTime() + currentDelay().toNanos()));
+				Duration delay = requests ? currentRequestDelay() : currentDelay();
+				pending.add(new Chunk(Arrays.copyOf(buffer, read), System.nanoTime() + delay.toNanos()));
 			}
 		}
 		catch (IOException ex) {
@@ -162,11 +163,12 @@ public class TcpProxy implements AutoCloseable {
 		pending.add(new Chunk(END_OF_STREAM, System.nanoTime()));
 	}
 
-	private void writeReplies(BlockingQueue<Chunk> pending, Socket client) {
-		try (OutputStream out = client.getOutputStream()) {
+	/** Writes one direction's chunks when due; replies also wait while they are held. */
+	private void write(BlockingQueue<Chunk> pending, Socket to, boolean requests) {
+		try (OutputStream out = to.getOutputStream()) {
 			while (true) {
 				Chunk chunk = pending.take();
-				awaitRelease(chunk.dueAt());
+				awaitDue(chunk.dueAt(), !requests);
 				if (chunk.bytes() == END_OF_STREAM) {
 					return;
 				}
@@ -181,14 +183,15 @@ public class TcpProxy implements AutoCloseable {
 			Thread.currentThread().interrupt();
 		}
 		finally {
-			closeQuietly(client);
+			closeQuietly(to);
 		}
 	}
 
-	private void awaitRelease(long dueAt) throws InterruptedException {
+	private void awaitDue(long dueAt, boolean holdable) throws InterruptedException {
 		synchronized (this.replies) {
-			while (this.held || System.nanoTime() < dueAt) {
-				long waitMillis = this.held ? 0 : Math.max(1, (dueAt - System.nanoTime()) / 1_000_000);
+			while ((holdable && this.held) || System.nanoTime() < dueAt) {
+				boolean waitForRelease = holdable && this.held;
+				long waitMillis = waitForRelease ? 0 : Math.max(1, (dueAt - System.nanoTime()) / 1_000_000);
 				this.replies.wait(waitMillis);
 			}
 		}
@@ -203,6 +206,12 @@ public class TcpProxy implements AutoCloseable {
 	private Duration currentDelay() {
 		synchronized (this.replies) {
 			return this.delay;
+		}
+	}
+
+	private Duration currentRequestDelay() {
+		synchronized (this.replies) {
+			return this.requestDelay;
 		}
 	}
 

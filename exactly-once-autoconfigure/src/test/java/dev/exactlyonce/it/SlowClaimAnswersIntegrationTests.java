@@ -1,0 +1,75 @@
+package dev.exactlyonce.it;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.test.RedisServerProcess;
+import dev.exactlyonce.test.TcpProxy;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redis answers every call, but for a while too late for a claim's lease to reach its first
+ * renewal (a degraded store rather than a down one). Like an outage, a slow spell must not spend
+ * the task's deliveries: once Redis answers in time again the task runs once, and is not
+ * dead-lettered for deliveries it never used.
+ */
+class SlowClaimAnswersIntegrationTests extends NatsIntegrationTestSupport {
+
+	private final RedisServerProcess redis = new RedisServerProcess().start();
+
+	private final TcpProxy proxy = new TcpProxy(this.redis.port());
+
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.store.type", "redis")
+			.with("spring.data.redis.host", this.redis.host())
+			.with("spring.data.redis.port", this.proxy.port())
+			.with("spring.data.redis.timeout", "5s")
+			.with("exactlyonce.store.lease", "6s")
+			.with("exactlyonce.consumers.worker.ack-wait", "3500ms")
+			.with("exactlyonce.consumers.worker.working-ack-interval", "3s")
+			.with("exactlyonce.consumers.worker.retry-delay", "1s")
+			.with("exactlyonce.consumers.worker.max-deliver", "2");
+	}
+
+	@AfterEach
+	void stopRedis() {
+		this.proxy.close();
+		this.redis.close();
+	}
+
+	@Test
+	void slowSpellOfTheStoreDoesNotSpendTheTasksDeliveries() throws Exception {
+		Instance instance = this.instances.start("a");
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		ClaimResult.Acquired warmUp = (ClaimResult.Acquired) store.tryClaim("warm-up", "a", Duration.ofSeconds(1));
+		store.release(warmUp.claim(), "warm-up");
+		this.proxy.delayReplies(Duration.ofMillis(3500));
+		instance.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-1"),
+				"t-1");
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> instance.recorder().outcomes().stream().filter(DeliveryOutcome.RETRIED::equals).count() == 2);
+		this.proxy.delayReplies(Duration.ZERO);
+
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0);
+			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.worker"))
+				.as("dead letters; outcomes %s", instance.recorder().outcomes())
+				.isEmpty();
+		}
+		assertThat(this.instances.ledger().executionsOf("t-1")).isEqualTo(1);
+	}
+
+}
