@@ -55,7 +55,11 @@ final class StepSession {
 	}
 
 	private <T> T run(String name, Class<T> type, StepAction<T> action, StepProbe<T> probe, boolean rerunnable) {
-		if (name == null || !this.names.add(name)) {
+		if (name == null) {
+			throw new IllegalArgumentException("A step of listener " + this.delivery.endpoint().describe()
+					+ " has no name; give every step a name unique within a run");
+		}
+		if (!this.names.add(name)) {
 			throw new IllegalStateException("Step '" + name + "' ran twice in one run of listener "
 					+ this.delivery.endpoint().describe() + " (message at " + this.delivery.describe()
 					+ "): step names must be unique within a run, e.g. add an index to steps run in a loop");
