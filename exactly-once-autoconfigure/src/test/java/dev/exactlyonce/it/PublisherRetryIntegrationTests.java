@@ -18,6 +18,7 @@ import dev.exactlyonce.testapp.TestInstances.Instance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
@@ -67,9 +68,10 @@ class PublisherRetryIntegrationTests extends NatsIntegrationTestSupport {
 				"exactlyonce.streams.TASKS.duplicate-window=1h", "exactlyonce.publisher.max-attempts=3");
 		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
 		this.nats.pause();
-		PublishOutcomeUnknownException unknown = catchThrowableOfType(PublishOutcomeUnknownException.class,
-				() -> publisher.publish(SUBJECT, TaskAssignment.of("t-1"), "t-1"));
-		assertThat(unknown).as("the caller is told the outcome is unknown").isNotNull();
+		Throwable thrown = catchThrowable(() -> publisher.publish(SUBJECT, TaskAssignment.of("t-1"), "t-1"));
+		assertThat(thrown).as("the caller is told the outcome is unknown")
+			.isInstanceOf(PublishOutcomeUnknownException.class);
+		PublishOutcomeUnknownException unknown = (PublishOutcomeUnknownException) thrown;
 		assertThat(unknown.getMessageId()).isEqualTo("t-1");
 		assertThat(unknown).hasMessageContaining("same message id 't-1'");
 		this.nats.resume();
