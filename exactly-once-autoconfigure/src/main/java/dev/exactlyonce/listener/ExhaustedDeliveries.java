@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +43,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * <li>completed key: a duplicate, only the ack was lost; already dead-lettered key: nothing more;</li>
  * <li>key held by a live attempt: decided again when that attempt's lease ends, so a copy that
  * waited for a long task is settled as a duplicate of it rather than dead-lettered;</li>
+ * <li>key whose last attempt (released for a retry, or abandoned) was another copy's: decided again
+ * at the working-ack pace until the key is final or this message made its last attempt, so a copy
+ * running out of deliveries never ends a task another copy is still retrying;</li>
  * <li>otherwise: dead-lettered, and its key marked.</li>
  * </ul>
  * A decision that fails (store or server unreachable) is retried with backoff until it succeeds
@@ -227,6 +231,15 @@ final class ExhaustedDeliveries {
 					+ "running attempt of " + record.owner() + "; it is settled once that attempt ends");
 			return this.settings.waitForHolder(1, Duration.between(now, record.leaseUntil())).plus(RECHECK_MARGIN);
 		}
+		OptionalLong lastAttempt = (record != null && !record.isFinal())
+				? ClaimOwners.streamSequenceOf(record.owner()) : OptionalLong.empty();
+		if (lastAttempt.isPresent() && lastAttempt.getAsLong() != stored.sequence()) {
+			logger.info("Message at " + delivery.describe() + " ran out of deliveries while its key's last attempt, "
+					+ "made for the copy at sequence " + lastAttempt.getAsLong() + ", was released or abandoned and "
+					+ "may still be retried by that copy; it is settled once the key is completed or dead-lettered, "
+					+ "or attempted by this message");
+			return this.settings.workingAckInterval();
+		}
 		DeliveryOutcome outcome;
 		if (record != null && record.state() == RecordState.COMPLETED) {
 			logger.info("Message at " + delivery.describe() + " ran out of deliveries but its key is completed; "
@@ -277,7 +290,8 @@ final class ExhaustedDeliveries {
 			return;
 		}
 		try {
-			ClaimResult result = this.store.tryClaim(delivery.storeKey(), this.owner, this.settings.lease());
+			ClaimResult result = this.store.tryClaim(delivery.storeKey(),
+					ClaimOwners.of(this.owner, delivery.streamSequence()), this.settings.lease());
 			if (result instanceof ClaimResult.Acquired acquired) {
 				delivery.claimed(acquired.claim(), acquired.previousAttempt());
 				this.settler.markDeadLettered(delivery, reason);
