@@ -100,7 +100,7 @@ final class DeliverySettler {
 		if (shuttingDown) {
 			logger.warn("Handler of the message at " + delivery.describe() + " stopped by shutdown ("
 					+ failure.getClass().getName() + "); released for another instance");
-			release(delivery, "interrupted by shutdown");
+			release(delivery, IdempotencyStore.RELEASED_BY_SHUTDOWN);
 			nak(delivery, Duration.ZERO, DeliveryOutcome.RETRIED);
 			return;
 		}
