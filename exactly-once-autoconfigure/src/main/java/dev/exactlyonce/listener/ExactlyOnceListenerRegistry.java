@@ -63,6 +63,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	private final RawStreamReader rawReader;
 
+	private final Requeue requeue;
+
 	private final Map<String, ExhaustedDeliveries> exhaustedDeliveries = new LinkedHashMap<>();
 
 	private final Map<String, UndecodableMessageSweep> sweeps = new LinkedHashMap<>();
@@ -103,8 +105,10 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				daemonThreads("exactlyonce-working-acks-"));
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(this.properties.getNonRetryableExceptions());
-		this.settler = new DeliverySettler(store, deadLetters, this.observers, this.properties.getAckTimeout(),
-				this.properties.getAckMode() == ExactlyOnceProperties.AckMode.SYNC, clock);
+		this.requeue = new Requeue(connection);
+		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers,
+				this.properties.getAckTimeout(), this.properties.getAckMode() == ExactlyOnceProperties.AckMode.SYNC,
+				clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, this.properties.getCompletionRetryTimeout(),
 						properties.getStore().getResultSummaryMaxLength()),
@@ -148,8 +152,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				this.properties.getShutdownTimeout());
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
-				this.keys, this.store, this.settler, this.jsonMapper, this.rawReader, this.owner, this.scheduler,
-				this.clock);
+				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,
+				this.scheduler, this.clock);
 		this.exhaustedDeliveries.put(consumer, exhausted);
 		this.sweeps.put(consumer, new UndecodableMessageSweep(this.connection, settings, this.rawReader, exhausted));
 		if (this.running) {

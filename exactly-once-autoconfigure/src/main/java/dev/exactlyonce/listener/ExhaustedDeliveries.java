@@ -46,6 +46,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * <li>key whose last attempt (released for a retry, or abandoned) was another copy's: decided again
  * at the working-ack pace until the key is final or this message made its last attempt, so a copy
  * running out of deliveries never ends a task another copy is still retrying;</li>
+ * <li>key whose last attempt was this message's, released by a routine shutdown: requeued (see
+ * {@link Requeue}), since shutdowns, not failures, used up its deliveries;</li>
  * <li>otherwise: dead-lettered, and its key marked.</li>
  * </ul>
  * A decision that fails (store or server unreachable) is retried with backoff until it succeeds
@@ -78,6 +80,8 @@ final class ExhaustedDeliveries {
 
 	private final DeliverySettler settler;
 
+	private final Requeue requeue;
+
 	private final JsonMapper jsonMapper;
 
 	private final RawStreamReader reader;
@@ -98,8 +102,8 @@ final class ExhaustedDeliveries {
 
 	ExhaustedDeliveries(Connection connection, ListenerEndpoint endpoint, ConsumerSettings settings,
 			ArgumentResolver arguments, KeyResolver keys, IdempotencyStore store, DeliverySettler settler,
-			JsonMapper jsonMapper, RawStreamReader reader, String owner, ScheduledExecutorService scheduler,
-			Clock clock) {
+			Requeue requeue, JsonMapper jsonMapper, RawStreamReader reader, String owner,
+			ScheduledExecutorService scheduler, Clock clock) {
 		this.connection = connection;
 		this.endpoint = endpoint;
 		this.settings = settings;
@@ -107,6 +111,7 @@ final class ExhaustedDeliveries {
 		this.keys = keys;
 		this.store = store;
 		this.settler = settler;
+		this.requeue = requeue;
 		this.jsonMapper = jsonMapper;
 		this.reader = reader;
 		this.owner = owner;
@@ -241,7 +246,12 @@ final class ExhaustedDeliveries {
 			return this.settings.workingAckInterval();
 		}
 		DeliveryOutcome outcome;
-		if (record != null && record.state() == RecordState.COMPLETED) {
+		if (record != null && record.state() == RecordState.FAILED
+				&& IdempotencyStore.RELEASED_BY_SHUTDOWN.equals(record.resultSummary())) {
+			this.requeue.publishCopy(delivery);
+			outcome = DeliveryOutcome.RETRIED;
+		}
+		else if (record != null && record.state() == RecordState.COMPLETED) {
 			logger.info("Message at " + delivery.describe() + " ran out of deliveries but its key is completed; "
 					+ "removing this copy as a duplicate");
 			outcome = DeliveryOutcome.DUPLICATE;
