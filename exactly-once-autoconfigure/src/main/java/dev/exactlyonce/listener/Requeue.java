@@ -53,9 +53,13 @@ final class Requeue {
 		if (originalId != null) {
 			HeaderEncoding.put(headers, KeyResolver.ORIGINAL_MESSAGE_ID_HEADER, originalId);
 		}
+		Message copy = NatsMessage.builder()
+			.subject(original.getSubject())
+			.headers(headers)
+			.data(original.getData())
+			.build();
 		PublishAck ack = this.connection.jetStream()
-			.publish(NatsMessage.builder().subject(original.getSubject()).headers(headers).data(original.getData()).build(),
-					PublishOptions.builder().expectedStream(delivery.stream()).build());
+			.publish(copy, PublishOptions.builder().expectedStream(delivery.stream()).build());
 		logger.warn("Message at " + delivery.describe() + " ran out of deliveries only because routine shutdowns "
 				+ "released it (it never failed); requeued as sequence " + ack.getSeqno() + " (message id '" + messageId
 				+ "', same key) with a fresh delivery budget. If this repeats, raise max-deliver or let handlers "
