@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -96,6 +97,8 @@ final class ExhaustedDeliveries {
 
 	private final Set<Long> pending = ConcurrentHashMap.newKeySet();
 
+	private final Map<Long, String> waitingFor = new ConcurrentHashMap<>();
+
 	private Dispatcher dispatcher;
 
 	private volatile boolean running;
@@ -128,16 +131,36 @@ final class ExhaustedDeliveries {
 		}
 	}
 
-	synchronized void stop() {
-		this.running = false;
+	/**
+	 * Stops taking advisories, so that the server's next advisory goes to an instance that is not
+	 * stopping; decisions already taken on keep running until {@link #stop()}.
+	 */
+	synchronized void stopListening() {
 		if (this.dispatcher != null) {
 			this.connection.closeDispatcher(this.dispatcher);
 			this.dispatcher = null;
 		}
+	}
+
+	synchronized void stop() {
+		stopListening();
+		this.running = false;
 		if (!this.pending.isEmpty()) {
 			logger.warn("Stream '" + this.settings.stream() + "', consumer '" + this.settings.consumer()
 					+ "': messages at sequences " + new TreeSet<>(this.pending) + " ran out of deliveries and are "
-					+ "not settled yet; they stay on the stream (the reconciliation lists them as unfinished)");
+					+ "not settled yet; they stay on the stream until an instance's sweep of exhausted messages "
+					+ "settles them");
+		}
+	}
+
+	/**
+	 * Settles a message a sweep found on the stream after its deliveries ran out (how many is not
+	 * known: the consumer's max-deliver), unless this instance is deciding on it already.
+	 * @param sequence its stream sequence
+	 */
+	void settleFound(long sequence) {
+		if (this.running && this.pending.add(sequence)) {
+			decide(sequence, this.settings.maxDeliver(), FIRST_RETRY);
 		}
 	}
 
@@ -179,6 +202,7 @@ final class ExhaustedDeliveries {
 		}
 		if (retryAfter == null) {
 			this.pending.remove(sequence);
+			this.waitingFor.remove(sequence);
 			return;
 		}
 		Duration then = followingRetry;
@@ -195,8 +219,9 @@ final class ExhaustedDeliveries {
 	private Duration handle(long sequence, long deliveries) throws IOException, JetStreamApiException {
 		Optional<RawStreamMessage> stored = this.reader.read(this.settings.stream(), sequence);
 		if (stored.isEmpty()) {
-			logger.warn("Message at stream '" + this.settings.stream() + "', sequence " + sequence
-					+ " ran out of deliveries but is no longer in the stream (removed by its limits)");
+			logger.info("Message at stream '" + this.settings.stream() + "', sequence " + sequence
+					+ " ran out of deliveries but is no longer in the stream (settled by another instance, or removed "
+					+ "by the stream's limits)");
 			return null;
 		}
 		String reason = stored.get().decodableByClient()
@@ -232,17 +257,17 @@ final class ExhaustedDeliveries {
 		IdempotencyRecord record = (delivery.key() != null) ? this.store.find(delivery.storeKey()).orElse(null) : null;
 		Instant now = this.clock.instant();
 		if (record != null && record.isLiveClaim(now)) {
-			logger.info("Message at " + delivery.describe() + " ran out of deliveries while its key is held by a "
-					+ "running attempt of " + record.owner() + "; it is settled once that attempt ends");
+			logWaiting(stored.sequence(), "Message at " + delivery.describe() + " ran out of deliveries while its key "
+					+ "is held by a running attempt of " + record.owner() + "; it is settled once that attempt ends");
 			return this.settings.waitForHolder(1, Duration.between(now, record.leaseUntil())).plus(RECHECK_MARGIN);
 		}
 		OptionalLong lastAttempt = (record != null && !record.isFinal())
 				? ClaimOwners.streamSequenceOf(record.owner()) : OptionalLong.empty();
 		if (lastAttempt.isPresent() && lastAttempt.getAsLong() != stored.sequence()) {
-			logger.info("Message at " + delivery.describe() + " ran out of deliveries while its key's last attempt, "
-					+ "made for the copy at sequence " + lastAttempt.getAsLong() + ", was released or abandoned and "
-					+ "may still be retried by that copy; it is settled once the key is completed or dead-lettered, "
-					+ "or attempted by this message");
+			logWaiting(stored.sequence(), "Message at " + delivery.describe() + " ran out of deliveries while its "
+					+ "key's last attempt, made for the copy at sequence " + lastAttempt.getAsLong() + ", was released "
+					+ "or abandoned and may still be retried by that copy; it is settled once the key is completed or "
+					+ "dead-lettered, or attempted by this message");
 			return this.settings.workingAckInterval();
 		}
 		DeliveryOutcome outcome;
@@ -267,13 +292,46 @@ final class ExhaustedDeliveries {
 			claimAndMark(delivery, reason);
 			outcome = DeliveryOutcome.DEAD_LETTERED;
 		}
+		if (removedFromWorkQueue(stored.sequence())) {
+			this.settler.outcome(delivery, outcome);
+		}
+		return null;
+	}
+
+	/**
+	 * Removes a settled message from a WorkQueue stream (on other streams the consumer never
+	 * delivers it again). False when another instance removed it first: that instance counts its
+	 * outcome, so two instances settling one message count it once.
+	 */
+	private boolean removedFromWorkQueue(long sequence) throws IOException, JetStreamApiException {
 		JetStreamManagement management = this.connection.jetStreamManagement();
 		if (management.getStreamInfo(this.settings.stream()).getConfiguration()
-			.getRetentionPolicy() == RetentionPolicy.WorkQueue) {
-			management.deleteMessage(this.settings.stream(), stored.sequence());
+			.getRetentionPolicy() != RetentionPolicy.WorkQueue) {
+			return true;
 		}
-		this.settler.outcome(delivery, outcome);
-		return null;
+		try {
+			if (management.deleteMessage(this.settings.stream(), sequence)) {
+				return true;
+			}
+		}
+		catch (JetStreamApiException ex) {
+			if (this.reader.read(this.settings.stream(), sequence).isPresent()) {
+				throw ex;
+			}
+			return false;
+		}
+		if (this.reader.read(this.settings.stream(), sequence).isPresent()) {
+			throw new IOException("Stream '" + this.settings.stream() + "' did not delete the message at sequence "
+					+ sequence);
+		}
+		return false;
+	}
+
+	/** Logs why a message waits, once per reason rather than on every re-check. */
+	private void logWaiting(long sequence, String why) {
+		if (!why.equals(this.waitingFor.put(sequence, why))) {
+			logger.info(why);
+		}
 	}
 
 	/** The dead letter of an exhausted message was not stored: it stays on its stream for now. */
