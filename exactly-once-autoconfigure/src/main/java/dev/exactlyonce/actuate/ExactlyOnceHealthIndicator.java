@@ -15,10 +15,12 @@ import io.nats.client.api.StreamInfo;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 import dev.exactlyonce.nats.CredentialRedactor;
 import dev.exactlyonce.provision.ConfigurationDrift;
+import dev.exactlyonce.provision.ConsumerDeclaration;
 import dev.exactlyonce.provision.JetStreamConfigurations;
+import dev.exactlyonce.provision.JetStreamDeclarations;
+import dev.exactlyonce.provision.StreamDeclaration;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
@@ -42,19 +44,28 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 
 	private final Connection connection;
 
-	private final ExactlyOnceProperties properties;
+	private final JetStreamDeclarations declarations;
+
+	private final NatsKvBucketSpec idempotencyBucket;
+
+	private final Duration requestTimeout;
 
 	private final IdempotencyStore store;
 
 	/**
 	 * Creates the indicator.
 	 * @param connection the NATS connection
-	 * @param properties the declarations
+	 * @param declarations the declared streams and consumers
+	 * @param idempotencyBucket the idempotency bucket, checked when the store is the NATS KV store
+	 * @param requestTimeout the timeout of JetStream API requests
 	 * @param store the idempotency store
 	 */
-	public ExactlyOnceHealthIndicator(Connection connection, ExactlyOnceProperties properties, IdempotencyStore store) {
+	public ExactlyOnceHealthIndicator(Connection connection, JetStreamDeclarations declarations,
+			NatsKvBucketSpec idempotencyBucket, Duration requestTimeout, IdempotencyStore store) {
 		this.connection = connection;
-		this.properties = properties;
+		this.declarations = declarations;
+		this.idempotencyBucket = idempotencyBucket;
+		this.requestTimeout = requestTimeout;
 		this.store = store;
 	}
 
@@ -115,12 +126,13 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 
 	private Map<String, Object> streams(JetStreamManagement management, Check check) {
 		Map<String, Object> streams = new LinkedHashMap<>();
-		this.properties.getStreams().forEach((name, spec) -> {
+		for (StreamDeclaration stream : this.declarations.streams()) {
+			String name = stream.name();
 			Map<String, Object> detail = new LinkedHashMap<>();
 			StreamInfo info = streamInfo(management, name, detail, check, true);
 			if (info != null) {
 				detail.put("messages", info.getStreamState().getMsgCount());
-				ConfigurationDrift drift = ConfigurationDrift.of(JetStreamConfigurations.stream(name, spec),
+				ConfigurationDrift drift = ConfigurationDrift.of(JetStreamConfigurations.stream(stream),
 						info.getConfiguration());
 				detail.put("drift", drift.differences());
 				drift.differences().forEach((difference) -> check.warnings.add("Stream '" + name + "' drifted: "
@@ -128,9 +140,10 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 				drift.warnings().forEach((warning) -> check.warnings.add("Stream '" + name + "': " + warning));
 			}
 			streams.put(name, detail);
-		});
-		String deadLetters = this.properties.getDeadLetter().getStream();
-		if (deadLetters != null && !deadLetters.isBlank() && !streams.containsKey(deadLetters)) {
+		}
+		StreamDeclaration deadLetterStream = this.declarations.deadLetterStream();
+		String deadLetters = (deadLetterStream != null) ? deadLetterStream.name() : null;
+		if (deadLetters != null && !streams.containsKey(deadLetters)) {
 			Map<String, Object> detail = new LinkedHashMap<>();
 			detail.put("role", "dead-letter");
 			StreamInfo info = streamInfo(management, deadLetters, detail, check, false);
@@ -172,16 +185,17 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 
 	private Map<String, Object> consumers(JetStreamManagement management, Check check) {
 		Map<String, Object> consumers = new LinkedHashMap<>();
-		this.properties.getConsumers().forEach((name, spec) -> {
+		for (ConsumerDeclaration consumer : this.declarations.consumers()) {
+			String name = consumer.name();
 			Map<String, Object> detail = new LinkedHashMap<>();
-			detail.put("stream", spec.getStream());
+			detail.put("stream", consumer.stream());
 			try {
-				ConsumerInfo info = management.getConsumerInfo(spec.getStream(), name);
+				ConsumerInfo info = management.getConsumerInfo(consumer.stream(), name);
 				detail.put("exists", true);
 				detail.put("pending", info.getNumPending());
 				detail.put("ackPending", info.getNumAckPending());
 				detail.put("redelivered", info.getRedelivered());
-				List<String> drift = ConfigurationDrift.of(JetStreamConfigurations.consumer(name, spec),
+				List<String> drift = ConfigurationDrift.of(JetStreamConfigurations.consumer(consumer),
 						info.getConsumerConfiguration()).differences();
 				detail.put("drift", drift);
 				drift.forEach((difference) -> check.warnings.add("Consumer '" + name + "' drifted: " + difference));
@@ -190,7 +204,7 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 				boolean missing = ex.getApiErrorCode() == NOT_FOUND_CONSUMER || ex.getApiErrorCode() == NOT_FOUND_STREAM;
 				detail.put("exists", missing ? false : "unknown");
 				detail.put("error", ex.getMessage());
-				check.down.add("Consumer '" + name + "' on stream '" + spec.getStream() + "' "
+				check.down.add("Consumer '" + name + "' on stream '" + consumer.stream() + "' "
 						+ (missing ? "does not exist: its listener receives nothing" : "could not be read: " + ex.getMessage()));
 			}
 			catch (IOException | RuntimeException ex) {
@@ -199,7 +213,7 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 				check.down.add("Consumer '" + name + "' could not be read: " + ex.getMessage());
 			}
 			consumers.put(name, detail);
-		});
+		}
 		return consumers;
 	}
 
@@ -234,16 +248,16 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 	 * records is a problem, as it is at start-up.
 	 */
 	private Map<String, Object> bucket(Check check) {
-		NatsKvBucketSpec spec = NatsKvBucketSpec.of(this.properties);
+		String name = this.idempotencyBucket.name();
 		Map<String, Object> bucket = new LinkedHashMap<>();
-		bucket.put("name", spec.name());
+		bucket.put("name", name);
 		try {
-			ConfigurationDrift drift = new NatsKvBucketProvisioner(this.connection,
-					this.properties.getNats().getRequestTimeout()).drift(spec);
+			ConfigurationDrift drift = new NatsKvBucketProvisioner(this.connection, this.requestTimeout)
+				.drift(this.idempotencyBucket);
 			bucket.put("drift", drift.differences());
-			drift.differences().forEach((difference) -> check.down.add("Idempotency bucket '" + spec.name()
+			drift.differences().forEach((difference) -> check.down.add("Idempotency bucket '" + name
 					+ "' cannot keep the records safely: " + difference));
-			drift.warnings().forEach((warning) -> check.warnings.add("Idempotency bucket '" + spec.name() + "': "
+			drift.warnings().forEach((warning) -> check.warnings.add("Idempotency bucket '" + name + "': "
 					+ warning));
 		}
 		catch (IOException | JetStreamApiException | RuntimeException ex) {

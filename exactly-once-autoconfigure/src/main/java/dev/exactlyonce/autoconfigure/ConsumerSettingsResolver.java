@@ -7,7 +7,7 @@ import io.nats.client.api.ConsumerConfiguration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ConsumerSpec;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.listener.ConsumerSettings;
 
 /**
@@ -37,7 +37,7 @@ public class ConsumerSettingsResolver {
 	 * @throws ExactlyOnceConfigurationException on any violated invariant
 	 */
 	public ConsumerSettings resolve(String name, ConsumerConfiguration server) {
-		ConsumerSpec spec = this.properties.getConsumers().get(name);
+		ConsumerProperties spec = this.properties.getConsumers().get(name);
 		String prefix = "exactlyonce.consumers." + name + ".";
 		if (spec.getStream() == null || spec.getStream().isBlank()) {
 			throw new ExactlyOnceConfigurationException("Consumer '" + name + "' names no stream",
@@ -73,7 +73,7 @@ public class ConsumerSettingsResolver {
 		return shortest;
 	}
 
-	private String deadLetterSubject(String name, ConsumerSpec spec) {
+	private String deadLetterSubject(String name, ConsumerProperties spec) {
 		if (spec.getDeadLetterSubject() != null) {
 			return spec.getDeadLetterSubject();
 		}
@@ -81,7 +81,7 @@ public class ConsumerSettingsResolver {
 	}
 
 	/** Configured, or a third of the shorter of the effective ack wait and the lease. */
-	private static Duration workingAckInterval(String prefix, ConsumerSpec spec, Duration effectiveAckWait,
+	private static Duration workingAckInterval(String prefix, ConsumerProperties spec, Duration effectiveAckWait,
 			Duration lease) {
 		Duration configured = spec.getWorkingAckInterval();
 		if (configured == null) {
@@ -142,7 +142,7 @@ public class ConsumerSettingsResolver {
 		}
 	}
 
-	private static void checkConcurrency(String name, String prefix, ConsumerSpec spec, long maxAckPending) {
+	private static void checkConcurrency(String name, String prefix, ConsumerProperties spec, long maxAckPending) {
 		if (spec.getConcurrency() < 1) {
 			throw new ExactlyOnceConfigurationException(prefix + "concurrency is " + spec.getConcurrency(),
 					"Set " + prefix + "concurrency to 1 or more.");
@@ -157,7 +157,7 @@ public class ConsumerSettingsResolver {
 	 * A failed task waits out its retry delay (a {@code nakWithDelay}) holding its ack-pending slot,
 	 * so with no slot above concurrency, that many failing tasks stop everything behind them.
 	 */
-	private static void warnWhenRetriesCanBlockTheQueue(String name, String prefix, ConsumerSpec spec,
+	private static void warnWhenRetriesCanBlockTheQueue(String name, String prefix, ConsumerProperties spec,
 			long maxAckPending, List<Duration> backoff) {
 		if (maxAckPending <= 0 || maxAckPending > spec.getConcurrency()) {
 			return;

@@ -79,7 +79,8 @@ public final class ExactlyOnceAutoConfiguration {
 			ExactlyOnceConsumers consumers, ObjectProvider<JsonMapper> jsonMapper, DeadLetterPublisher deadLetters,
 			ObjectProvider<PipelineObserver> observers, ExactlyOnceProperties properties) {
 		return new ExactlyOnceListenerRegistry(connection, store, consumers.settings(), jsonMapper(jsonMapper),
-				deadLetters, observers.orderedStream().toList(), properties, instanceId(properties), Clock.systemUTC());
+				deadLetters, observers.orderedStream().toList(), properties.toListenerSettings(), instanceId(properties),
+				Clock.systemUTC());
 	}
 
 	@Bean

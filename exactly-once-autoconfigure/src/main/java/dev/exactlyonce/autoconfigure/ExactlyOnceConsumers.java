@@ -1,23 +1,19 @@
 package dev.exactlyonce.autoconfigure;
 
 import java.io.IOException;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.ConsumerConfiguration;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ProvisioningMode;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
 import dev.exactlyonce.listener.ConsumerSettings;
 import dev.exactlyonce.provision.JetStreamConfigurations;
+import dev.exactlyonce.provision.JetStreamDeclarations;
 import dev.exactlyonce.provision.JetStreamProvisioner;
 import dev.exactlyonce.provision.ProvisioningException;
+import dev.exactlyonce.provision.ProvisioningMode;
 
 /**
  * The declared consumers after provisioning, each resolved against what the server reports and
@@ -37,40 +33,19 @@ public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
 	 */
 	public static ExactlyOnceConsumers provision(JetStreamManagement management, ExactlyOnceProperties properties) {
 		ProvisioningMode mode = properties.getProvisioning().getMode();
+		JetStreamDeclarations declarations = properties.toJetStreamDeclarations();
 		ConsumerSettingsResolver resolver = new ConsumerSettingsResolver(properties);
-		properties.getConsumers()
-			.forEach((name, spec) -> resolver.resolve(name, JetStreamConfigurations.consumer(name, spec)));
+		declarations.consumers()
+			.forEach((consumer) -> resolver.resolve(consumer.name(), JetStreamConfigurations.consumer(consumer)));
 		Map<String, ConsumerSettings> settings = new LinkedHashMap<>();
 		if (mode == ProvisioningMode.NONE) {
-			properties.getConsumers().forEach((name, spec) -> settings.put(name,
-					resolver.resolve(name, serverConfiguration(management, spec.getStream(), name))));
+			declarations.consumers().forEach((consumer) -> settings.put(consumer.name(), resolver
+				.resolve(consumer.name(), serverConfiguration(management, consumer.stream(), consumer.name()))));
 			return new ExactlyOnceConsumers(settings);
 		}
-		JetStreamProvisioner provisioner = new JetStreamProvisioner(management, mode);
-		String deadLetterStream = properties.getDeadLetter().getStream();
-		if (deadLetterStream != null && !deadLetterStream.isBlank()) {
-			provisioner.provisionStream(deadLetterStream, deadLetterStreamSpec(properties));
-		}
-		provisioner.provision(properties)
+		new JetStreamProvisioner(management, mode).provision(declarations)
 			.forEach((name, info) -> settings.put(name, resolver.resolve(name, info.getConsumerConfiguration())));
 		return new ExactlyOnceConsumers(settings);
-	}
-
-	private static StreamSpec deadLetterStreamSpec(ExactlyOnceProperties properties) {
-		ExactlyOnceProperties.DeadLetter deadLetter = properties.getDeadLetter();
-		Set<String> subjects = new LinkedHashSet<>();
-		subjects.add(deadLetter.getSubjectPrefix() + ".>");
-		properties.getConsumers().values().forEach((spec) -> {
-			if (spec.getDeadLetterSubject() != null) {
-				subjects.add(spec.getDeadLetterSubject());
-			}
-		});
-		StreamSpec spec = new StreamSpec();
-		spec.setSubjects(new ArrayList<>(subjects));
-		spec.setMaxAge(deadLetter.getMaxAge());
-		spec.setReplicas(deadLetter.getReplicas());
-		spec.setDuplicateWindow(Duration.ofMinutes(2));
-		return spec;
 	}
 
 	private static ConsumerConfiguration serverConfiguration(JetStreamManagement management, String stream,

@@ -3,6 +3,8 @@ package dev.exactlyonce.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+
 /**
  * Turns an {@link ExactlyOnceConfigurationException} into a start-up failure report with the
  * problem as description and the fix as action.

@@ -42,12 +42,12 @@ public final class ExactlyOnceNatsAutoConfiguration {
 	@ConditionalOnMissingBean
 	Connection natsConnection(ExactlyOnceProperties properties, ObjectProvider<SslBundles> sslBundles,
 			NatsReaderRecovery readerRecovery) {
-		ExactlyOnceProperties.Nats nats = properties.getNats();
+		NatsProperties nats = properties.getNats();
 		SSLContext sslContext = null;
 		if (nats.getTls().getBundle() != null) {
 			sslContext = sslBundles.getObject().getBundle(nats.getTls().getBundle()).createSslContext();
 		}
-		return new NatsConnectionFactory(nats, sslContext, readerRecovery).connect();
+		return new NatsConnectionFactory(nats.toConnectionSettings(), sslContext, readerRecovery).connect();
 	}
 
 }

@@ -27,7 +27,7 @@ class FirestoreStoreConfiguration {
 	@Bean
 	FirestoreIdempotencyStore firestoreIdempotencyStore(Firestore firestore, ExactlyOnceProperties properties,
 			ClaimRules rules) {
-		ExactlyOnceProperties.Firestore settings = properties.getStore().getFirestore();
+		StoreProperties.Firestore settings = properties.getStore().getFirestore();
 		StoreCallTimeouts.requireBelowLease("exactlyonce.store.firestore.timeout", settings.getTimeout(),
 				properties.getStore().getLease(), "exactlyonce.store.firestore.timeout");
 		return new FirestoreIdempotencyStore(firestore, settings.getCollection(), rules, settings.getTimeout());

@@ -2,6 +2,7 @@ package dev.exactlyonce.autoconfigure;
 
 import io.nats.client.Connection;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.nats.CredentialRedactor;
 
 /**

@@ -9,7 +9,6 @@ import org.springframework.context.annotation.Configuration;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
-import dev.exactlyonce.store.natskv.NatsKvBucketSpec;
 import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
 
 /**
@@ -25,7 +24,7 @@ class NatsKvStoreConfiguration {
 			ClaimRules rules) {
 		JetStreamRequirement.check(connection);
 		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection,
-				properties.getNats().getRequestTimeout()).provision(NatsKvBucketSpec.of(properties)), rules);
+				properties.getNats().getRequestTimeout()).provision(properties.getStore().toBucketSpec()), rules);
 	}
 
 }

@@ -18,7 +18,7 @@ import org.springframework.core.ResolvableType;
 
 /**
  * Every key the binder can bind to a set of {@code @ConfigurationProperties} classes, read from
- * their bean properties: groups (nested classes declared inside a properties class), maps (any key,
+ * their bean properties: groups (binding classes declared beside a properties class), maps (any key,
  * one element), lists ({@code [n]}) and values. A name matches a property in Spring Boot's uniform
  * form ({@code ack-wait}, {@code ackWait}, {@code ack_wait} and {@code ACKWAIT} are one key);
  * environment variables also match in Boot's legacy form, where {@code _} separates the words of a
@@ -98,18 +98,15 @@ final class PropertyKeyTree {
 		return new PropertyKeyTree(Kind.VALUE, null);
 	}
 
-	/** Nested classes of a properties class are groups of keys; anything else is a value. */
+	/**
+	 * Binding classes declared beside a properties class (in its package, nested or not) are groups
+	 * of keys; anything else, enums included, is a value.
+	 */
 	private static boolean isGroup(Class<?> type, Set<Class<?>> roots) {
 		if (type.isEnum()) {
 			return false;
 		}
-		for (Class<?> enclosing = type.getEnclosingClass(); enclosing != null; enclosing = enclosing
-			.getEnclosingClass()) {
-			if (roots.contains(enclosing)) {
-				return true;
-			}
-		}
-		return false;
+		return roots.stream().anyMatch((root) -> root.getPackageName().equals(type.getPackageName()));
 	}
 
 	/**

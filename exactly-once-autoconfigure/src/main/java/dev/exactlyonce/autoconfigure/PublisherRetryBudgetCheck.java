@@ -25,7 +25,7 @@ final class PublisherRetryBudgetCheck {
 
 	static void warnIfOutsideDuplicateWindows(PublishRetryPolicy policy, ExactlyOnceProperties properties) {
 		Duration budget = policy.budget();
-		for (Map.Entry<String, ExactlyOnceProperties.StreamSpec> stream : properties.getStreams().entrySet()) {
+		for (Map.Entry<String, StreamProperties> stream : properties.getStreams().entrySet()) {
 			Duration window = stream.getValue().getDuplicateWindow();
 			if (budget.compareTo(window) >= 0) {
 				logger.warn("Publisher retries can take up to " + budget + " (exactlyonce.publisher.max-attempts x "
@@ -40,7 +40,7 @@ final class PublisherRetryBudgetCheck {
 		return properties.getStreams()
 			.values()
 			.stream()
-			.map(ExactlyOnceProperties.StreamSpec::getDuplicateWindow)
+			.map(StreamProperties::getDuplicateWindow)
 			.min(Duration::compareTo)
 			.orElse(SERVER_DEFAULT_WINDOW);
 	}

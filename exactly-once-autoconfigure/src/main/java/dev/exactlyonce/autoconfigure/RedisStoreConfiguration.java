@@ -33,7 +33,7 @@ class RedisStoreConfiguration {
 	@Bean
 	RedisIdempotencyStore redisIdempotencyStore(RedisConnectionFactory connectionFactory,
 			ExactlyOnceProperties properties) {
-		ExactlyOnceProperties.Store store = properties.getStore();
+		StoreProperties store = properties.getStore();
 		if (LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			Duration commandTimeout = lettuce.getClientConfiguration().getCommandTimeout();
 			StoreCallTimeouts.requireBelowLease("spring.data.redis.timeout (the Redis command timeout, 60s when unset)",

@@ -2,6 +2,8 @@ package dev.exactlyonce.autoconfigure;
 
 import java.time.Duration;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+
 /**
  * Checks at start-up that every store call gives up before the lease it could be writing runs
  * out: a claim or renewal answered after its lease ended would let a handler run while another

@@ -3,7 +3,7 @@ package dev.exactlyonce.autoconfigure;
 import java.util.EnumMap;
 import java.util.Map;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StoreType;
+import dev.exactlyonce.autoconfigure.StoreProperties.StoreType;
 
 /**
  * The configuration class of each store type, imported by {@link ExactlyOnceStoreAutoConfiguration}

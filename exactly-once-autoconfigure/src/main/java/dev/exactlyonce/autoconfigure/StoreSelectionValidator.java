@@ -4,7 +4,8 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StoreType;
+import dev.exactlyonce.autoconfigure.StoreProperties.StoreType;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**

@@ -8,7 +8,7 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.core.type.ClassMetadata;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StoreType;
+import dev.exactlyonce.autoconfigure.StoreProperties.StoreType;
 
 /**
  * Matches the store configuration named by {@code exactlyonce.store.type} (default

@@ -19,7 +19,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
-import dev.exactlyonce.audit.ReconciliationProperties;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
 /**
  * Fails start-up when a key under {@code exactlyonce.*} binds to no property, naming the key,

@@ -3,25 +3,15 @@ package dev.exactlyonce.listener;
 import java.util.OptionalLong;
 
 /**
- * Reads and writes the owner of a claim, {@code <instance-id>#<stream sequence>}: which instance
- * made the attempt, and for which message, so that an attempt of a key can be told apart from the
- * attempts of its other copies (the same key published under another message id).
+ * Reads the owner of a claim, {@code <instance-id>#<stream sequence>} (see
+ * {@link ClaimAttempts#ownerOf}): which message made the attempt, so that an attempt of a key can be
+ * told apart from the attempts of its other copies (the same key published under another message id).
  */
 final class ClaimOwners {
 
 	private static final char SEPARATOR = '#';
 
 	private ClaimOwners() {
-	}
-
-	/**
-	 * The owner of an attempt an instance makes on a message.
-	 * @param instance the instance's name in claims
-	 * @param streamSequence the stream sequence of the message
-	 * @return the owner
-	 */
-	static String of(String instance, long streamSequence) {
-		return instance + SEPARATOR + streamSequence;
 	}
 
 	/**

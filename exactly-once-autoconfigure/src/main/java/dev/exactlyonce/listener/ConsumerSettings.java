@@ -3,8 +3,6 @@ package dev.exactlyonce.listener;
 import java.time.Duration;
 import java.util.List;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.AbandonedPolicy;
-
 /**
  * The resolved, validated runtime settings of one durable consumer, including what the server
  * reported after provisioning.

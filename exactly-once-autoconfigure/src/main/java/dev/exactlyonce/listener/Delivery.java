@@ -41,6 +41,8 @@ final class Delivery implements ExactlyOnceContext {
 
 	private volatile Settlement settlement;
 
+	private volatile Thread handlerThread;
+
 	private final AtomicReference<Party> settledBy = new AtomicReference<>();
 
 	/** A delivery pulled by a container that is stopping when {@code stopping} says so. */
@@ -86,6 +88,27 @@ final class Delivery implements ExactlyOnceContext {
 
 	ConsumerSettings settings() {
 		return this.settings;
+	}
+
+	/** Marks the listener method as running on the current thread, until {@link #handlerReturned()}. */
+	void handlerRunning() {
+		this.handlerThread = Thread.currentThread();
+	}
+
+	void handlerReturned() {
+		this.handlerThread = null;
+	}
+
+	/**
+	 * Interrupts the listener method if it is running: a stopping container interrupts handlers,
+	 * never the pipeline's own store and NATS calls (an applied claim whose answer was cut off would
+	 * look abandoned).
+	 */
+	void interruptHandler() {
+		Thread thread = this.handlerThread;
+		if (thread != null) {
+			thread.interrupt();
+		}
 	}
 
 	/** Whether the container that pulled this delivery is stopping. */

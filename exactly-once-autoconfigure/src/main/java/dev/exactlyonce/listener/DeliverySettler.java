@@ -78,9 +78,8 @@ final class DeliverySettler {
 					+ " times across its copies (max-deliver " + delivery.settings().maxDeliver() + ")", null);
 		}
 		else if (settlement instanceof Settlement.StoreUnavailable unavailable) {
-			logger.warn("Idempotency store unavailable while claiming the message at " + delivery.describe()
-					+ " and the listener is stopping; not running it, redelivery requested: "
-					+ unavailable.cause().getMessage());
+			logger.warn("No claim on the message at " + delivery.describe() + "; not running it, redelivery "
+					+ "requested: " + unavailable.cause().getMessage());
 			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
 		}
 		else if (settlement instanceof Settlement.AbandonedToDeadLetter) {

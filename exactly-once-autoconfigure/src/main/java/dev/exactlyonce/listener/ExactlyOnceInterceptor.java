@@ -5,7 +5,6 @@ import java.time.Duration;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.AbandonedPolicy;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -33,7 +32,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		this.workingAcks = workingAcks;
 		this.completionWriter = completionWriter;
 		this.observers = observers;
-		this.claims = new ClaimAttempts(store, owner);
+		this.claims = new ClaimAttempts(store, workingAcks, owner);
 	}
 
 	@Override
@@ -42,23 +41,23 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		if (delivery == null || !delivery.enter()) {
 			return invocation.proceed();
 		}
-		ClaimAttempts.Answer answer;
+		ClaimResult result;
 		try {
-			answer = this.claims.claim(delivery);
+			result = this.claims.claim(delivery);
 		}
 		catch (StoreUnavailableException ex) {
 			delivery.settle(new Settlement.StoreUnavailable(ex));
 			return null;
 		}
-		if (!(answer.result() instanceof ClaimResult.Acquired acquired)) {
-			delivery.settle(settlementWithoutClaim(answer.result()));
-			return null;
-		}
-		if (leaseEndsBeforeFirstRenewal(delivery.settings(), answer.answeredAfter())) {
-			releaseUnrun(delivery, acquired, answer.answeredAfter());
+		if (!(result instanceof ClaimResult.Acquired acquired)) {
+			delivery.settle(settlementWithoutClaim(result));
 			return null;
 		}
 		delivery.claimed(acquired.claim(), acquired.previousAttempt());
+		if (delivery.stopping()) {
+			releaseUnrun(delivery);
+			return null;
+		}
 		this.observers.reached(PipelinePoint.CLAIMED, delivery);
 		if (delivery.settings().isLastKeyAttempt(acquired.claim().attempt() - 1)) {
 			delivery.settle(new Settlement.KeyAttemptsExhausted(acquired.claim().attempt() - 1));
@@ -91,35 +90,26 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	private Object proceedTimed(MethodInvocation invocation, Delivery delivery) throws Throwable {
 		long started = System.nanoTime();
+		delivery.handlerRunning();
 		try {
 			return invocation.proceed();
 		}
 		finally {
+			delivery.handlerReturned();
 			this.observers.timed(PipelineTiming.HANDLER, delivery, Duration.ofNanos(System.nanoTime() - started));
 		}
 	}
 
-	/**
-	 * Whether a claim answered this long after it was sent may have too little lease left to reach
-	 * the first renewal: the store started the lease no earlier than the request was sent.
-	 */
-	private static boolean leaseEndsBeforeFirstRenewal(ConsumerSettings settings, Duration answeredAfter) {
-		return answeredAfter.plus(settings.workingAckInterval()).compareTo(settings.lease()) >= 0;
-	}
-
-	/** Gives a claim answered too late back without running the handler; the delivery is retried. */
-	private void releaseUnrun(Delivery delivery, ClaimResult.Acquired acquired, Duration answeredAfter) {
-		String reason = "claim answered " + answeredAfter.toMillis() + " ms after it was sent: its lease of "
-				+ delivery.settings().lease() + " would end before the first renewal (working-ack interval "
-				+ delivery.settings().workingAckInterval() + "), so the handler was not run";
+	/** Gives back a claim acquired while the listener stops, so another instance runs it at once. */
+	private void releaseUnrun(Delivery delivery) {
 		try {
-			Uninterrupted.run(() -> this.store.release(acquired.claim(), reason));
+			Uninterrupted.run(() -> this.store.release(delivery.claim(), "released unrun: the listener is stopping"));
 		}
 		catch (RuntimeException ex) {
-			// not released: the claim ends with its lease, which has (nearly) run out
+			// not released: the claim ends with its lease
 		}
-		delivery.settle(new Settlement.StoreUnavailable(new StoreUnavailableException(
-				reason + "; lower the store's call timeout or raise exactlyonce.store.lease", null)));
+		delivery.settle(new Settlement.StoreUnavailable(
+				new StoreUnavailableException("claim given up unrun: the listener is stopping", null)));
 	}
 
 	private static Settlement settlementWithoutClaim(ClaimResult result) {

@@ -19,8 +19,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceConfigurationException;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.RawStreamReader;
@@ -45,7 +44,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	private final JsonMapper jsonMapper;
 
-	private final ExactlyOnceProperties.Listener properties;
+	private final ListenerSettings settings;
 
 	private final ScheduledExecutorService scheduler;
 
@@ -96,33 +95,31 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 * @param jsonMapper the mapper that reads payloads
 	 * @param deadLetters the dead-letter publisher
 	 * @param observers the pipeline observers, in order
-	 * @param properties all exactly-once properties
+	 * @param settings the settings every listener shares
 	 * @param owner this instance's name in claims
 	 * @param clock the clock
 	 */
 	public ExactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			Map<String, ConsumerSettings> consumers, JsonMapper jsonMapper, DeadLetterPublisher deadLetters,
-			List<PipelineObserver> observers, ExactlyOnceProperties properties, String owner, Clock clock) {
+			List<PipelineObserver> observers, ListenerSettings settings, String owner, Clock clock) {
 		this.connection = connection;
 		this.store = store;
 		this.owner = owner;
 		this.clock = clock;
 		this.consumers = Map.copyOf(consumers);
 		this.jsonMapper = jsonMapper;
-		this.properties = properties.getListener();
-		this.rawReader = new RawStreamReader(connection, properties.getNats().getRequestTimeout());
+		this.settings = settings;
+		this.rawReader = new RawStreamReader(connection, settings.requestTimeout());
 		int workers = consumers.values().stream().mapToInt(ConsumerSettings::concurrency).sum();
 		this.scheduler = Executors.newScheduledThreadPool(Math.max(2, workers),
 				daemonThreads("exactlyonce-working-acks-"));
 		this.observers = new PipelineObservers(observers);
-		this.failures = new FailureClassifier(this.properties.getNonRetryableExceptions());
+		this.failures = new FailureClassifier(settings.nonRetryableExceptions());
 		this.requeue = new Requeue(connection);
-		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers,
-				this.properties.getAckTimeout(), this.properties.getAckMode() == ExactlyOnceProperties.AckMode.SYNC,
-				clock);
+		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers, settings.ackTimeout(),
+				settings.ackMode() == AckMode.SYNC, clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
-				new CompletionWriter(store, this.properties.getCompletionRetryTimeout(),
-						properties.getStore().getResultSummaryMaxLength()),
+				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength()),
 				this.observers, owner);
 	}
 
@@ -160,7 +157,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.endpoints.put(consumer, endpoint);
 		this.argumentResolvers.put(consumer, arguments);
 		ListenerContainer container = new ListenerContainer(settings, this.connection, processor,
-				this.properties.getShutdownTimeout());
+				this.settings.shutdownTimeout());
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
 				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,
@@ -279,7 +276,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	@Override
 	public boolean isAutoStartup() {
-		return this.properties.isAutoStartup();
+		return this.settings.autoStartup();
 	}
 
 	@Override

@@ -358,8 +358,8 @@ final class ExhaustedDeliveries {
 			return;
 		}
 		try {
-			ClaimResult result = this.store.tryClaim(delivery.storeKey(),
-					ClaimOwners.of(this.owner, delivery.streamSequence()), this.settings.lease());
+			ClaimResult result = this.store.tryClaim(delivery.storeKey(), ClaimAttempts.ownerOf(this.owner, delivery),
+					this.settings.lease());
 			if (result instanceof ClaimResult.Acquired acquired) {
 				delivery.claimed(acquired.claim(), acquired.previousAttempt());
 				this.settler.markDeadLettered(delivery, reason);

@@ -114,9 +114,10 @@ final class ListenerContainer {
 					+ this.inFlight.size() + " handler(s) still running after 80% of "
 					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout
 					+ "); interrupting them so their messages go to another instance");
-			this.workers.shutdownNow();
+			this.inFlight.forEach(Delivery::interruptHandler);
 			if (!awaitWorkers(started + (long) (budget * RELEASE_AT))) {
 				releaseStillInFlight();
+				awaitWorkers(this.stopDeadline);
 			}
 		}
 		joinUntil(this.poller, this.stopDeadline);

@@ -37,9 +37,21 @@ final class WorkingAcks {
 		this.observers = observers;
 	}
 
+	/** Starts working acks and lease renewals for a claimed delivery. */
 	Heartbeat start(Delivery delivery) {
-		Heartbeat heartbeat = new Heartbeat(delivery);
-		long period = delivery.settings().workingAckInterval().toMillis();
+		return schedule(new Heartbeat(delivery, true));
+	}
+
+	/**
+	 * Starts working acks alone, for a delivery being claimed (the store may be down or slow): the
+	 * server neither redelivers it nor counts a delivery meanwhile.
+	 */
+	Heartbeat hold(Delivery delivery) {
+		return schedule(new Heartbeat(delivery, false));
+	}
+
+	private Heartbeat schedule(Heartbeat heartbeat) {
+		long period = heartbeat.delivery.settings().workingAckInterval().toMillis();
 		heartbeat.future = this.scheduler.scheduleAtFixedRate(heartbeat::beat, period, period, TimeUnit.MILLISECONDS);
 		return heartbeat;
 	}
@@ -64,8 +76,11 @@ final class WorkingAcks {
 
 		private final RateLimitedLog failures = new RateLimitedLog(logger, FAILURE_REPORT_INTERVAL);
 
-		private Heartbeat(Delivery delivery) {
+		private final boolean renewing;
+
+		private Heartbeat(Delivery delivery, boolean renewing) {
 			this.delivery = delivery;
+			this.renewing = renewing;
 		}
 
 		/** One run of the timer: never throws, so the schedule never ends early. */
@@ -84,6 +99,9 @@ final class WorkingAcks {
 				return;
 			}
 			signalInProgress();
+			if (!this.renewing) {
+				return;
+			}
 			boolean renewed = false;
 			if (!this.claimLost && this.storeAccess.tryLock()) {
 				try {

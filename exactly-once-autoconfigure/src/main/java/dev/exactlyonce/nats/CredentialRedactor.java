@@ -9,8 +9,6 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
-
 /**
  * Removes NATS credentials from text the starter logs, reports or rethrows: the user info of
  * every URL ({@code nats://user:password@host}, {@code nats://token@host}) and every configured
@@ -26,12 +24,12 @@ public final class CredentialRedactor {
 
 	/**
 	 * Creates a redactor for the credentials of a connection.
-	 * @param properties the connection properties
+	 * @param settings the connection settings
 	 */
-	public CredentialRedactor(ExactlyOnceProperties.Nats properties) {
-		addSecret(properties.getPassword());
-		addSecret(properties.getToken());
-		for (String server : properties.getServers()) {
+	public CredentialRedactor(NatsConnectionSettings settings) {
+		addSecret(settings.password());
+		addSecret(settings.token());
+		for (String server : settings.servers()) {
 			Matcher userInfo = URL_USER_INFO.matcher(server);
 			if (userInfo.find()) {
 				String info = userInfo.group();

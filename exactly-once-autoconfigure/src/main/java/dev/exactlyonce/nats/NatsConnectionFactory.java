@@ -9,8 +9,7 @@ import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceConfigurationException;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
 /**
  * Opens the NATS connection described by {@code exactlyonce.nats.*}. Reconnects forever once
@@ -19,7 +18,7 @@ import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
  */
 public class NatsConnectionFactory {
 
-	private final ExactlyOnceProperties.Nats properties;
+	private final NatsConnectionSettings settings;
 
 	private final SSLContext sslContext;
 
@@ -28,13 +27,13 @@ public class NatsConnectionFactory {
 	/**
 	 * Creates the factory of connections whose reader is restarted when it stops on a message it
 	 * cannot decode.
-	 * @param properties the connection properties
+	 * @param settings the connection settings
 	 * @param sslContext the TLS context from an SSL bundle, or {@code null}
 	 * @param readerRecovery the recovery, or {@code null} for none
 	 */
-	public NatsConnectionFactory(ExactlyOnceProperties.Nats properties, SSLContext sslContext,
+	public NatsConnectionFactory(NatsConnectionSettings settings, SSLContext sslContext,
 			NatsReaderRecovery readerRecovery) {
-		this.properties = properties;
+		this.settings = settings;
 		this.sslContext = sslContext;
 		this.readerRecovery = readerRecovery;
 	}
@@ -53,9 +52,9 @@ public class NatsConnectionFactory {
 			return connection;
 		}
 		catch (IOException | RuntimeException ex) {
-			CredentialRedactor redactor = new CredentialRedactor(this.properties);
+			CredentialRedactor redactor = new CredentialRedactor(this.settings);
 			throw new ExactlyOnceConfigurationException("Could not connect to NATS at "
-					+ redactor.redact(this.properties.getServers().toString()) + " (exactlyonce.nats.servers): "
+					+ redactor.redact(this.settings.servers().toString()) + " (exactlyonce.nats.servers): "
 					+ redactor.redact(innermostMessage(ex)),
 					"Start nats-server with JetStream (nats-server -js -sd <store dir>) where exactlyonce.nats.servers "
 							+ "points, or correct that property; if the server refused the login, check "
@@ -77,24 +76,24 @@ public class NatsConnectionFactory {
 	}
 
 	/**
-	 * The client options built from the properties.
+	 * The client options built from the settings.
 	 * @return the options
 	 */
 	public Options options() {
 		Options.Builder builder = new Options.Builder()
-			.servers(this.properties.getServers().toArray(String[]::new))
-			.connectionName(this.properties.getConnectionName())
-			.connectionTimeout(this.properties.getConnectionTimeout())
-			.reconnectWait(this.properties.getReconnectWait())
+			.servers(this.settings.servers().toArray(String[]::new))
+			.connectionName(this.settings.connectionName())
+			.connectionTimeout(this.settings.connectionTimeout())
+			.reconnectWait(this.settings.reconnectWait())
 			.maxReconnects(-1);
-		if (this.properties.getUsername() != null) {
-			builder.userInfo(this.properties.getUsername(), this.properties.getPassword());
+		if (this.settings.username() != null) {
+			builder.userInfo(this.settings.username(), this.settings.password());
 		}
-		if (this.properties.getToken() != null) {
-			builder.token(this.properties.getToken().toCharArray());
+		if (this.settings.token() != null) {
+			builder.token(this.settings.token().toCharArray());
 		}
-		if (this.properties.getCredentialsFile() != null) {
-			builder.authHandler(Nats.credentials(this.properties.getCredentialsFile().toString()));
+		if (this.settings.credentialsFile() != null) {
+			builder.authHandler(Nats.credentials(this.settings.credentialsFile().toString()));
 		}
 		applyTls(builder);
 		if (this.readerRecovery != null) {
@@ -107,7 +106,7 @@ public class NatsConnectionFactory {
 		if (this.sslContext != null) {
 			builder.sslContext(this.sslContext);
 		}
-		else if (this.properties.getTls().isEnabled()) {
+		else if (this.settings.defaultTls()) {
 			try {
 				builder.sslContext(SSLContext.getDefault());
 			}

@@ -10,11 +10,6 @@ import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ConsumerSpec;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.Discard;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StorageKind;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
-
 /**
  * Turns declared streams and consumers into jnats configurations.
  */
@@ -24,13 +19,12 @@ public final class JetStreamConfigurations {
 	}
 
 	/**
-	 * The stream configuration declared under {@code exactlyonce.streams.<name>}.
-	 * @param name the stream name
-	 * @param spec the declaration
+	 * The configuration of a declared stream.
+	 * @param stream the declaration
 	 * @return the configuration
 	 */
-	public static StreamConfiguration stream(String name, StreamSpec spec) {
-		return declared(StreamConfiguration.builder(), name, spec).build();
+	public static StreamConfiguration stream(StreamDeclaration stream) {
+		return declared(StreamConfiguration.builder(), stream).build();
 	}
 
 	/**
@@ -38,36 +32,35 @@ public final class JetStreamConfigurations {
 	 * configuration with every declared setting applied, no message size limit, publish acks on
 	 * and no mirror. Settings no property declares (deny delete, rollup, sources, republish,
 	 * placement, ...) stay as they are, since the server refuses to undo some of them.
-	 * @param name the stream name
-	 * @param spec the declaration
+	 * @param stream the declaration
 	 * @param server the server's configuration
 	 * @return the configuration to update with
 	 */
-	public static StreamConfiguration streamUpdate(String name, StreamSpec spec, StreamConfiguration server) {
-		return declared(StreamConfiguration.builder(server), name, spec).maxMsgSize(-1)
+	public static StreamConfiguration streamUpdate(StreamDeclaration stream, StreamConfiguration server) {
+		return declared(StreamConfiguration.builder(server), stream).maxMsgSize(-1)
 			.noAck(false)
 			.mirror(null)
 			.build();
 	}
 
-	private static StreamConfiguration.Builder declared(StreamConfiguration.Builder builder, String name,
-			StreamSpec spec) {
-		return builder.name(name)
-			.subjects(spec.getSubjects())
-			.retentionPolicy(switch (spec.getRetention()) {
+	private static StreamConfiguration.Builder declared(StreamConfiguration.Builder builder,
+			StreamDeclaration stream) {
+		return builder.name(stream.name())
+			.subjects(stream.subjects())
+			.retentionPolicy(switch (stream.retention()) {
 				case LIMITS -> RetentionPolicy.Limits;
 				case WORKQUEUE -> RetentionPolicy.WorkQueue;
 				case INTEREST -> RetentionPolicy.Interest;
 			})
-			.storageType(storage(spec.getStorage()))
-			.replicas(spec.getReplicas())
-			.duplicateWindow(spec.getDuplicateWindow())
-			.discardPolicy((spec.getDiscard() == Discard.NEW) ? DiscardPolicy.New : DiscardPolicy.Old)
-			.discardNewPerSubject(spec.isDiscardNewPerSubject())
-			.maxAge((spec.getMaxAge() != null) ? spec.getMaxAge() : Duration.ZERO)
-			.maxMessagesPerSubject(orUnlimited(spec.getMaxMsgsPerSubject()))
-			.maxMessages(orUnlimited(spec.getMaxMsgs()))
-			.maxBytes(orUnlimited(spec.getMaxBytes()));
+			.storageType(storage(stream.storage()))
+			.replicas(stream.replicas())
+			.duplicateWindow(stream.duplicateWindow())
+			.discardPolicy((stream.discard() == Discard.NEW) ? DiscardPolicy.New : DiscardPolicy.Old)
+			.discardNewPerSubject(stream.discardNewPerSubject())
+			.maxAge((stream.maxAge() != null) ? stream.maxAge() : Duration.ZERO)
+			.maxMessagesPerSubject(orUnlimited(stream.maxMsgsPerSubject()))
+			.maxMessages(orUnlimited(stream.maxMsgs()))
+			.maxBytes(orUnlimited(stream.maxBytes()));
 	}
 
 	private static long orUnlimited(Long limit) {
@@ -75,30 +68,28 @@ public final class JetStreamConfigurations {
 	}
 
 	/**
-	 * The durable pull consumer configuration declared under {@code exactlyonce.consumers.<name>}:
-	 * explicit acks always.
-	 * @param durable the durable name
-	 * @param spec the declaration
+	 * The configuration of a declared durable pull consumer: explicit acks always.
+	 * @param consumer the declaration
 	 * @return the configuration
 	 */
-	public static ConsumerConfiguration consumer(String durable, ConsumerSpec spec) {
+	public static ConsumerConfiguration consumer(ConsumerDeclaration consumer) {
 		ConsumerConfiguration.Builder builder = ConsumerConfiguration.builder()
-			.durable(durable)
+			.durable(consumer.name())
 			.ackPolicy(AckPolicy.Explicit)
-			.ackWait(spec.getAckWait())
-			.maxDeliver(spec.getMaxDeliver())
-			.maxAckPending(spec.getMaxAckPending())
-			.deliverPolicy(switch (spec.getDeliverPolicy()) {
+			.ackWait(consumer.ackWait())
+			.maxDeliver(consumer.maxDeliver())
+			.maxAckPending(consumer.maxAckPending())
+			.deliverPolicy(switch (consumer.deliverPolicy()) {
 				case ALL -> DeliverPolicy.All;
 				case NEW -> DeliverPolicy.New;
 				case LAST -> DeliverPolicy.Last;
 				case LAST_PER_SUBJECT -> DeliverPolicy.LastPerSubject;
 			});
-		if (spec.getFilterSubject() != null) {
-			builder.filterSubject(spec.getFilterSubject());
+		if (consumer.filterSubject() != null) {
+			builder.filterSubject(consumer.filterSubject());
 		}
-		if (!spec.getBackoff().isEmpty()) {
-			builder.backoff(spec.getBackoff().toArray(Duration[]::new));
+		if (!consumer.backoff().isEmpty()) {
+			builder.backoff(consumer.backoff().toArray(Duration[]::new));
 		}
 		return builder.build();
 	}

@@ -13,11 +13,6 @@ import io.nats.client.api.StreamInfo;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ConsumerSpec;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ProvisioningMode;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
-
 /**
  * Reconciles the streams and durable consumers declared under {@code exactlyonce.*} with the
  * server: creates what is missing, updates what differs, and fails start-up naming the property
@@ -48,30 +43,34 @@ public class JetStreamProvisioner {
 	}
 
 	/**
-	 * Provisions every declared stream, then every declared consumer.
-	 * @param properties the declarations
+	 * Provisions the dead-letter stream (when declared), every declared stream, then every
+	 * declared consumer.
+	 * @param declarations the declarations
 	 * @return the server's view of each declared consumer after provisioning, by durable name
 	 */
-	public Map<String, ConsumerInfo> provision(ExactlyOnceProperties properties) {
-		properties.getStreams().forEach(this::provisionStream);
+	public Map<String, ConsumerInfo> provision(JetStreamDeclarations declarations) {
+		if (declarations.deadLetterStream() != null) {
+			provisionStream(declarations.deadLetterStream());
+		}
+		declarations.streams().forEach(this::provisionStream);
 		Map<String, ConsumerInfo> consumers = new LinkedHashMap<>();
-		properties.getConsumers().forEach((name, spec) -> consumers.put(name, provisionConsumer(name, spec)));
+		declarations.consumers().forEach((consumer) -> consumers.put(consumer.name(), provisionConsumer(consumer)));
 		return consumers;
 	}
 
 	/**
 	 * Provisions one stream.
-	 * @param name the stream name
-	 * @param spec the declaration
+	 * @param stream the declaration
 	 */
-	public void provisionStream(String name, StreamSpec spec) {
-		StreamConfiguration declared = JetStreamConfigurations.stream(name, spec);
+	public void provisionStream(StreamDeclaration stream) {
+		String name = stream.name();
+		StreamConfiguration declared = JetStreamConfigurations.stream(stream);
 		try {
 			StreamInfo info = findStream(name);
 			if (info == null) {
 				requireMayCreate("Stream '" + name + "' does not exist");
 				this.management.addStream(declared);
-				logger.info("Created stream '" + name + "' for subjects " + spec.getSubjects());
+				logger.info("Created stream '" + name + "' for subjects " + stream.subjects());
 				return;
 			}
 			StreamConfiguration server = info.getConfiguration();
@@ -85,7 +84,7 @@ public class JetStreamProvisioner {
 							null);
 				}
 				update("Stream '" + name + "'", drift,
-						() -> this.management.updateStream(JetStreamConfigurations.streamUpdate(name, spec, server)));
+						() -> this.management.updateStream(JetStreamConfigurations.streamUpdate(stream, server)));
 			}
 		}
 		catch (IOException | JetStreamApiException ex) {
@@ -96,13 +95,13 @@ public class JetStreamProvisioner {
 
 	/**
 	 * Provisions one durable consumer.
-	 * @param name the durable name
-	 * @param spec the declaration
+	 * @param consumer the declaration
 	 * @return the server's view of the consumer
 	 */
-	public ConsumerInfo provisionConsumer(String name, ConsumerSpec spec) {
-		ConsumerConfiguration declared = JetStreamConfigurations.consumer(name, spec);
-		String stream = spec.getStream();
+	public ConsumerInfo provisionConsumer(ConsumerDeclaration consumer) {
+		String name = consumer.name();
+		ConsumerConfiguration declared = JetStreamConfigurations.consumer(consumer);
+		String stream = consumer.stream();
 		try {
 			ConsumerInfo info = findConsumer(stream, name);
 			if (info == null) {

@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.provision.ProvisioningException;
 import dev.exactlyonce.publish.ExactlyOncePublisher;

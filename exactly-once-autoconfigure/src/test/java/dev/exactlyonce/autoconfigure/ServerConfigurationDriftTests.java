@@ -25,6 +25,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.actuate.ExactlyOnceHealthIndicator;
 import dev.exactlyonce.actuate.autoconfigure.ExactlyOnceHealthContributorAutoConfiguration;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.provision.ProvisioningException;
 import dev.exactlyonce.test.NatsServerProcess;
 

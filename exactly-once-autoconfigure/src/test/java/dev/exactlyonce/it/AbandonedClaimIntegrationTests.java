@@ -43,7 +43,7 @@ class AbandonedClaimIntegrationTests extends NatsIntegrationTestSupport {
 			PreviousAttempt previous = execution.previousAttempt();
 			assertThat(previous).isNotNull();
 			assertThat(previous.abandoned()).isTrue();
-			assertThat(previous.owner()).isEqualTo("a");
+			assertThat(previous.owner()).as("instance and stream sequence of the abandoned attempt").isEqualTo("a#1");
 			assertThat(previous.attempts()).isEqualTo(1);
 		});
 		assertThat(instance.bean(IdempotencyStore.class).find("worker:t-1").orElseThrow().attempts()).isEqualTo(2);

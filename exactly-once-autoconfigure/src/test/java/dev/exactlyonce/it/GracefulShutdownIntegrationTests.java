@@ -99,7 +99,7 @@ class GracefulShutdownIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(this.instances.ledger().executions()).singleElement().satisfies((execution) -> {
 			assertThat(execution.instance()).isEqualTo("staying");
 			PreviousAttempt previous = execution.previousAttempt();
-			assertThat(previous.owner()).isEqualTo("leaving");
+			assertThat(previous.owner()).as("instance and stream sequence of the released attempt").isEqualTo("leaving#1");
 			assertThat(previous.state()).as("the leaving attempt was released").isEqualTo(RecordState.FAILED);
 			assertThat(previous.abandoned()).isFalse();
 		});

@@ -22,11 +22,15 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * An instance shuts down while its claim of a task is in flight to a slow Redis (applied by Redis,
- * answered later than the shutdown lets the worker wait). A routine shutdown is a released attempt,
+ * answered after the shutdown interrupted its handlers, within the Redis timeout): the interrupt
+ * reaches only handlers, never the claim, which is released unrun. A routine shutdown is a released attempt,
  * never an abandoned one: with {@code on-abandoned: dead-letter} the next instance must still run
  * the task, once, instead of parking it.
  */
 class ShutdownDuringSlowClaimIntegrationTests extends NatsIntegrationTestSupport {
+
+	/** After the interrupt at 80% of the 3 s shutdown budget, within the 3 s Redis timeout. */
+	private static final Duration CLAIM_ANSWERED_AFTER = Duration.ofMillis(2800);
 
 	private final RedisServerProcess redis = new RedisServerProcess().start();
 
@@ -39,8 +43,8 @@ class ShutdownDuringSlowClaimIntegrationTests extends NatsIntegrationTestSupport
 		instances.with("exactlyonce.store.type", "redis")
 			.with("spring.data.redis.host", this.redis.host())
 			.with("spring.data.redis.timeout", "3s")
-			.with("exactlyonce.store.lease", "5s")
-			.with("exactlyonce.listener.shutdown-timeout", "2s")
+			.with("exactlyonce.store.lease", "8s")
+			.with("exactlyonce.listener.shutdown-timeout", "3s")
 			.with("exactlyonce.consumers.worker.ack-wait", "10s")
 			.with("exactlyonce.consumers.worker.on-abandoned", "dead-letter");
 	}
@@ -59,7 +63,7 @@ class ShutdownDuringSlowClaimIntegrationTests extends NatsIntegrationTestSupport
 		AtomicBoolean first = new AtomicBoolean(true);
 		leaving.recorder().runAt(PipelinePoint.RECEIVED, () -> {
 			if (first.getAndSet(false)) {
-				this.proxyOfLeaving.delayReplies(Duration.ofSeconds(4));
+				this.proxyOfLeaving.delayReplies(CLAIM_ANSWERED_AFTER);
 				new Thread(() -> leaving.context().close(), "closing-leaving").start();
 			}
 		});

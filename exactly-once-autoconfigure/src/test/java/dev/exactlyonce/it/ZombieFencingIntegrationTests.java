@@ -46,7 +46,7 @@ class ZombieFencingIntegrationTests extends NatsIntegrationTestSupport {
 		});
 		ClaimResult.Acquired acquired = (ClaimResult.Acquired) takeover[0];
 		assertThat(acquired.previousAttempt().abandoned()).isTrue();
-		assertThat(acquired.previousAttempt().owner()).isEqualTo("zombie");
+		assertThat(acquired.previousAttempt().owner()).isEqualTo("zombie#1");
 
 		this.instances.ledger().open();
 		await().atMost(Duration.ofSeconds(10)).until(() -> zombie.recorder().outcomes().contains(DeliveryOutcome.CLAIM_LOST));

@@ -8,12 +8,12 @@ class ClaimOwnersTests {
 
 	@Test
 	void ownerNamesTheMessageOfTheAttempt() {
-		assertThat(ClaimOwners.streamSequenceOf(ClaimOwners.of("pod-7", 42))).hasValue(42);
+		assertThat(ClaimOwners.streamSequenceOf("pod-7#42")).hasValue(42);
 	}
 
 	@Test
 	void instanceNamesContainingTheSeparatorKeepTheSequenceAfterTheLastOne() {
-		assertThat(ClaimOwners.streamSequenceOf(ClaimOwners.of("pod#7", 42))).hasValue(42);
+		assertThat(ClaimOwners.streamSequenceOf("pod#7#42")).hasValue(42);
 	}
 
 	@Test

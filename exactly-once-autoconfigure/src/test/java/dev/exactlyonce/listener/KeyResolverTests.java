@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.AbandonedPolicy;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 

@@ -13,11 +13,11 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ConsumerSpec;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.ProvisioningMode;
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties.StreamSpec;
+import dev.exactlyonce.autoconfigure.ConsumerProperties;
+import dev.exactlyonce.autoconfigure.StreamProperties;
 import dev.exactlyonce.benchmark.Scenario.ConsumerKind;
 import dev.exactlyonce.provision.JetStreamProvisioner;
+import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.test.FirestoreEmulatorProcess;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.test.RedisServerProcess;
@@ -130,15 +130,15 @@ public final class PipelineBenchmark {
 	/** The same stream and consumer the starter provisions for an exactly-once run. */
 	private static void provision(JetStreamManagement management, String stream, String consumer, String subject,
 			Scenario scenario) {
-		StreamSpec streamSpec = new StreamSpec();
-		streamSpec.setSubjects(List.of(subject));
-		ConsumerSpec consumerSpec = new ConsumerSpec();
-		consumerSpec.setStream(stream);
-		consumerSpec.setAckWait(Duration.ofSeconds(30));
-		consumerSpec.setConcurrency(scenario.concurrency());
+		StreamProperties streamProperties = new StreamProperties();
+		streamProperties.setSubjects(List.of(subject));
+		ConsumerProperties consumerProperties = new ConsumerProperties();
+		consumerProperties.setStream(stream);
+		consumerProperties.setAckWait(Duration.ofSeconds(30));
+		consumerProperties.setConcurrency(scenario.concurrency());
 		JetStreamProvisioner provisioner = new JetStreamProvisioner(management, ProvisioningMode.CREATE_OR_UPDATE);
-		provisioner.provisionStream(stream, streamSpec);
-		provisioner.provisionConsumer(consumer, consumerSpec);
+		provisioner.provisionStream(streamProperties.toDeclaration(stream));
+		provisioner.provisionConsumer(consumerProperties.toDeclaration(consumer));
 	}
 
 	private static void print(Map<Scenario, List<RunResult>> results, int repetitions, Duration took) {

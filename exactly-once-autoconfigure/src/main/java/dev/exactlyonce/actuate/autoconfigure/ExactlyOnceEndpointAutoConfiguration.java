@@ -17,11 +17,11 @@ import org.springframework.context.annotation.Bean;
 
 import dev.exactlyonce.actuate.ExactlyOnceEndpoint;
 import dev.exactlyonce.audit.DeadLetters;
-import dev.exactlyonce.audit.ReconciliationProperties;
 import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.autoconfigure.ReconciliationProperties;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.store.IdempotencyStore;
 

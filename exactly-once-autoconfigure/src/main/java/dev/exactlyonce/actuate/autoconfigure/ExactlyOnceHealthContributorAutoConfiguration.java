@@ -28,7 +28,8 @@ public final class ExactlyOnceHealthContributorAutoConfiguration {
 	@ConditionalOnMissingBean(name = { "exactlyonceHealthIndicator", "exactlyonceHealthContributor" })
 	ExactlyOnceHealthIndicator exactlyonceHealthIndicator(Connection connection, ExactlyOnceProperties properties,
 			IdempotencyStore store) {
-		return new ExactlyOnceHealthIndicator(connection, properties, store);
+		return new ExactlyOnceHealthIndicator(connection, properties.toJetStreamDeclarations(),
+				properties.getStore().toBucketSpec(), properties.getNats().getRequestTimeout(), store);
 	}
 
 }

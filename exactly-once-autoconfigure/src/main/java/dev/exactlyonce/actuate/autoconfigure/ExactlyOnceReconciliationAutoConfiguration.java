@@ -18,12 +18,12 @@ import dev.exactlyonce.audit.DeadLetters;
 import dev.exactlyonce.audit.MessageKeys;
 import dev.exactlyonce.audit.PipelineTally;
 import dev.exactlyonce.audit.Reconciler;
-import dev.exactlyonce.audit.ReconciliationProperties;
 import dev.exactlyonce.audit.ReconciliationScheduler;
 import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.autoconfigure.ReconciliationProperties;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.store.IdempotencyStore;
 

@@ -18,7 +18,7 @@ import io.nats.client.api.StreamConfiguration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceConfigurationException;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.provision.ConfigurationDrift;
 
 /**

@@ -4,9 +4,6 @@ import java.time.Duration;
 
 import io.nats.client.api.StorageType;
 
-import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
-import dev.exactlyonce.provision.JetStreamConfigurations;
-
 /**
  * What the idempotency store needs of its NATS KV bucket.
  *
@@ -23,18 +20,6 @@ public record NatsKvBucketSpec(String name, Duration ttl, StorageType storage, i
 
 	/** The most bytes one character of the result summary takes in JSON (an escaped control character). */
 	private static final long BYTES_PER_SUMMARY_CHARACTER = 6;
-
-	/**
-	 * The bucket declared under {@code exactlyonce.store.*}.
-	 * @param properties the declarations
-	 * @return the bucket's spec
-	 */
-	public static NatsKvBucketSpec of(ExactlyOnceProperties properties) {
-		ExactlyOnceProperties.Store store = properties.getStore();
-		return new NatsKvBucketSpec(store.getNatsKv().getBucket(), store.getCompletedTtl(),
-				JetStreamConfigurations.storage(store.getNatsKv().getStorage()), store.getNatsKv().getReplicas(),
-				largestRecord(store.getResultSummaryMaxLength()));
-	}
 
 	/**
 	 * The size in bytes of the largest record with a result summary of at most the given length.

@@ -1,4 +1,4 @@
-package dev.exactlyonce.audit;
+package dev.exactlyonce.autoconfigure;
 
 import java.time.Duration;
 

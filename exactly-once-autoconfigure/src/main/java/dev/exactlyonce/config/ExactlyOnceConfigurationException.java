@@ -1,4 +1,4 @@
-package dev.exactlyonce.autoconfigure;
+package dev.exactlyonce.config;
 
 /**
  * Thrown at start-up when the {@code exactlyonce.*} configuration breaks an invariant the

@@ -1,0 +1,157 @@
+package dev.exactlyonce.autoconfigure;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.exactlyonce.nats.NatsConnectionSettings;
+
+/**
+ * NATS connection settings, bound from {@code exactlyonce.nats.*}.
+ */
+public class NatsProperties {
+
+	/** NATS server URLs. */
+	private List<String> servers = new ArrayList<>(List.of("nats://localhost:4222"));
+
+	/** Connection name shown in the server's monitoring. */
+	private String connectionName = "exactly-once";
+
+	/** User name for user/password authentication. */
+	private String username;
+
+	/** Password for user/password authentication. */
+	private String password;
+
+	/** Token for token authentication. */
+	private String token;
+
+	/** Path to a NATS credentials (JWT + NKey) file. */
+	private Path credentialsFile;
+
+	/** Timeout for establishing the connection. */
+	private Duration connectionTimeout = Duration.ofSeconds(5);
+
+	/** Timeout of JetStream API requests and of each publish attempt. */
+	private Duration requestTimeout = Duration.ofSeconds(5);
+
+	/** Wait between reconnect attempts. */
+	private Duration reconnectWait = Duration.ofSeconds(2);
+
+	/** TLS settings. */
+	private final Tls tls = new Tls();
+
+	public List<String> getServers() {
+		return this.servers;
+	}
+
+	public void setServers(List<String> servers) {
+		this.servers = servers;
+	}
+
+	public String getConnectionName() {
+		return this.connectionName;
+	}
+
+	public void setConnectionName(String connectionName) {
+		this.connectionName = connectionName;
+	}
+
+	public String getUsername() {
+		return this.username;
+	}
+
+	public void setUsername(String username) {
+		this.username = username;
+	}
+
+	public String getPassword() {
+		return this.password;
+	}
+
+	public void setPassword(String password) {
+		this.password = password;
+	}
+
+	public String getToken() {
+		return this.token;
+	}
+
+	public void setToken(String token) {
+		this.token = token;
+	}
+
+	public Path getCredentialsFile() {
+		return this.credentialsFile;
+	}
+
+	public void setCredentialsFile(Path credentialsFile) {
+		this.credentialsFile = credentialsFile;
+	}
+
+	public Duration getConnectionTimeout() {
+		return this.connectionTimeout;
+	}
+
+	public void setConnectionTimeout(Duration connectionTimeout) {
+		this.connectionTimeout = connectionTimeout;
+	}
+
+	public Duration getRequestTimeout() {
+		return this.requestTimeout;
+	}
+
+	public void setRequestTimeout(Duration requestTimeout) {
+		this.requestTimeout = requestTimeout;
+	}
+
+	public Duration getReconnectWait() {
+		return this.reconnectWait;
+	}
+
+	public void setReconnectWait(Duration reconnectWait) {
+		this.reconnectWait = reconnectWait;
+	}
+
+	public Tls getTls() {
+		return this.tls;
+	}
+
+	/**
+	 * The settings that open the connection.
+	 * @return the connection settings
+	 */
+	public NatsConnectionSettings toConnectionSettings() {
+		return new NatsConnectionSettings(this.servers, this.connectionName, this.username, this.password, this.token,
+				this.credentialsFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled());
+	}
+
+	/** TLS settings of the NATS connection. */
+	public static class Tls {
+
+		/** Whether to connect with TLS using the JVM's default trust store. */
+		private boolean enabled;
+
+		/** Name of a Spring SSL bundle (spring.ssl.bundle.*) to build the TLS context from. */
+		private String bundle;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getBundle() {
+			return this.bundle;
+		}
+
+		public void setBundle(String bundle) {
+			this.bundle = bundle;
+		}
+
+	}
+
+}

@@ -1,0 +1,33 @@
+package dev.exactlyonce.nats;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How to open the NATS connection. Its text form leaves out the password and the token.
+ *
+ * @param servers the server URLs (may carry user info)
+ * @param connectionName the name shown in the server's monitoring
+ * @param username the user name for user/password authentication, or {@code null}
+ * @param password the password for user/password authentication, or {@code null}
+ * @param token the token for token authentication, or {@code null}
+ * @param credentialsFile a credentials (JWT + NKey) file, or {@code null}
+ * @param connectionTimeout the timeout for establishing the connection
+ * @param reconnectWait the wait between reconnect attempts
+ * @param defaultTls whether to use TLS with the JVM's default context when no other is given
+ */
+public record NatsConnectionSettings(List<String> servers, String connectionName, String username, String password,
+		String token, Path credentialsFile, Duration connectionTimeout, Duration reconnectWait, boolean defaultTls) {
+
+	public NatsConnectionSettings {
+		servers = List.copyOf(servers);
+	}
+
+	@Override
+	public String toString() {
+		return "NatsConnectionSettings[servers=" + CredentialRedactor.withoutUserInfo(this.servers.toString())
+				+ ", connectionName=" + this.connectionName + ", username=" + this.username + "]";
+	}
+
+}

@@ -1,0 +1,83 @@
+package dev.exactlyonce;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The pipeline stands on its own model: only the Spring Boot layer ({@code autoconfigure} and
+ * {@code actuate.autoconfigure}) may refer to the binding classes in {@code autoconfigure} or to
+ * Boot's configuration-properties binding. A plain scan of the main sources, so a new import in a
+ * core package fails the build with the file and line that added it.
+ */
+class PackageDependencyTests {
+
+	private static final Path SOURCES = Path.of("src/main/java/dev/exactlyonce");
+
+	private static final Set<Path> BOOT_LAYER = Set.of(Path.of("autoconfigure"), Path.of("actuate", "autoconfigure"));
+
+	@Test
+	void coreScanCoversEveryPipelinePackage() {
+		Set<String> packages = new TreeSet<>();
+		coreSources().forEach((source) -> packages.add(SOURCES.relativize(source.getParent()).toString()));
+		assertThat(packages).contains("listener", "store", "store/natskv", "provision", "publish", "deadletter",
+				"audit", "nats", "actuate")
+			.doesNotContain("autoconfigure", "actuate/autoconfigure");
+	}
+
+	@Test
+	void corePackagesDoNotReferToTheAutoConfigurationPackage() {
+		assertThat(references("dev.exactlyonce.autoconfigure")).isEmpty();
+	}
+
+	@Test
+	void corePackagesDoNotBindConfigurationProperties() {
+		assertThat(references("org.springframework.boot.context.properties")).isEmpty();
+	}
+
+	/** Every line of a core source that names the package, as {@code file:line: text}. */
+	private static List<String> references(String packageName) {
+		List<String> references = new ArrayList<>();
+		for (Path source : coreSources()) {
+			List<String> lines = lines(source);
+			for (int i = 0; i < lines.size(); i++) {
+				if (lines.get(i).contains(packageName + ".")) {
+					references.add(SOURCES.relativize(source) + ":" + (i + 1) + ": " + lines.get(i).strip());
+				}
+			}
+		}
+		return references;
+	}
+
+	private static List<Path> coreSources() {
+		try (Stream<Path> files = Files.walk(SOURCES)) {
+			return files.filter((file) -> file.toString().endsWith(".java"))
+				.filter((file) -> !BOOT_LAYER.contains(SOURCES.relativize(file.getParent())))
+				.sorted()
+				.toList();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static List<String> lines(Path source) {
+		try {
+			return Files.readAllLines(source);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
