@@ -68,6 +68,12 @@ for _ in $(seq 1 90); do
   sleep 1
 done
 
+DEPLOYS="$OUT/deploys.log"
+for _ in $(seq 1 30); do
+  [ -f "$DEPLOYS" ] && [ "$(wc -l < "$DEPLOYS")" -ge ${#TASKS[@]} ] && break
+  sleep 1
+done
+
 EXECUTED=$( [ -f "$LEDGER" ] && wc -l < "$LEDGER" || echo 0)
 echo
 echo "ledger ($LEDGER):"
@@ -79,6 +85,14 @@ printf '%-38s %s\n' "duplicates suppressed by stream dedup" "$DUPLICATE_PUBLISHE
 printf '%-38s %s\n' "executions" "$EXECUTED"
 for t in "${TASKS[@]}"; do
   printf '%-38s %s\n' "  executions of $t" "$(grep -c "^$t " "$LEDGER" 2>/dev/null || echo 0)"
+done
+echo
+echo "durable steps per task (draft = model call, commit = git commit in $OUT, deploy = DevOps agent):"
+lines_of() { if [ -f "$2" ]; then grep -c "^$1 " "$2" || true; else echo 0; fi; }
+printf '    %-12s %7s %8s %8s\n' task drafts commits deploys
+for t in "${TASKS[@]}"; do
+  printf '    %-12s %7s %8s %8s\n' "$t" "$(lines_of "$t" "$OUT/drafts.log")" \
+    "$(git -C "$OUT" log --format=%H --grep="^Task-Id: $t\$" 2>/dev/null | wc -l)" "$(lines_of "$t" "$DEPLOYS")"
 done
 echo
 echo "==> reconciliation (stream sequences vs completion records vs acks vs dead letters, last hour)"

@@ -27,6 +27,12 @@ public final class ExactlyOnceMeters {
 	/** Counter of abandoned claims taken over, tagged {@code stream}, {@code consumer}. */
 	public static final String CLAIMS_ABANDONED = "exactlyonce.claims.abandoned";
 
+	/**
+	 * Counter of durable steps run by handlers, tagged {@code stream}, {@code consumer},
+	 * {@code outcome} (executed|replayed|probe_found|probe_absent).
+	 */
+	public static final String STEPS = "exactlyonce.steps";
+
 	/** Counter of confirmed publishes, tagged {@code stream}, {@code outcome} (stored|duplicate). */
 	public static final String PUBLISH = "exactlyonce.publish";
 

@@ -13,11 +13,12 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
 import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.listener.PipelineTiming;
+import dev.exactlyonce.listener.StepOutcome;
 
 /**
- * Records the pipeline's meters: deliveries by outcome, handler duration, ack latency, working
- * acks, claims lost and abandoned claims taken over. Counters of every outcome are registered at
- * start-up, so a dashboard shows zeros rather than missing series.
+ * Records the pipeline's meters: deliveries by outcome, durable steps by outcome, handler duration,
+ * ack latency, working acks, claims lost and abandoned claims taken over. Counters of every outcome
+ * are registered at start-up, so a dashboard shows zeros rather than missing series.
  */
 public class PipelineMetrics implements PipelineObserver {
 
@@ -35,6 +36,9 @@ public class PipelineMetrics implements PipelineObserver {
 				messages(consumer.stream(), consumer.consumer(), outcome);
 			}
 			claimsLost(consumer.stream(), consumer.consumer());
+			for (StepOutcome outcome : StepOutcome.values()) {
+				steps(consumer.stream(), consumer.consumer(), outcome);
+			}
 		}
 	}
 
@@ -70,6 +74,11 @@ public class PipelineMetrics implements PipelineObserver {
 	}
 
 	@Override
+	public void onStep(ExactlyOnceContext context, String step, StepOutcome outcome) {
+		steps(context.stream(), context.consumer(), outcome).increment();
+	}
+
+	@Override
 	public void onTiming(PipelineTiming timing, ExactlyOnceContext context, Duration elapsed) {
 		String name = (timing == PipelineTiming.HANDLER) ? ExactlyOnceMeters.HANDLER_DURATION
 				: ExactlyOnceMeters.ACK_LATENCY;
@@ -85,6 +94,14 @@ public class PipelineMetrics implements PipelineObserver {
 	private Counter messages(String stream, String consumer, DeliveryOutcome outcome) {
 		return Counter.builder(ExactlyOnceMeters.MESSAGES)
 			.description("Deliveries settled by the exactly-once pipeline, by outcome")
+			.tags("stream", stream, "consumer", consumer, "outcome", outcome.tagValue())
+			.register(this.registry);
+	}
+
+	private Counter steps(String stream, String consumer, StepOutcome outcome) {
+		return Counter.builder(ExactlyOnceMeters.STEPS)
+			.description("Durable steps run by handlers, by outcome (executed, replayed from the journal, or found "
+					+ "by a probe after an unfinished run)")
 			.tags("stream", stream, "consumer", consumer, "outcome", outcome.tagValue())
 			.register(this.registry);
 	}

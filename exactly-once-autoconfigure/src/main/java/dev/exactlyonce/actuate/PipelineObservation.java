@@ -10,6 +10,7 @@ import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.ExactlyOnceContext;
 import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.listener.StepOutcome;
 
 /**
  * Runs the handling of each delivery inside a Micrometer {@link Observation} named
@@ -22,6 +23,9 @@ public class PipelineObservation implements PipelineObserver, Ordered {
 
 	/** The observation name. */
 	public static final String NAME = "exactlyonce.process";
+
+	/** The name of the event marking a durable step on the observation. */
+	public static final String STEP_EVENT = "exactlyonce.step";
 
 	private final ObservationRegistry registry;
 
@@ -59,6 +63,16 @@ public class PipelineObservation implements PipelineObserver, Ordered {
 	@Override
 	public int getOrder() {
 		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	/** Marks each durable step on the delivery's observation, as an event named after the step. */
+	@Override
+	public void onStep(ExactlyOnceContext context, String step, StepOutcome outcome) {
+		Observation.Scope scope = this.current.get();
+		if (scope != null) {
+			scope.getCurrentObservation()
+				.event(Observation.Event.of(STEP_EVENT, "step " + step + " " + outcome.tagValue()));
+		}
 	}
 
 	@Override

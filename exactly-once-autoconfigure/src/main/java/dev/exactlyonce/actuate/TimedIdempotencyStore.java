@@ -15,6 +15,7 @@ import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.StepRecord;
 
 /**
  * Decorates an {@link IdempotencyStore} with the {@code exactlyonce.store.latency} timer, tagged
@@ -69,6 +70,14 @@ public class TimedIdempotencyStore implements IdempotencyStore {
 	public void release(Claim claim, String failure) {
 		timed("release", () -> {
 			this.delegate.release(claim, failure);
+			return null;
+		});
+	}
+
+	@Override
+	public void recordStep(Claim claim, StepRecord step) {
+		timed("step", () -> {
+			this.delegate.recordStep(claim, step);
 			return null;
 		});
 	}

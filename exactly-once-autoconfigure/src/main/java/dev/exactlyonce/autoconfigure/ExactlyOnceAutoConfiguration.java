@@ -77,10 +77,11 @@ public final class ExactlyOnceAutoConfiguration {
 	@ConditionalOnMissingBean
 	ExactlyOnceListenerRegistry exactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			ExactlyOnceConsumers consumers, ObjectProvider<JsonMapper> jsonMapper, DeadLetterPublisher deadLetters,
-			ObjectProvider<PipelineObserver> observers, ExactlyOnceProperties properties) {
+			ObjectProvider<ExactlyOncePublisher> publisher, ObjectProvider<PipelineObserver> observers,
+			ExactlyOnceProperties properties) {
 		return new ExactlyOnceListenerRegistry(connection, store, consumers.settings(), jsonMapper(jsonMapper),
-				deadLetters, observers.orderedStream().toList(), properties.toListenerSettings(), instanceId(properties),
-				Clock.systemUTC());
+				deadLetters, publisher.getIfAvailable(), observers.orderedStream().toList(), properties.toListenerSettings(),
+				instanceId(properties), Clock.systemUTC());
 	}
 
 	@Bean

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 import dev.exactlyonce.listener.AckMode;
@@ -54,6 +55,9 @@ public class ExactlyOnceProperties {
 	/** Listener container settings. */
 	private final Listener listener = new Listener();
 
+	/** Durable step settings ({@code ExactlyOnceContext.step}). */
+	private final Steps steps = new Steps();
+
 	/** Name of this application instance in claims; host name and process id when unset. */
 	private String instanceId;
 
@@ -89,6 +93,10 @@ public class ExactlyOnceProperties {
 		return this.listener;
 	}
 
+	public Steps getSteps() {
+		return this.steps;
+	}
+
 	public String getInstanceId() {
 		return this.instanceId;
 	}
@@ -119,7 +127,7 @@ public class ExactlyOnceProperties {
 		return new ListenerSettings(this.listener.getShutdownTimeout(), this.listener.getAckMode(),
 				this.listener.getAckTimeout(), this.listener.getCompletionRetryTimeout(), this.listener.isAutoStartup(),
 				this.listener.getNonRetryableExceptions(), this.nats.getRequestTimeout(),
-				this.store.getResultSummaryMaxLength());
+				this.store.getResultSummaryMaxLength(), this.steps.getMaxResultSize().toBytes());
 	}
 
 	/** Provisioning settings. */
@@ -310,6 +318,22 @@ public class ExactlyOnceProperties {
 
 		public void setNonRetryableExceptions(List<Class<? extends Throwable>> nonRetryableExceptions) {
 			this.nonRetryableExceptions = nonRetryableExceptions;
+		}
+
+	}
+
+	/** Durable step settings. */
+	public static class Steps {
+
+		/** Largest result a step may journal, as JSON; store large outputs elsewhere and journal a reference. */
+		private DataSize maxResultSize = DataSize.ofKilobytes(64);
+
+		public DataSize getMaxResultSize() {
+			return this.maxResultSize;
+		}
+
+		public void setMaxResultSize(DataSize maxResultSize) {
+			this.maxResultSize = maxResultSize;
 		}
 
 	}

@@ -24,7 +24,8 @@ class NatsKvStoreConfiguration {
 			ClaimRules rules) {
 		JetStreamRequirement.check(connection);
 		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection,
-				properties.getNats().getRequestTimeout()).provision(properties.getStore().toBucketSpec()), rules);
+				properties.getNats().getRequestTimeout()).provision(properties.getStore().toBucketSpec()), rules,
+				connection.getServerInfo().getMaxPayload());
 	}
 
 }

@@ -136,7 +136,7 @@ final class ClaimAttempts {
 				continue;
 			}
 			if (answeredInTime(delivery, sent)) {
-				return new ClaimResult.Acquired(claim, acquired.previousAttempt());
+				return new ClaimResult.Acquired(claim, acquired.previousAttempt(), acquired.journal());
 			}
 		}
 	}

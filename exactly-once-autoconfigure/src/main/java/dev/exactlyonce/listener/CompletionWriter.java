@@ -12,8 +12,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Writes the completion record of a handled delivery. While the store is unreachable it retries
- * with exponential backoff (the heartbeat keeps the message alive meanwhile) for at most the
- * configured time; it never gives up by acking, and never by running the handler again. A write
+ * with exponential backoff ({@link StoreWriteRetry}; the heartbeat keeps the message alive
+ * meanwhile) for at most the configured time; it never gives up by acking, and never by running
+ * the handler again. A write
  * whose answer was lost is recognised by the store itself (read back by fencing token). It runs
  * with the thread's interrupt flag cleared (see {@link Uninterrupted}); an interrupt that arrives
  * while it waits between retries ends the retries.
@@ -21,10 +22,6 @@ import dev.exactlyonce.store.StoreUnavailableException;
 final class CompletionWriter {
 
 	private static final Log logger = LogFactory.getLog(CompletionWriter.class);
-
-	private static final Duration FIRST_RETRY = Duration.ofMillis(100);
-
-	private static final Duration LONGEST_RETRY = Duration.ofSeconds(5);
 
 	private final IdempotencyStore store;
 
@@ -40,27 +37,17 @@ final class CompletionWriter {
 
 	Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result) {
 		Completion completion = Completion.completed(delivery.consumer(), delivery.streamSequence(), summary(result));
-		long deadline = System.nanoTime() + this.retryTimeout.toNanos();
-		Backoff backoff = new Backoff(FIRST_RETRY, LONGEST_RETRY);
-		while (true) {
-			try {
-				heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion));
-				return new Settlement.Processed();
-			}
-			catch (ClaimLostException ex) {
-				return new Settlement.ClaimLost();
-			}
-			catch (StoreUnavailableException ex) {
-				if (System.nanoTime() > deadline) {
-					return new Settlement.CompletionUnrecorded(ex);
-				}
-				Duration wait = backoff.next();
-				logger.warn("Completion record for the message at " + delivery.describe()
-						+ " not written, retrying in " + wait + ": " + ex.getMessage());
-				if (!Backoff.sleep(wait)) {
-					return new Settlement.CompletionUnrecorded(ex);
-				}
-			}
+		try {
+			StoreWriteRetry.write(() -> heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion)),
+					this.retryTimeout, (ex, wait) -> logger.warn("Completion record for the message at "
+							+ delivery.describe() + " not written, retrying in " + wait + ": " + ex.getMessage()));
+			return new Settlement.Processed();
+		}
+		catch (ClaimLostException ex) {
+			return new Settlement.ClaimLost();
+		}
+		catch (StoreUnavailableException ex) {
+			return new Settlement.CompletionUnrecorded(ex);
 		}
 	}
 

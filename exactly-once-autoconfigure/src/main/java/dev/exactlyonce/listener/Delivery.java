@@ -9,6 +9,7 @@ import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 
+import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.PreviousAttempt;
 
@@ -42,6 +43,8 @@ final class Delivery implements ExactlyOnceContext {
 	private volatile Settlement settlement;
 
 	private volatile Thread handlerThread;
+
+	private volatile StepSession steps;
 
 	private final AtomicReference<Party> settledBy = new AtomicReference<>();
 
@@ -139,6 +142,11 @@ final class Delivery implements ExactlyOnceContext {
 		this.previousAttempt = previous;
 	}
 
+	/** Opens the durable steps of this delivery, once its claim is held and its heartbeat runs. */
+	void stepsOpened(StepSession session) {
+		this.steps = session;
+	}
+
 	void renewed(Claim renewed) {
 		this.claim = renewed;
 	}
@@ -223,6 +231,20 @@ final class Delivery implements ExactlyOnceContext {
 	@Override
 	public Optional<PreviousAttempt> previousAttempt() {
 		return Optional.ofNullable(this.previousAttempt);
+	}
+
+	@Override
+	public <T> T step(String name, Class<T> type, StepAction<T> action, StepProbe<T> probe) {
+		StepSession session = this.steps;
+		return (session != null) ? session.run(name, type, action, probe)
+				: ExactlyOnceContext.super.step(name, type, action, probe);
+	}
+
+	@Override
+	public PublishResult publish(String step, String subject, Object payload) {
+		StepSession session = this.steps;
+		return (session != null) ? session.publish(step, subject, payload)
+				: ExactlyOnceContext.super.publish(step, subject, payload);
 	}
 
 	/** Where the message is, for log lines: never the payload. */

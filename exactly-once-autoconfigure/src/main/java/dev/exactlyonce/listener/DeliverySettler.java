@@ -86,10 +86,7 @@ final class DeliverySettler {
 			deadLetter(delivery, "abandoned: the previous attempt died mid-work and on-abandoned is dead-letter", null);
 		}
 		else if (settlement instanceof Settlement.ClaimLost) {
-			logger.warn("Claim on the message at " + delivery.describe() + " was taken over while its handler ran "
-					+ "(lease lost); completion refused, not acknowledged. Raise exactlyonce.store.lease if handlers "
-					+ "are paused longer than it.");
-			outcome(delivery, DeliveryOutcome.CLAIM_LOST);
+			claimLost(delivery, "completion refused");
 		}
 		else if (settlement instanceof Settlement.CompletionUnrecorded unrecorded) {
 			logger.error("Handler of the message at " + delivery.describe() + " succeeded but its completion record "
@@ -101,6 +98,10 @@ final class DeliverySettler {
 
 	/** Settles a delivery whose handler threw. */
 	void handlerFailed(Delivery delivery, Throwable failure, boolean retryable, boolean shuttingDown) {
+		if (isClaimLost(failure)) {
+			claimLost(delivery, "a step's journal write refused");
+			return;
+		}
 		if (shuttingDown) {
 			logger.warn("Handler of the message at " + delivery.describe() + " stopped by shutdown ("
 					+ failure.getClass().getName() + "); released for another instance");
@@ -213,6 +214,23 @@ final class DeliverySettler {
 			logger.warn("Could not mark the key of the dead-lettered message at " + delivery.describe() + ": "
 					+ ex.getMessage());
 		}
+	}
+
+	/** Leaves a delivery whose claim was taken over unsettled: the holder's attempt decides its fate. */
+	private void claimLost(Delivery delivery, String refused) {
+		logger.warn("Claim on the message at " + delivery.describe() + " was taken over while its handler ran "
+				+ "(lease lost); " + refused + ", not acknowledged. Raise exactlyonce.store.lease if handlers "
+				+ "are paused longer than it.");
+		outcome(delivery, DeliveryOutcome.CLAIM_LOST);
+	}
+
+	private static boolean isClaimLost(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof ClaimLostException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private void release(Delivery delivery, String failure) {

@@ -4,6 +4,7 @@ import java.util.Optional;
 
 import io.nats.client.impl.Headers;
 
+import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.PreviousAttempt;
 
 /**
@@ -66,5 +67,72 @@ public interface ExactlyOnceContext {
 	 * @return the previous attempt, or empty on a first attempt
 	 */
 	Optional<PreviousAttempt> previousAttempt();
+
+	/**
+	 * Runs a durable step: journals it as started in the idempotency store, runs the action and
+	 * journals its result, fenced by this attempt's claim. On a later attempt of the same key (after
+	 * a crash or a failure) a step whose result is journaled returns that result without running
+	 * again; a step an earlier attempt started but never finished follows the consumer's
+	 * {@code on-abandoned} policy (run again, or dead-letter with a {@link StepInterruptedException}).
+	 * Outside a delivery the action just runs.
+	 * @param <T> the result type
+	 * @param name the step's name, unique within one run of the handler
+	 * @param type the result type, to read a journaled result back
+	 * @param action the step's work
+	 * @return the action's result, or the result an earlier attempt journaled
+	 * @throws StepFailedException when the action threw a checked exception (unchecked ones pass
+	 * through); the step runs again on the next attempt
+	 * @throws IllegalStateException when the name ran before in this run, or the result is larger
+	 * than {@code exactlyonce.steps.max-result-size}
+	 */
+	default <T> T step(String name, Class<T> type, StepAction<T> action) {
+		return step(name, type, action, null);
+	}
+
+	/**
+	 * Runs a durable step with a probe: like {@link #step(String, Class, StepAction)}, but a step an
+	 * earlier attempt started and never finished first runs the probe; a result it finds is
+	 * journaled and returned without running the action (the side effect had happened), otherwise
+	 * the action runs.
+	 * @param <T> the result type
+	 * @param name the step's name, unique within one run of the handler
+	 * @param type the result type, to read a journaled result back
+	 * @param action the step's work
+	 * @param probe looks for the side effect of an unfinished earlier run, or {@code null} for none
+	 * @return the action's result, the probe's, or the result an earlier attempt journaled
+	 * @throws StepFailedException when the action or probe threw a checked exception
+	 * @throws IllegalStateException when the name ran before in this run, or the result is larger
+	 * than {@code exactlyonce.steps.max-result-size}
+	 */
+	default <T> T step(String name, Class<T> type, StepAction<T> action, StepProbe<T> probe) {
+		return StepSession.call(name, action);
+	}
+
+	/**
+	 * Publishes a follow-up message exactly once, as the durable step {@code publish:<subject>}:
+	 * see {@link #publish(String, String, Object)}.
+	 * @param subject the subject
+	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON
+	 * @return where the stream stored it
+	 */
+	default PublishResult publish(String subject, Object payload) {
+		return publish("publish:" + subject, subject, payload);
+	}
+
+	/**
+	 * Publishes a follow-up message exactly once, as a durable step: the message id is derived from
+	 * the listener's namespace, the task's key and the step ({@code <namespace>:<key>/<step>}), so
+	 * a run of the step again within the stream's duplicate window is dropped by the server, and
+	 * once the step is journaled it is not sent again at all.
+	 * @param step the step's name, unique within one run of the handler
+	 * @param subject the subject
+	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON
+	 * @return where the stream stored it
+	 * @throws UnsupportedOperationException outside a delivery
+	 */
+	default PublishResult publish(String step, String subject, Object payload) {
+		throw new UnsupportedOperationException("publish of step '" + step + "' needs a delivery: call it from an "
+				+ "@ExactlyOnceListener method, or publish with ExactlyOncePublisher");
+	}
 
 }

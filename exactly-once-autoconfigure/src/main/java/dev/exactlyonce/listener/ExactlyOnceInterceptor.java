@@ -10,8 +10,8 @@ import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
- * The exactly-once advice around a listener method: claim the key, start the working acks, invoke,
- * write the completion record. It decides how the container settles the delivery but never acks
+ * The exactly-once advice around a listener method: claim the key, start the working acks (and the
+ * delivery's durable steps), invoke, write the completion record. It decides how the container settles the delivery but never acks
  * itself. Calls with no delivery bound to the thread (direct calls) pass straight through.
  */
 public final class ExactlyOnceInterceptor implements MethodInterceptor {
@@ -26,9 +26,12 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	private final IdempotencyStore store;
 
+	private final Steps steps;
+
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
-			PipelineObservers observers, String owner) {
+			Steps steps, PipelineObservers observers, String owner) {
 		this.store = store;
+		this.steps = steps;
 		this.workingAcks = workingAcks;
 		this.completionWriter = completionWriter;
 		this.observers = observers;
@@ -63,12 +66,12 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			delivery.settle(new Settlement.KeyAttemptsExhausted(acquired.claim().attempt() - 1));
 			return null;
 		}
-		if (acquired.previousAttempt() != null && acquired.previousAttempt().abandoned()
-				&& delivery.settings().onAbandoned() == AbandonedPolicy.DEAD_LETTER) {
+		if (isAbandonedToDeadLetter(delivery, acquired)) {
 			delivery.settle(new Settlement.AbandonedToDeadLetter());
 			return null;
 		}
 		WorkingAcks.Heartbeat heartbeat = this.workingAcks.start(delivery);
+		delivery.stepsOpened(this.steps.open(delivery, heartbeat, acquired.journal()));
 		try {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
 			Object value = proceedTimed(invocation, delivery);
@@ -86,6 +89,16 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		finally {
 			heartbeat.stop();
 		}
+	}
+
+	/**
+	 * Whether an abandoned attempt is parked without running the handler again: with on-abandoned
+	 * dead-letter, unless the handler journaled steps, whose replay resumes it and whose interrupted
+	 * step applies the policy itself ({@link StepInterruptedException}).
+	 */
+	private static boolean isAbandonedToDeadLetter(Delivery delivery, ClaimResult.Acquired acquired) {
+		return acquired.previousAttempt() != null && acquired.previousAttempt().abandoned()
+				&& delivery.settings().onAbandoned() == AbandonedPolicy.DEAD_LETTER && acquired.journal().isEmpty();
 	}
 
 	private Object proceedTimed(MethodInvocation invocation, Delivery delivery) throws Throwable {

@@ -21,6 +21,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -94,6 +95,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 * @param consumers the resolved settings of every declared consumer, by name
 	 * @param jsonMapper the mapper that reads payloads
 	 * @param deadLetters the dead-letter publisher
+	 * @param publisher the publisher of {@link ExactlyOnceContext#publish} steps, or {@code null}
 	 * @param observers the pipeline observers, in order
 	 * @param settings the settings every listener shares
 	 * @param owner this instance's name in claims
@@ -101,7 +103,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 */
 	public ExactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			Map<String, ConsumerSettings> consumers, JsonMapper jsonMapper, DeadLetterPublisher deadLetters,
-			List<PipelineObserver> observers, ListenerSettings settings, String owner, Clock clock) {
+			ExactlyOncePublisher publisher, List<PipelineObserver> observers, ListenerSettings settings, String owner,
+			Clock clock) {
 		this.connection = connection;
 		this.store = store;
 		this.owner = owner;
@@ -114,12 +117,14 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.scheduler = Executors.newScheduledThreadPool(Math.max(2, workers),
 				daemonThreads("exactlyonce-working-acks-"));
 		this.observers = new PipelineObservers(observers);
-		this.failures = new FailureClassifier(settings.nonRetryableExceptions());
+		this.failures = new FailureClassifier(settings.nonRetryableExceptions())
+			.with(List.of(StepInterruptedException.class));
 		this.requeue = new Requeue(connection);
 		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers, settings.ackTimeout(),
 				settings.ackMode() == AckMode.SYNC, clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength()),
+				new Steps(store, jsonMapper, publisher, this.observers, settings.stepMaxResultBytes(), clock),
 				this.observers, owner);
 	}
 

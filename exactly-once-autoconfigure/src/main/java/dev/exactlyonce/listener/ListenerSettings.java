@@ -16,10 +16,11 @@ import java.util.List;
  * @param nonRetryableExceptions exception types (and subtypes) that dead-letter a message at once
  * @param requestTimeout the timeout of JetStream API requests, such as reading a message back
  * @param resultSummaryMaxLength the most characters of a handler's result kept in its record
+ * @param stepMaxResultBytes the largest result, as JSON, a durable step may journal
  */
 public record ListenerSettings(Duration shutdownTimeout, AckMode ackMode, Duration ackTimeout,
 		Duration completionRetryTimeout, boolean autoStartup, List<Class<? extends Throwable>> nonRetryableExceptions,
-		Duration requestTimeout, int resultSummaryMaxLength) {
+		Duration requestTimeout, int resultSummaryMaxLength, long stepMaxResultBytes) {
 
 	public ListenerSettings {
 		nonRetryableExceptions = List.copyOf(nonRetryableExceptions);

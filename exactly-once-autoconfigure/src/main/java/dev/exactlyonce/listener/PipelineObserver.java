@@ -35,6 +35,15 @@ public interface PipelineObserver {
 	}
 
 	/**
+	 * Called once for each durable step a handler ran, when the step returned its result.
+	 * @param context the delivery
+	 * @param step the step's name
+	 * @param outcome what the step did
+	 */
+	default void onStep(ExactlyOnceContext context, String step, StepOutcome outcome) {
+	}
+
+	/**
 	 * Called with the duration of a timed step.
 	 * @param timing the step
 	 * @param context the delivery

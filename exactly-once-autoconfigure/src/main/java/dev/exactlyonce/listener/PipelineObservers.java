@@ -29,6 +29,10 @@ final class PipelineObservers {
 		this.observers.forEach((observer) -> observer.onWorkingAck(context, leaseRenewed));
 	}
 
+	void step(ExactlyOnceContext context, String step, StepOutcome outcome) {
+		this.observers.forEach((observer) -> observer.onStep(context, step, outcome));
+	}
+
 	void timed(PipelineTiming timing, ExactlyOnceContext context, Duration elapsed) {
 		this.observers.forEach((observer) -> observer.onTiming(timing, context, elapsed));
 	}

@@ -15,6 +15,12 @@ public enum PipelinePoint {
 	/** The handler is about to be invoked. */
 	INVOKING,
 
+	/**
+	 * A durable step's action returned (its side effect is done); its result is not journaled yet.
+	 * Reached once per step the handler runs, between {@link #INVOKING} and {@link #HANDLED}.
+	 */
+	STEP_PERFORMED,
+
 	/** The handler returned (its side effects are done); the completion record is not written yet. */
 	HANDLED,
 

@@ -12,17 +12,18 @@ public sealed interface ClaimResult {
 	 * @param claim the claim, with its fencing token
 	 * @param previousAttempt the attempt before this one when it failed or was abandoned, else
 	 * {@code null}
+	 * @param journal the steps earlier attempts journaled, to replay; empty on a first attempt
 	 */
-	record Acquired(Claim claim, PreviousAttempt previousAttempt) implements ClaimResult {
+	record Acquired(Claim claim, PreviousAttempt previousAttempt, StepJournal journal) implements ClaimResult {
 
 		/**
 		 * The claim a stored {@link RecordState#IN_PROGRESS} record describes.
 		 * @param held the record of the claim
-		 * @return the claim, with the attempt it took over
+		 * @return the claim, with the attempt it took over and the journal it carries
 		 */
 		public static Acquired of(IdempotencyRecord held) {
 			return new Acquired(new Claim(held.key(), held.owner(), held.token(), held.attempts(), held.startedAt(),
-					held.leaseUntil()), held.previousAttempt());
+					held.leaseUntil()), held.previousAttempt(), held.journal());
 		}
 
 	}

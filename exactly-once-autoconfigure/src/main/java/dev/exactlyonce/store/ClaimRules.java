@@ -41,7 +41,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		IdempotencyRecord live = isExpired(current, now) ? null : current;
 		if (live != null && LandedWrites.claimOf(owner, token).test(live)) {
-			return acquire(live.attempts(), live.previousAttempt(), key, owner, lease, token, now);
+			return acquire(live.attempts(), live.previousAttempt(), live.journal(), key, owner, lease, token, now);
 		}
 		if (live != null) {
 			switch (live.state()) {
@@ -58,14 +58,15 @@ public final class ClaimRules {
 					break;
 			}
 		}
-		return (live != null) ? acquire(live.attempts() + 1, PreviousAttempt.of(live), key, owner, lease, token, now)
-				: acquire(1, null, key, owner, lease, token, now);
+		return (live != null)
+				? acquire(live.attempts() + 1, PreviousAttempt.of(live), live.journal(), key, owner, lease, token, now)
+				: acquire(1, null, StepJournal.EMPTY, key, owner, lease, token, now);
 	}
 
-	private ClaimDecision acquire(int attempt, PreviousAttempt previous, String key, String owner, Duration lease,
-			String token, Instant now) {
+	private ClaimDecision acquire(int attempt, PreviousAttempt previous, StepJournal journal, String key,
+			String owner, Duration lease, String token, Instant now) {
 		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, token, RecordState.IN_PROGRESS, attempt,
-				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous);
+				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal);
 		return ClaimDecision.write(written, ClaimResult.Acquired.of(written));
 	}
 
@@ -82,7 +83,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), now.plus(lease), 0, null, now.plus(this.completedTtl), null,
-				held.previousAttempt());
+				held.previousAttempt(), held.journal());
 	}
 
 	/**
@@ -98,7 +99,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
 				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
-				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt());
+				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt(), held.journal());
 	}
 
 	/**
@@ -115,7 +116,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.FAILED,
 				attemptsAfterRelease(held.attempts(), failure), held.startedAt(), now, 0, null,
-				now.plus(this.completedTtl), failure, held.previousAttempt());
+				now.plus(this.completedTtl), failure, held.previousAttempt(), held.journal());
 	}
 
 	/**
@@ -127,6 +128,21 @@ public final class ClaimRules {
 	 */
 	public static int attemptsAfterRelease(int attempts, String failure) {
 		return IdempotencyStore.RELEASED_BY_SHUTDOWN.equals(failure) ? Math.max(0, attempts - 1) : attempts;
+	}
+
+	/**
+	 * The record after journaling a step of a held claim.
+	 * @param current the stored record
+	 * @param claim the claim held
+	 * @param step the step's entry, replacing the entry of the same name
+	 * @return the record to write
+	 * @throws ClaimLostException when the claim is not held any more
+	 */
+	public IdempotencyRecord recordStep(IdempotencyRecord current, Claim claim, StepRecord step) {
+		IdempotencyRecord held = requireHeld(current, claim);
+		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
+				held.attempts(), held.startedAt(), held.leaseUntil(), 0, null,
+				this.clock.instant().plus(this.completedTtl), null, held.previousAttempt(), held.journal().with(step));
 	}
 
 	/**

@@ -55,6 +55,11 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	}
 
 	@Override
+	public void recordStep(Claim claim, StepRecord step) {
+		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step));
+	}
+
+	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		IdempotencyRecord record = readRecord(key);
 		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);

@@ -22,10 +22,18 @@ import java.time.Instant;
  * @param previousAttempt the attempt the last claim took over (released or abandoned), or
  * {@code null} for a first attempt; kept so that a claim whose answer was lost can be recognised
  * with what it took over
+ * @param journal the steps the key's attempts journaled, never {@code null}
  */
 public record IdempotencyRecord(String key, String listener, String owner, String token, RecordState state,
 		int attempts, Instant startedAt, Instant leaseUntil, long streamSequence, Instant completedAt,
-		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt) {
+		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt, StepJournal journal) {
+
+	/**
+	 * Creates a record; a {@code null} journal (a record written before steps existed) is empty.
+	 */
+	public IdempotencyRecord {
+		journal = (journal != null) ? journal : StepJournal.EMPTY;
+	}
 
 	/**
 	 * Whether the claim is held by someone whose lease has not yet run out.

@@ -61,6 +61,18 @@ public interface IdempotencyStore {
 	void release(Claim claim, String failure);
 
 	/**
+	 * Journals a step of a held claim's task: replaces the journal's entry of the step's name (or
+	 * appends it), as a compare-and-set on the claim's fencing token, so a worker that lost its
+	 * claim cannot journal. The journal is kept when the key is completed or claimed again.
+	 * @param claim the claim held
+	 * @param step the step's entry
+	 * @throws ClaimLostException if the claim is no longer held by its token
+	 * @throws RecordTooLargeException if the record with this entry would exceed what the store can
+	 * keep under one key
+	 */
+	void recordStep(Claim claim, StepRecord step);
+
+	/**
 	 * Reads the record of a key.
 	 * @param key the namespaced idempotency key
 	 * @return the record, or empty when the key was never claimed or its record expired

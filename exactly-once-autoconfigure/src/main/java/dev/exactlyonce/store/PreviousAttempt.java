@@ -1,6 +1,7 @@
 package dev.exactlyonce.store;
 
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * The attempt before the current one, handed to a handler that runs again so it can check for its
@@ -12,8 +13,10 @@ import java.time.Instant;
  * @param state how it ended: {@link RecordState#FAILED} (released after an exception) or
  * {@link RecordState#IN_PROGRESS} (abandoned: its lease expired mid-work)
  * @param failure the failure description of a released attempt, else {@code null}
+ * @param unfinishedStep the last step it started and neither finished nor failed, else {@code null}
  */
-public record PreviousAttempt(String owner, Instant startedAt, int attempts, RecordState state, String failure) {
+public record PreviousAttempt(String owner, Instant startedAt, int attempts, RecordState state, String failure,
+		String unfinishedStep) {
 
 	/**
 	 * The previous attempt a record describes: a released (failed) or abandoned claim.
@@ -22,7 +25,17 @@ public record PreviousAttempt(String owner, Instant startedAt, int attempts, Rec
 	 */
 	public static PreviousAttempt of(IdempotencyRecord record) {
 		return new PreviousAttempt(record.owner(), record.startedAt(), record.attempts(), record.state(),
-				(record.state() == RecordState.FAILED) ? record.resultSummary() : null);
+				(record.state() == RecordState.FAILED) ? record.resultSummary() : null,
+				record.journal().lastUnfinished().orElse(null));
+	}
+
+	/**
+	 * The step the previous attempt was in when it died or failed: started, neither finished nor
+	 * failed. Its side effect may or may not have happened.
+	 * @return the step name, or empty when no step was left unfinished
+	 */
+	public Optional<String> lastStep() {
+		return Optional.ofNullable(this.unfinishedStep);
 	}
 
 	/**

@@ -4,7 +4,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Reads and writes {@link IdempotencyRecord}s as JSON for stores that keep opaque values.
+ * Reads and writes {@link IdempotencyRecord}s (and their {@link StepJournal}s) as JSON for stores that
+ * keep opaque values.
  * Uses a private mapper so the application's JSON settings can never change the stored format.
  */
 public final class RecordCodec {
@@ -32,6 +33,43 @@ public final class RecordCodec {
 		}
 		catch (JacksonException ex) {
 			throw new StoreUnavailableException("Idempotency record is not readable: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/**
+	 * Serialises a step journal, for stores that keep it in a field of their own.
+	 * @param journal the journal
+	 * @return a JSON array
+	 */
+	public String encodeJournal(StepJournal journal) {
+		return this.mapper.writeValueAsString(journal);
+	}
+
+	/**
+	 * Serialises one journal entry.
+	 * @param step the entry
+	 * @return a JSON object
+	 */
+	public String encodeStep(StepRecord step) {
+		return this.mapper.writeValueAsString(step);
+	}
+
+	/**
+	 * Deserialises a step journal.
+	 * @param json a JSON array written by {@link #encodeJournal} (or a store script), or
+	 * {@code null} for none
+	 * @return the journal, empty for {@code null}
+	 * @throws StoreUnavailableException when the text is not a journal (a corrupted store)
+	 */
+	public StepJournal decodeJournal(String json) {
+		if (json == null) {
+			return StepJournal.EMPTY;
+		}
+		try {
+			return this.mapper.readValue(json, StepJournal.class);
+		}
+		catch (JacksonException ex) {
+			throw new StoreUnavailableException("Step journal is not readable: " + ex.getOriginalMessage(), ex);
 		}
 	}
 

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.TestInstance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.entry;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
@@ -360,6 +361,161 @@ public abstract class AbstractIdempotencyStoreContractTests {
 				entry(released, RecordState.FAILED));
 	}
 
+	@Test
+	void stepsAreJournaledInTheOrderTheyFirstStartedOneEntryPerName() {
+		String key = uniqueKey("journal-order");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		Instant now = Instant.now();
+		StepRecord draft = StepRecord.started("draft", 1, now);
+
+		this.store.recordStep(claim, draft);
+		this.store.recordStep(claim, StepRecord.started("commit", 1, now.plusMillis(1)));
+		this.store.recordStep(claim, draft.done("{\"title\":\"Launch\"}", now.plusMillis(2)));
+		this.store.recordStep(claim, StepRecord.started("deploy", 1, now.plusMillis(3)).failed(now.plusMillis(4)));
+
+		IdempotencyRecord record = this.store.find(key).orElseThrow();
+		assertThat(record.journal().steps()).extracting(StepRecord::name, StepRecord::state)
+			.containsExactly(tuple("draft", StepState.DONE), tuple("commit", StepState.STARTED),
+					tuple("deploy", StepState.FAILED));
+		StepRecord done = record.journal().find("draft").orElseThrow();
+		assertThat(done.result()).isEqualTo("{\"title\":\"Launch\"}");
+		assertThat(done.attempt()).isEqualTo(1);
+		assertThat(done.startedAt()).isEqualTo(now);
+		assertThat(done.doneAt()).isEqualTo(now.plusMillis(2));
+		assertThat(record.journal().find("commit").orElseThrow().result()).isNull();
+		assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(record.leaseUntil()).isCloseTo(claim.leaseUntil(), within(1, ChronoUnit.MILLIS));
+		this.store.renew(claim, LEASE);
+		assertThat(this.store.find(key).orElseThrow().journal()).isEqualTo(record.journal());
+	}
+
+	@Test
+	void stepWritesAreACompareAndSetOnTheFencingToken() {
+		String key = uniqueKey("journal-zombie");
+		Takeover takeover = takeOver(key);
+
+		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(
+				() -> this.store.recordStep(takeover.zombie(), StepRecord.started("commit", 1, Instant.now())));
+		this.store.recordStep(takeover.current(), StepRecord.started("draft", 2, Instant.now()));
+
+		assertThat(this.store.find(key).orElseThrow().journal().steps()).singleElement()
+			.satisfies((step) -> assertThat(step.name()).isEqualTo("draft"));
+		this.store.complete(takeover.current(), Completion.completed("listener", 1, "done"));
+		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(
+				() -> this.store.recordStep(takeover.current(), StepRecord.started("late", 2, Instant.now())));
+	}
+
+	@Test
+	void aZombieRacingTheHolderJournalsNothing() throws Exception {
+		String key = uniqueKey("journal-race");
+		Takeover takeover = takeOver(key);
+		int steps = 10;
+		CountDownLatch start = new CountDownLatch(1);
+		Future<Integer> zombie = this.racers.submit(() -> journalSteps(takeover.zombie(), "zombie-", steps, start));
+		Future<Integer> holder = this.racers.submit(() -> journalSteps(takeover.current(), "holder-", steps, start));
+
+		start.countDown();
+
+		assertThat(zombie.get()).as("steps the zombie journaled").isZero();
+		assertThat(holder.get()).as("steps the holder journaled").isEqualTo(steps);
+		assertThat(this.store.find(key).orElseThrow().journal().steps()).hasSize(steps).allSatisfy((step) -> {
+			assertThat(step.name()).startsWith("holder-");
+			assertThat(step.attempt()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void journalIsCarriedOverWhenAReleasedAttemptIsClaimedAgain() {
+		String key = uniqueKey("journal-released");
+		Claim failed = acquire(key, "worker-1", LEASE).claim();
+		StepRecord draft = StepRecord.started("draft", 1, Instant.now());
+		this.store.recordStep(failed, draft.done("\"first draft\"", Instant.now()));
+		this.store.recordStep(failed, StepRecord.started("commit", 1, Instant.now()).failed(Instant.now()));
+		this.store.release(failed, "IllegalStateException: git push refused");
+
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+
+		assertThat(next.journal().steps()).extracting(StepRecord::name, StepRecord::state, StepRecord::result)
+			.containsExactly(tuple("draft", StepState.DONE, "\"first draft\""), tuple("commit", StepState.FAILED, null));
+		assertThat(next.previousAttempt().lastStep()).isEmpty();
+		this.store.recordStep(next.claim(), StepRecord.started("commit", 2, Instant.now()));
+		assertThat(this.store.find(key).orElseThrow().journal().steps()).extracting(StepRecord::name,
+				StepRecord::attempt).containsExactly(tuple("draft", 1), tuple("commit", 2));
+	}
+
+	@Test
+	void journalIsCarriedOverWhenAnAbandonedClaimIsTakenOverAndNamesTheStepItDiedIn() {
+		String key = uniqueKey("journal-abandoned");
+		Claim dead = acquire(key, "dead-worker", SHORT_LEASE).claim();
+		this.store.recordStep(dead, StepRecord.started("draft", 1, Instant.now()).done("\"draft\"", Instant.now()));
+		this.store.recordStep(dead, StepRecord.started("commit", 1, Instant.now()));
+		awaitLeaseEnd(dead);
+
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+
+		assertThat(next.previousAttempt().abandoned()).isTrue();
+		assertThat(next.previousAttempt().lastStep()).contains("commit");
+		assertThat(next.journal().steps()).extracting(StepRecord::name, StepRecord::state)
+			.containsExactly(tuple("draft", StepState.DONE), tuple("commit", StepState.STARTED));
+		assertThat(this.store.find(key).orElseThrow().journal()).isEqualTo(next.journal());
+	}
+
+	@Test
+	void journalIsKeptWithTheCompletionRecord() {
+		String key = uniqueKey("journal-completed");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		this.store.recordStep(claim, StepRecord.started("draft", 1, Instant.now()).done("42", Instant.now()));
+
+		this.store.complete(claim, Completion.completed("listener", 3, "done"));
+
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOfSatisfying(ClaimResult.Completed.class,
+				(completed) -> assertThat(completed.record().journal().steps()).singleElement()
+					.satisfies((step) -> assertThat(step.result()).isEqualTo("42")));
+		assertThat(this.store.find(key).orElseThrow().journal().find("draft")).isPresent();
+	}
+
+	@Test
+	void unicodeStepNamesAndResultsRoundTrip() {
+		String key = uniqueKey("journal-unicode");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		List<String> names = List.of("草稿 ✍️", "publish:agents.devops.tasks.deploy", "with \"quotes\" and \\ back\\slash",
+				"/path/like", "ключ-ü-🚀", "tab\tand\nnewline", "");
+		for (String name : names) {
+			this.store.recordStep(claim,
+					StepRecord.started(name, 1, Instant.now()).done("\"résumé ✓ " + name.replace("\"", "'") + "\"", Instant.now()));
+		}
+
+		StepJournal journal = this.store.find(key).orElseThrow().journal();
+
+		assertThat(journal.steps()).extracting(StepRecord::name).containsExactlyElementsOf(names);
+		for (String name : names) {
+			assertThat(journal.find(name).orElseThrow().result())
+				.isEqualTo("\"résumé ✓ " + name.replace("\"", "'") + "\"");
+		}
+	}
+
+	@Test
+	void aJournalTooLargeForTheStoreIsRefusedWholeNeverReportedAsAnOutage() {
+		String key = uniqueKey("journal-large");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		this.store.recordStep(claim, StepRecord.started("small", 1, Instant.now()));
+		String huge = "\"" + "x".repeat(1100 * 1024) + "\"";
+
+		try {
+			this.store.recordStep(claim, StepRecord.started("huge", 1, Instant.now()).done(huge, Instant.now()));
+			assertThat(this.store.find(key).orElseThrow().journal().find("huge").orElseThrow().result())
+				.as("a store that keeps it keeps it whole")
+				.isEqualTo(huge);
+		}
+		catch (RecordTooLargeException ex) {
+			assertThat(ex).hasMessageContaining(key);
+			assertThat(this.store.find(key).orElseThrow().journal().steps()).extracting(StepRecord::name)
+				.containsExactly("small");
+		}
+		this.store.recordStep(claim, StepRecord.started("after", 1, Instant.now()));
+		assertThat(this.store.find(key).orElseThrow().journal().find("after")).isPresent();
+	}
+
 	/**
 	 * Claims a key that must be free.
 	 * @param key the key
@@ -380,6 +536,22 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		ClaimResult.Acquired current = acquire(key, "worker-2", LEASE);
 		assertThat(current.previousAttempt().abandoned()).isTrue();
 		return new Takeover(zombie, current.claim());
+	}
+
+	/** Journals {@code steps} steps once {@code start} opens; returns how many the store accepted. */
+	private int journalSteps(Claim claim, String prefix, int steps, CountDownLatch start) throws InterruptedException {
+		start.await();
+		int journaled = 0;
+		for (int step = 0; step < steps; step++) {
+			try {
+				this.store.recordStep(claim, StepRecord.started(prefix + step, claim.attempt(), Instant.now()));
+				journaled++;
+			}
+			catch (ClaimLostException ex) {
+				// refused, as a zombie's write must be
+			}
+		}
+		return journaled;
 	}
 
 	private static void awaitLeaseEnd(Claim claim) {

@@ -12,6 +12,7 @@ import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -75,6 +76,11 @@ public class StoreFaults implements BeanPostProcessor {
 		@Override
 		public void release(Claim claim, String failure) {
 			this.delegate.release(claim, failure);
+		}
+
+		@Override
+		public void recordStep(Claim claim, StepRecord step) {
+			this.delegate.recordStep(claim, step);
 		}
 
 		@Override

@@ -5,12 +5,12 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Import;
 
 /**
- * A minimal application with one exactly-once listener, started as separate instances by the
- * integration tests.
+ * A minimal application with the exactly-once listeners of the integration tests, started as
+ * separate instances by them.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(RecordingTaskHandler.class)
+@Import({ RecordingTaskHandler.class, SteppedTaskHandler.class })
 public class TestAgentApplication {
 
 }

@@ -2,8 +2,12 @@ package dev.exactlyonce.benchmark;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 import com.google.cloud.firestore.Firestore;
@@ -19,6 +23,7 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.firestore.FirestoreIdempotencyStore;
 import dev.exactlyonce.store.memory.InMemoryIdempotencyStore;
 import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
@@ -30,17 +35,27 @@ import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.test.RedisServerProcess;
 
 /**
- * Measures the latency of {@code tryClaim} on a fresh key and of {@code complete} on every store,
- * one after the other in one JVM, each against its own freshly started local server, from a single
- * thread, and prints p50/p99 per store. Not a test: run it with
+ * Measures the latency of {@code tryClaim} on a fresh key, of a durable step (its STARTED and DONE
+ * journal writes) and of {@code complete} on every store, one after the other in one JVM, each
+ * against its own freshly started local server, from a single thread, and prints p50/p99 per store. Not a test: run it with
  * {@code mvn -B -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -Pbenchmark -DskipTests verify}
- * ({@code -Dbenchmark.operations=N} to change the number of measured claim/complete pairs).
+ * ({@code -Dbenchmark.operations=N} to change the number of measured tasks,
+ * {@code -Dbenchmark.stores=nats-kv,redis} to measure only some of memory, nats-kv, redis,
+ * redis-aof, firestore).
  */
 public final class StoreLatencyBenchmark {
 
 	private static final Duration TTL = Duration.ofHours(72);
 
 	private static final Duration LEASE = Duration.ofMinutes(2);
+
+	private static final List<String> STORES = List.of("memory", "nats-kv", "redis", "redis-aof", "firestore");
+
+	private static final int STEPS_PER_TASK = 3;
+
+	/** A step result of a typical size: a short JSON object, e.g. a reference to an output kept elsewhere. */
+	private static final String RESULT = "{\"sha\":\"" + "0".repeat(40) + "\",\"url\":\"s3://agent-outputs/"
+			+ "x".repeat(100) + "\"}";
 
 	private StoreLatencyBenchmark() {
 	}
@@ -53,42 +68,64 @@ public final class StoreLatencyBenchmark {
 	public static void main(String[] args) throws Exception {
 		int operations = Integer.getInteger("benchmark.operations", 3000);
 		int warmup = Integer.getInteger("benchmark.warmup", 500);
-		List<Callable<BenchmarkedStore>> stores = List.of(StoreLatencyBenchmark::memory, StoreLatencyBenchmark::natsKv,
-				() -> redis(null), () -> redis("always"), StoreLatencyBenchmark::firestore);
-		System.out.printf(Locale.ROOT, "%n%d claim+complete pairs per store after %d warm-up pairs, one thread, "
-				+ "local servers; latencies in ms%n%n", operations, warmup);
-		System.out.printf(Locale.ROOT, "| %-22s | %9s | %9s | %12s | %12s |%n", "store", "claim p50", "claim p99",
-				"complete p50", "complete p99");
-		System.out.printf(Locale.ROOT, "|%s|%s|%s|%s|%s|%n", "-".repeat(24), "-".repeat(11), "-".repeat(11),
-				"-".repeat(14), "-".repeat(14));
-		for (Callable<BenchmarkedStore> factory : stores) {
-			try (BenchmarkedStore benchmarked = factory.call()) {
+		Set<String> selected = Set.of(System.getProperty("benchmark.stores", String.join(",", STORES)).split(","));
+		Map<String, Callable<BenchmarkedStore>> stores = new LinkedHashMap<>();
+		stores.put("memory", StoreLatencyBenchmark::memory);
+		stores.put("nats-kv", StoreLatencyBenchmark::natsKv);
+		stores.put("redis", () -> redis(null));
+		stores.put("redis-aof", () -> redis("always"));
+		stores.put("firestore", StoreLatencyBenchmark::firestore);
+		System.out.printf(Locale.ROOT, "%n%d tasks per store after %d warm-up tasks, each a claim, %d durable steps "
+				+ "(STARTED + DONE with a %d-byte result) and a complete; one thread, local servers; latencies in ms%n%n",
+				operations, warmup, STEPS_PER_TASK, RESULT.length());
+		System.out.printf(Locale.ROOT, "| %-22s | %9s | %9s | %8s | %8s | %12s | %12s |%n", "store", "claim p50",
+				"claim p99", "step p50", "step p99", "complete p50", "complete p99");
+		System.out.printf(Locale.ROOT, "|%s|%s|%s|%s|%s|%s|%s|%n", "-".repeat(24), "-".repeat(11), "-".repeat(11),
+				"-".repeat(10), "-".repeat(10), "-".repeat(14), "-".repeat(14));
+		for (Map.Entry<String, Callable<BenchmarkedStore>> store : stores.entrySet()) {
+			if (!selected.contains(store.getKey())) {
+				continue;
+			}
+			try (BenchmarkedStore benchmarked = store.getValue().call()) {
 				run(benchmarked.store(), "warmup", warmup);
-				LatencyRecorder[] latencies = run(benchmarked.store(), "measured", operations);
-				System.out.printf(Locale.ROOT, "| %-22s | %9.3f | %9.3f | %12.3f | %12.3f |%n", benchmarked.label(),
-						latencies[0].percentileMillis(50), latencies[0].percentileMillis(99),
-						latencies[1].percentileMillis(50), latencies[1].percentileMillis(99));
+				Latencies latencies = run(benchmarked.store(), "measured", operations);
+				System.out.printf(Locale.ROOT, "| %-22s | %9.3f | %9.3f | %8.3f | %8.3f | %12.3f | %12.3f |%n",
+						benchmarked.label(), latencies.claims().percentileMillis(50),
+						latencies.claims().percentileMillis(99), latencies.steps().percentileMillis(50),
+						latencies.steps().percentileMillis(99), latencies.completions().percentileMillis(50),
+						latencies.completions().percentileMillis(99));
 			}
 		}
 	}
 
-	private static LatencyRecorder[] run(IdempotencyStore store, String phase, int operations) {
-		LatencyRecorder claims = new LatencyRecorder(operations);
-		LatencyRecorder completions = new LatencyRecorder(operations);
+	private static Latencies run(IdempotencyStore store, String phase, int operations) {
+		Latencies latencies = new Latencies(new LatencyRecorder(operations),
+				new LatencyRecorder(operations * STEPS_PER_TASK), new LatencyRecorder(operations));
 		for (int i = 0; i < operations; i++) {
 			String key = "benchmark:" + phase + ":" + i;
 			long start = System.nanoTime();
 			ClaimResult result = store.tryClaim(key, "benchmark", LEASE);
-			claims.record(start);
+			latencies.claims().record(start);
 			if (!(result instanceof ClaimResult.Acquired acquired)) {
 				throw new IllegalStateException("Fresh key " + key + " was not acquired: " + result);
 			}
 			Claim claim = acquired.claim();
+			for (int step = 0; step < STEPS_PER_TASK; step++) {
+				start = System.nanoTime();
+				StepRecord started = StepRecord.started("step-" + step, claim.attempt(), Instant.now());
+				store.recordStep(claim, started);
+				store.recordStep(claim, started.done(RESULT, Instant.now()));
+				latencies.steps().record(start);
+			}
 			start = System.nanoTime();
 			store.complete(claim, Completion.completed("benchmark", i + 1, "ok"));
-			completions.record(start);
+			latencies.completions().record(start);
 		}
-		return new LatencyRecorder[] { claims, completions };
+		return latencies;
+	}
+
+	/** One store's latencies: claims, durable steps (both journal writes of a step), completions. */
+	private record Latencies(LatencyRecorder claims, LatencyRecorder steps, LatencyRecorder completions) {
 	}
 
 	private static ClaimRules rules() {

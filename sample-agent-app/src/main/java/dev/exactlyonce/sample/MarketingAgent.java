@@ -1,9 +1,8 @@
 package dev.exactlyonce.sample;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -15,11 +14,18 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
 import dev.exactlyonce.sample.chaos.ChaosObserver;
 
 /**
- * The "marketing agent": simulates a long model call, then performs its side effect (writes a
- * post and appends to the ledger). The starter makes sure each task gets here once.
+ * The "marketing agent", in three durable steps: {@code draft} (a simulated model call whose text
+ * is different on every call; each call is recorded in {@code <output-dir>/drafts.log}),
+ * {@code commit} (a real {@code git commit} of the draft, found again by its {@code Task-Id}
+ * trailer when an earlier attempt died before journaling it), and a follow-up deploy task for the
+ * {@link DevOpsAgent}. It then appends to the ledger. The starter makes sure each task gets here
+ * once, and a retried task resumes after its last finished step.
  */
 @Component
 class MarketingAgent {
+
+	/** Where follow-up deploy tasks go. */
+	static final String DEPLOYS = "agents.devops.tasks.deploy";
 
 	private static final Log logger = LogFactory.getLog(MarketingAgent.class);
 
@@ -27,40 +33,48 @@ class MarketingAgent {
 
 	private final PostLedger ledger;
 
+	private final PostRepository posts;
+
+	private final FsyncedLog drafts;
+
 	private final ObjectProvider<ChaosObserver> chaos;
 
-	MarketingAgent(SampleProperties properties, PostLedger ledger, ObjectProvider<ChaosObserver> chaos) {
+	MarketingAgent(SampleProperties properties, PostLedger ledger, PostRepository posts,
+			ObjectProvider<ChaosObserver> chaos) {
 		this.properties = properties;
 		this.ledger = ledger;
+		this.posts = posts;
+		this.drafts = new FsyncedLog(properties.getOutputDir().resolve("drafts.log"));
 		this.chaos = chaos;
 	}
 
 	@ExactlyOnceListener(consumer = "marketing-task-worker")
-	String handle(TaskAssignment task, ExactlyOnceContext context) throws InterruptedException, IOException {
+	String handle(TaskAssignment task, ExactlyOnceContext context) {
 		context.previousAttempt()
 			.ifPresent((previous) -> logger.info("Task " + task.taskId() + " was attempted before by "
-					+ previous.owner() + " (" + (previous.abandoned() ? "died mid-work" : "failed") + ")"));
-		think(this.properties.getWorkDuration());
-		Path post = writePost(task, this.properties.getWorkDuration());
+					+ previous.owner() + " (" + (previous.abandoned() ? "died mid-work" : "failed")
+					+ previous.lastStep().map((step) -> " in step " + step).orElse("") + ")"));
+		String draft = context.step("draft", String.class, () -> draft(task));
+		String sha = context.step("commit", String.class, () -> this.posts.commit(task.taskId(), draft),
+				() -> this.posts.findCommit(task.taskId()));
+		context.publish(DEPLOYS, new DeployTask(task.taskId(), sha));
 		this.ledger.record(task.taskId(), context.deliveryCount());
-		logger.info("Task " + task.taskId() + " done: " + post.getFileName());
-		return post.toString();
+		logger.info("Task " + task.taskId() + " done: commit " + sha);
+		return sha;
 	}
 
 	/** The simulated model call; fault injection may halt the process half-way (sample.chaos.halt-at=mid-handler). */
-	private void think(Duration duration) throws InterruptedException {
+	private String draft(TaskAssignment task) throws InterruptedException {
+		Duration duration = this.properties.getWorkDuration();
 		long half = duration.toMillis() / 2;
 		Thread.sleep(half);
 		this.chaos.ifAvailable(ChaosObserver::midHandler);
 		Thread.sleep(duration.toMillis() - half);
-	}
-
-	private Path writePost(TaskAssignment task, Duration took) throws IOException {
-		Path posts = Files.createDirectories(this.properties.getOutputDir().resolve("posts"));
-		Path post = posts.resolve(task.taskId() + ".md");
-		Files.writeString(post, "# " + task.type() + " for " + task.assignee() + "\n\nTask " + task.taskId()
-				+ " written by " + this.properties.resolvedInstanceId() + " after " + took.toMillis() + " ms of thought.\n");
-		return post;
+		String instance = this.properties.resolvedInstanceId();
+		this.drafts.append(task.taskId() + " " + instance + " " + Instant.now());
+		return "# " + task.type() + " for " + task.assignee() + "\n\nTask " + task.taskId() + ", draft "
+				+ UUID.randomUUID() + ", written by " + instance + " after " + duration.toMillis()
+				+ " ms of thought.\n";
 	}
 
 }

@@ -3,6 +3,7 @@ package dev.exactlyonce.sample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -24,7 +25,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The sample end to end over HTTP against its own nats-server: a task assigned twice is
- * published once and written once.
+ * published once, drafted once, committed once and deployed once.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
@@ -69,6 +70,22 @@ class SampleAgentApplicationIntegrationTests {
 		assertThat(lines).singleElement().asString().startsWith("t-1 1 it ");
 		List<?> posts = http.get().uri("/posts").retrieve().body(List.class);
 		assertThat(posts).singleElement().asString().contains("t-1");
+		assertThat(Files.readAllLines(output.resolve("drafts.log"))).as("model calls").singleElement().asString()
+			.startsWith("t-1 it ");
+		assertThat(git("rev-list", "--count", "HEAD").strip()).as("commits").isEqualTo("1");
+		String sha = git("log", "--format=%H", "--grep=^Task-Id: t-1$").strip();
+		Path deploys = output.resolve("deploys.log");
+		await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(deploys) && !Files.readAllLines(deploys).isEmpty());
+		assertThat(Files.readAllLines(deploys)).singleElement().asString().startsWith("t-1 " + sha + " it ");
+	}
+
+	private static String git(String... arguments) throws Exception {
+		List<String> command = new ArrayList<>(List.of("git", "-C", output.toString()));
+		command.addAll(List.of(arguments));
+		Process git = new ProcessBuilder(command).redirectErrorStream(true).start();
+		String out = new String(git.getInputStream().readAllBytes());
+		assertThat(git.waitFor()).as(out).isZero();
+		return out;
 	}
 
 	@Test

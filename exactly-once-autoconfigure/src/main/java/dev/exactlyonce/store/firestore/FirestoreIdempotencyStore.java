@@ -30,6 +30,7 @@ import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -163,6 +164,10 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 			ClaimLostException lost = findCause(ex, ClaimLostException.class);
 			if (lost != null) {
 				throw lost;
+			}
+			RecordTooLargeException tooLarge = findCause(ex, RecordTooLargeException.class);
+			if (tooLarge != null) {
+				throw tooLarge;
 			}
 			StoreUnavailableException unreadable = findCause(ex, StoreUnavailableException.class);
 			throw (unreadable != null) ? unreadable : unavailable(operation, ex.getCause());

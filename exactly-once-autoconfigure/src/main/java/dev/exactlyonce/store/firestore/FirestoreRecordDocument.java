@@ -1,5 +1,6 @@
 package dev.exactlyonce.store.firestore;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -9,15 +10,22 @@ import com.google.cloud.firestore.DocumentSnapshot;
 
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.store.RecordCodec;
+import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Maps an {@link IdempotencyRecord} to the fields of its Firestore document and back. Instants
- * are Firestore timestamps, so {@code expiresAt} can drive a Firestore TTL policy; absent values
- * are absent fields.
+ * are Firestore timestamps, so {@code expiresAt} can drive a Firestore TTL policy; the step journal
+ * is one JSON string field; absent values are absent fields.
  */
 final class FirestoreRecordDocument {
+
+	/** Firestore keeps at most 1 MiB per document; the rest is room for its name and other fields. */
+	private static final int MAX_JOURNAL_BYTES = 1_000_000;
+
+	private static final RecordCodec CODEC = new RecordCodec();
 
 	private FirestoreRecordDocument() {
 	}
@@ -42,6 +50,9 @@ final class FirestoreRecordDocument {
 		fields.put("expiresAt", timestamp(record.expiresAt()));
 		putIfSet(fields, "resultSummary", record.resultSummary());
 		putIfSet(fields, "previousAttempt", previousAttemptFields(record.previousAttempt()));
+		if (!record.journal().isEmpty()) {
+			fields.put("journal", journal(record));
+		}
 		return fields;
 	}
 
@@ -61,11 +72,21 @@ final class FirestoreRecordDocument {
 					instant(snapshot.getTimestamp("startedAt")), instant(snapshot.getTimestamp("leaseUntil")),
 					snapshot.getLong("streamSequence"), instant(snapshot.getTimestamp("completedAt")),
 					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"),
-					previousAttempt(snapshot));
+					previousAttempt(snapshot), CODEC.decodeJournal(snapshot.getString("journal")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency document " + snapshot.getId() + " is not readable", ex);
 		}
+	}
+
+	/** The journal as one JSON string field, within what Firestore keeps in a document. */
+	private static String journal(IdempotencyRecord record) {
+		String json = CODEC.encodeJournal(record.journal());
+		int size = json.getBytes(StandardCharsets.UTF_8).length;
+		if (size > MAX_JOURNAL_BYTES) {
+			throw new RecordTooLargeException(record.key(), size, MAX_JOURNAL_BYTES);
+		}
+		return json;
 	}
 
 	private static Map<String, Object> previousAttemptFields(PreviousAttempt previous) {
@@ -78,6 +99,7 @@ final class FirestoreRecordDocument {
 		fields.put("attempts", previous.attempts());
 		fields.put("state", previous.state().name());
 		putIfSet(fields, "failure", previous.failure());
+		putIfSet(fields, "unfinishedStep", previous.unfinishedStep());
 		return fields;
 	}
 
@@ -89,7 +111,7 @@ final class FirestoreRecordDocument {
 				instant(snapshot.getTimestamp("previousAttempt.startedAt")),
 				snapshot.getLong("previousAttempt.attempts").intValue(),
 				RecordState.valueOf(snapshot.getString("previousAttempt.state")),
-				snapshot.getString("previousAttempt.failure"));
+				snapshot.getString("previousAttempt.failure"), snapshot.getString("previousAttempt.unfinishedStep"));
 	}
 
 	private static void putIfSet(Map<String, Object> fields, String name, Object value) {

@@ -28,6 +28,7 @@ import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -57,6 +58,11 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	private static final long SCAN_TIMEOUT_SECONDS = 60;
 
+	private static final long DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+	/** What a KV write sends besides the value: its subject and expected-sequence header. */
+	private static final long HEADER_ROOM = 1024;
+
 	private final KeyValue bucket;
 
 	private final RecordCodec codec = new RecordCodec();
@@ -65,14 +71,28 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	private final Map<String, Written> heldByThisInstance = new ConcurrentHashMap<>();
 
+	private final long maxRecordBytes;
+
 	/**
-	 * Creates the store on an existing bucket.
+	 * Creates the store on an existing bucket of a server with the default {@code max_payload}
+	 * (1 MiB).
 	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner})
 	 * @param rules the claim rules
 	 */
 	public NatsKvIdempotencyStore(KeyValue bucket, ClaimRules rules) {
+		this(bucket, rules, DEFAULT_MAX_PAYLOAD);
+	}
+
+	/**
+	 * Creates the store on an existing bucket.
+	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner})
+	 * @param rules the claim rules
+	 * @param maxPayload the server's {@code max_payload}, which bounds a record with its headers
+	 */
+	public NatsKvIdempotencyStore(KeyValue bucket, ClaimRules rules, long maxPayload) {
 		super(rules);
 		this.bucket = bucket;
+		this.maxRecordBytes = maxPayload - HEADER_ROOM;
 	}
 
 	@Override
@@ -223,10 +243,14 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	/**
 	 * Writes {@code next} if the key is still at {@code revision} ({@code null}: does not exist);
 	 * false when someone wrote first. Remembers what it wrote while the claim is in progress.
+	 * @throws RecordTooLargeException when the record would not fit in one message
 	 */
 	private boolean write(String storeKey, Long revision, IdempotencyRecord next) {
+		byte[] value = this.codec.encode(next);
+		if (value.length > this.maxRecordBytes) {
+			throw new RecordTooLargeException(next.key(), value.length, this.maxRecordBytes);
+		}
 		try {
-			byte[] value = this.codec.encode(next);
 			long written = (revision == null) ? this.bucket.create(storeKey, value)
 					: this.bucket.update(storeKey, value, revision);
 			if (next.state() == RecordState.IN_PROGRESS) {

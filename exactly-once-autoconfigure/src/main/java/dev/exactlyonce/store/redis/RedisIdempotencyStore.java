@@ -29,8 +29,10 @@ import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.LandedWrites;
+import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.store.UnconfirmedClaims;
 
@@ -41,7 +43,8 @@ import dev.exactlyonce.store.UnconfirmedClaims;
  * of {@code completed-ttl}; lease expiry is decided with the Redis server's clock, so workers with
  * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules};
  * a write applied without an answer is recognised by reading it back ({@link LandedWrites},
- * {@link UnconfirmedClaims}).
+ * {@link UnconfirmedClaims}). The step journal is one JSON field of the hash, spliced by a script on
+ * the server.
  */
 public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
@@ -50,6 +53,11 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> UPDATE = script("update.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> STEP = script("step.lua");
+
+	private final RecordCodec codec = new RecordCodec();
 
 	private final StringRedisTemplate redis;
 
@@ -115,6 +123,18 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		addIfSet(fields, "resultSummary", failure);
 		LandedWrites.write(() -> update(claim, "leaseUntil", Duration.ZERO, fields.toArray(String[]::new)),
 				() -> readBack(claim.key()), LandedWrites.releaseOf(claim));
+	}
+
+	/**
+	 * Sends only the step's entry: the script splices it into the journal on the server, so a step
+	 * costs one round trip whatever the journal's length.
+	 */
+	@Override
+	public void recordStep(Claim claim, StepRecord step) {
+		List<?> reply = run(STEP, claim.key(), claim.token(), this.ttlMillis, this.codec.encodeStep(step));
+		if ("LOST".equals(String.valueOf(reply.get(0)))) {
+			throw new ClaimLostException(claim.key(), claim.token());
+		}
 	}
 
 	@Override

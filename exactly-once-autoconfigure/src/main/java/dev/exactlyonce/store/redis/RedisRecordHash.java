@@ -7,15 +7,18 @@ import java.util.Map;
 
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Reads an {@link IdempotencyRecord} from the Redis hash that holds it: one field per record
  * component (the previous attempt's in {@code previous*} fields), instants as epoch milliseconds,
- * absent fields for absent values.
+ * the step journal as a JSON array, absent fields for absent values.
  */
 final class RedisRecordHash {
+
+	private static final RecordCodec CODEC = new RecordCodec();
 
 	private RedisRecordHash() {
 	}
@@ -49,7 +52,7 @@ final class RedisRecordHash {
 					Integer.parseInt(fields.get("attempts")), instant(fields.get("startedAt")),
 					instant(fields.get("leaseUntil")), Long.parseLong(fields.getOrDefault("streamSequence", "0")),
 					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"),
-					previousAttempt(fields));
+					previousAttempt(fields), CODEC.decodeJournal(fields.get("journal")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency record in Redis is not readable: " + ex.getMessage(), ex);
@@ -64,7 +67,7 @@ final class RedisRecordHash {
 		}
 		return new PreviousAttempt(fields.get("previousOwner"), instant(fields.get("previousStartedAt")),
 				Integer.parseInt(fields.get("previousAttempts")), RecordState.valueOf(state),
-				fields.get("previousFailure"));
+				fields.get("previousFailure"), fields.get("previousUnfinishedStep"));
 	}
 
 	/**

@@ -21,13 +21,16 @@ import dev.exactlyonce.sample.SampleProperties;
 /**
  * Fault injection through the starter's {@link PipelineObserver} extension point: halts the JVM
  * ({@link Runtime#halt}: no shutdown hooks, no graceful stop, as {@code kill -9} would) when a
- * delivery reaches the configured {@link ChaosPoint}, with the configured probability. Before
- * halting it appends {@code <point> <key> <instance> <timestamp>} to its log file and fsyncs it,
- * so a driver can count injections. Only registered when {@code sample.chaos.halt-at} is set.
+ * delivery of the configured consumer reaches the configured {@link ChaosPoint}, with the
+ * configured probability. Before halting it appends {@code <point> <key> <instance> <timestamp>}
+ * to its log file and fsyncs it, so a driver can count injections. Only registered when
+ * {@code sample.chaos.halt-at} is set.
  */
 public class ChaosObserver implements PipelineObserver {
 
 	private final ChaosPoint haltAt;
+
+	private final String consumer;
 
 	private final double probability;
 
@@ -54,6 +57,7 @@ public class ChaosObserver implements PipelineObserver {
 	 */
 	public ChaosObserver(ChaosProperties chaos, SampleProperties sample) {
 		this.haltAt = chaos.getHaltAt();
+		this.consumer = chaos.getConsumer();
 		this.probability = chaos.getProbability();
 		this.random = (chaos.getSeed() != null) ? new Random(chaos.getSeed()) : new Random();
 		this.exitStatus = chaos.getExitStatus();
@@ -65,6 +69,9 @@ public class ChaosObserver implements PipelineObserver {
 
 	@Override
 	public void onPoint(PipelinePoint point, ExactlyOnceContext context) {
+		if (!this.consumer.equals(context.consumer())) {
+			return;
+		}
 		if (point == PipelinePoint.ACKED && context.key() != null && context.key().equals(this.racingKey)) {
 			this.racingKeyAcked = true;
 		}

@@ -15,6 +15,9 @@ public class ChaosProperties {
 	/** Where to halt the process ({@code Runtime.halt}, no shutdown hooks); unset disables chaos. */
 	private ChaosPoint haltAt;
 
+	/** The consumer whose deliveries may be halted; the others (the DevOps agent's) run undisturbed. */
+	private String consumer = "marketing-task-worker";
+
 	/** Chance (0..1) that a delivery reaching {@code halt-at} halts the process. */
 	private double probability = 1.0;
 
@@ -36,6 +39,14 @@ public class ChaosProperties {
 
 	public void setHaltAt(ChaosPoint haltAt) {
 		this.haltAt = haltAt;
+	}
+
+	public String getConsumer() {
+		return this.consumer;
+	}
+
+	public void setConsumer(String consumer) {
+		this.consumer = consumer;
 	}
 
 	public double getProbability() {

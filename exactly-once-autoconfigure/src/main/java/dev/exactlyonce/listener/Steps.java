@@ -1,0 +1,131 @@
+package dev.exactlyonce.listener;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordTooLargeException;
+import dev.exactlyonce.store.StepJournal;
+import dev.exactlyonce.store.StepRecord;
+
+/**
+ * What the durable steps of every delivery share: the store that journals them, the application's
+ * JSON mapper for their results (with the size cap), the publisher of {@code ctx.publish} and the
+ * observers told each step's outcome. Opens one {@link StepSession} per claimed delivery.
+ */
+final class Steps {
+
+	private static final Log logger = LogFactory.getLog(Steps.class);
+
+	private final IdempotencyStore store;
+
+	private final JsonMapper mapper;
+
+	private final ExactlyOncePublisher publisher;
+
+	private final PipelineObservers observers;
+
+	private final long maxResultBytes;
+
+	private final Clock clock;
+
+	Steps(IdempotencyStore store, JsonMapper mapper, ExactlyOncePublisher publisher, PipelineObservers observers,
+			long maxResultBytes, Clock clock) {
+		this.store = store;
+		this.mapper = mapper;
+		this.publisher = publisher;
+		this.observers = observers;
+		this.maxResultBytes = maxResultBytes;
+		this.clock = clock;
+	}
+
+	/** The steps of a delivery that holds its claim, replaying what earlier attempts journaled. */
+	StepSession open(Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepJournal journal) {
+		return new StepSession(this, delivery, heartbeat, journal);
+	}
+
+	Instant now() {
+		return this.clock.instant();
+	}
+
+	PipelineObservers observers() {
+		return this.observers;
+	}
+
+	ExactlyOncePublisher publisher(Delivery delivery, String step) {
+		if (this.publisher == null) {
+			throw new IllegalStateException("Step '" + step + "' of listener " + delivery.endpoint().describe()
+					+ " publishes, but there is no ExactlyOncePublisher bean");
+		}
+		return this.publisher;
+	}
+
+	/**
+	 * Journals a step entry for a delivery, fenced by its claim: serialised with the lease renewals,
+	 * with the interrupt flag cleared, retried while the store is unavailable for as long as the
+	 * lease lasts (a later write would be refused anyway).
+	 * @throws dev.exactlyonce.store.ClaimLostException when the claim was taken over
+	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store did not answer in time
+	 * @throws IllegalStateException when the record with this entry is too large for the store
+	 */
+	void journal(Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepRecord step) {
+		Duration leaseLeft = Duration.between(now(), delivery.claim().leaseUntil());
+		try {
+			Uninterrupted.call(() -> StoreWriteRetry.write(() -> heartbeat.exclusive(() -> {
+				this.store.recordStep(delivery.claim(), step);
+				return step;
+			}), leaseLeft.isNegative() ? Duration.ZERO : leaseLeft, (ex, wait) -> logger.warn("Step '" + step.name()
+					+ "' of the message at " + delivery.describe() + " not journaled as " + step.state()
+					+ ", retrying in " + wait + ": " + ex.getMessage())));
+		}
+		catch (RecordTooLargeException ex) {
+			throw new IllegalStateException("Step '" + step.name() + "' of the message at " + delivery.describe()
+					+ " cannot be journaled: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * A step's result as JSON, within {@code exactlyonce.steps.max-result-size}.
+	 * @throws IllegalStateException when it cannot be written or is too large
+	 */
+	String toJson(Delivery delivery, String step, Object result) {
+		byte[] json;
+		try {
+			json = this.mapper.writeValueAsBytes(result);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalStateException("Result of step '" + step + "' of listener "
+					+ delivery.endpoint().describe() + " cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+		}
+		if (json.length > this.maxResultBytes) {
+			throw new IllegalStateException("Result of step '" + step + "' of listener " + delivery.endpoint().describe()
+					+ " is " + json.length + " bytes as JSON, above exactlyonce.steps.max-result-size ("
+					+ this.maxResultBytes + " bytes): store large outputs elsewhere and journal a reference");
+		}
+		return new String(json, StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * A journaled result, read back.
+	 * @throws IllegalStateException when it is not a {@code type} (the result type changed since)
+	 */
+	<T> T fromJson(Delivery delivery, StepRecord step, Class<T> type) {
+		try {
+			return this.mapper.readValue(step.result(), type);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalStateException("Journaled result of step '" + step.name() + "' of listener "
+					+ delivery.endpoint().describe() + " cannot be read as " + type.getName() + " (did its type change "
+					+ "since attempt " + step.attempt() + "?): " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+}

@@ -1,0 +1,227 @@
+package dev.exactlyonce.it;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.nats.client.api.MessageInfo;
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.actuate.ExactlyOnceMeters;
+import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.listener.StepInterruptedException;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.store.StepState;
+import dev.exactlyonce.testapp.SteppedTaskHandler;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A handler written with durable steps resumes where an earlier attempt stopped instead of redoing
+ * its finished work: after a failure, after a crash inside a step (resolved by a probe, by the
+ * retry policy, or parked by the dead-letter policy), and its follow-up publish is stored once.
+ */
+class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
+
+	private static final String DEPLOYS = "agents.devops.tasks.deploy";
+
+	private static final String PUBLISH_STEP = "publish:" + DEPLOYS;
+
+	private static final String NON_RETRYABLE_ILLEGAL_STATE = "exactlyonce.consumers.steps.non-retryable-exceptions="
+			+ "java.lang.IllegalStateException";
+
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("test.steps.enabled", "true")
+			.with("exactlyonce.consumers.steps.stream", "TASKS")
+			.with("exactlyonce.consumers.steps.filter-subject", "agents.steps.tasks.>")
+			.with("exactlyonce.consumers.steps.ack-wait", "2s")
+			.with("exactlyonce.consumers.steps.retry-delay", "1s")
+			.with("exactlyonce.store.lease", "3s");
+	}
+
+	@Test
+	void aRetryAfterAFailedStepReplaysTheFinishedStepsAndRunsOnlyTheRest() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.fail-once-at=notify");
+
+		runToCompletion(instance, "t-failed-step");
+
+		SteppedTaskHandler handler = instance.bean(SteppedTaskHandler.class);
+		assertThat(handler.runs("draft")).as("model calls").isEqualTo(1);
+		assertThat(handler.runs("commit")).as("commits").isEqualTo(1);
+		assertThat(handler.runs("notify")).isEqualTo(2);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.RETRIED, DeliveryOutcome.PROCESSED);
+		assertThat(journal(instance, "t-failed-step")).extracting(StepRecord::name, StepRecord::state,
+				StepRecord::attempt)
+			.containsExactly(tuple("draft", StepState.DONE, 1), tuple("commit", StepState.DONE, 1),
+					tuple("notify", StepState.DONE, 2), tuple(PUBLISH_STEP, StepState.DONE, 2));
+		assertThat(deploys()).singleElement()
+			.satisfies((deploy) -> assertThat(new String(deploy.getData())).contains(committedSha(handler)));
+		assertThat(steps(instance, "executed")).isEqualTo(4);
+		assertThat(steps(instance, "replayed")).isEqualTo(2);
+	}
+
+	@Test
+	void aCrashAfterAStepsSideEffectIsResolvedByItsProbeWithoutRunningTheStepAgain() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.probe=true");
+		crashAfterTheSideEffectOfStep(instance, 2);
+
+		runToCompletion(instance, "t-probed");
+
+		SteppedTaskHandler handler = instance.bean(SteppedTaskHandler.class);
+		assertThat(handler.runs("draft")).as("model calls").isEqualTo(1);
+		assertThat(handler.runs("commit")).as("commits").isEqualTo(1);
+		assertThat(handler.runs("probe")).isEqualTo(1);
+		assertThat(handler.interruptedSteps()).containsExactly("commit");
+		assertThat(journal(instance, "t-probed")).extracting(StepRecord::name, StepRecord::state, StepRecord::attempt)
+			.containsExactly(tuple("draft", StepState.DONE, 1), tuple("commit", StepState.DONE, 2),
+					tuple("notify", StepState.DONE, 2), tuple(PUBLISH_STEP, StepState.DONE, 2));
+		assertThat(deploys()).hasSize(1);
+		assertThat(steps(instance, "probe_found")).isEqualTo(1);
+		assertThat(steps(instance, "replayed")).isEqualTo(1);
+	}
+
+	@Test
+	void withoutAProbeTheRetryPolicyRunsOnlyTheInterruptedStepAgainWithTheFirstDraft() throws Exception {
+		Instance instance = this.instances.start("a");
+		crashAfterTheSideEffectOfStep(instance, 2);
+
+		runToCompletion(instance, "t-rerun");
+
+		SteppedTaskHandler handler = instance.bean(SteppedTaskHandler.class);
+		assertThat(handler.runs("draft")).as("model calls").isEqualTo(1);
+		assertThat(handler.runs("commit")).as("commits, the interrupted one run again").isEqualTo(2);
+		assertThat(handler.committedDrafts()).hasSize(2).containsOnly(handler.committedDrafts().get(0));
+		assertThat(deploys()).hasSize(1);
+	}
+
+	@Test
+	void withoutAProbeTheDeadLetterPolicyParksATaskInterruptedMidStep() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.consumers.steps.on-abandoned=dead-letter");
+		crashAfterTheSideEffectOfStep(instance, 2);
+		instance.bean(ExactlyOncePublisher.class)
+			.publish("agents.steps.tasks.blog-post", TaskAssignment.of("t-parked"), "t-parked");
+
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps").size() == 1
+						&& probe.drained("TASKS", "steps"));
+			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps").get(0).getHeaders()
+				.getFirst("Exactly-Once-Exception")).isEqualTo(StepInterruptedException.class.getName());
+		}
+		SteppedTaskHandler handler = instance.bean(SteppedTaskHandler.class);
+		assertThat(handler.runs("draft")).isEqualTo(1);
+		assertThat(handler.runs("commit")).isEqualTo(1);
+		assertThat(record(instance, "t-parked").state()).isEqualTo(RecordState.DEAD_LETTERED);
+		assertThat(deploys()).isEmpty();
+	}
+
+	@Test
+	void aPublishStepRunAgainAfterACrashIsStoredOnce() throws Exception {
+		Instance instance = this.instances.start("a");
+		crashAfterTheSideEffectOfStep(instance, 4);
+
+		runToCompletion(instance, "t-published");
+
+		SteppedTaskHandler handler = instance.bean(SteppedTaskHandler.class);
+		assertThat(handler.runs("draft")).isEqualTo(1);
+		assertThat(handler.runs("commit")).isEqualTo(1);
+		assertThat(handler.runs("notify")).isEqualTo(1);
+		assertThat(deploys()).singleElement().satisfies((deploy) -> assertThat(
+				deploy.getHeaders().getFirst("Nats-Msg-Id")).isEqualTo("steps:t-published/" + PUBLISH_STEP));
+		assertThat(journal(instance, "t-published").get(3).result()).contains("\"duplicate\":true");
+	}
+
+	@Test
+	void aResultAboveTheSizeCapFailsItsStepNamingTheProperty() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.draft-padding=2000",
+				"exactlyonce.steps.max-result-size=1KB", NON_RETRYABLE_ILLEGAL_STATE);
+
+		String message = deadLetterExceptionMessage(instance, "t-oversized");
+
+		assertThat(message).contains("Result of step 'draft'", "exactlyonce.steps.max-result-size (1024 bytes)",
+				"store large outputs elsewhere and journal a reference");
+		assertThat(journal(instance, "t-oversized")).extracting(StepRecord::name, StepRecord::state)
+			.containsExactly(tuple("draft", StepState.FAILED));
+	}
+
+	@Test
+	void aStepNameRepeatedInOneRunFailsLoudly() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.draft-twice=true", NON_RETRYABLE_ILLEGAL_STATE);
+
+		String message = deadLetterExceptionMessage(instance, "t-repeated");
+
+		assertThat(message).contains("Step 'draft' ran twice in one run of listener", "SteppedTaskHandler");
+		assertThat(instance.bean(SteppedTaskHandler.class).runs("draft")).isEqualTo(1);
+	}
+
+	private String deadLetterExceptionMessage(Instance instance, String taskId) throws Exception {
+		instance.bean(ExactlyOncePublisher.class)
+			.publish("agents.steps.tasks.blog-post", TaskAssignment.of(taskId), taskId);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps").size() == 1);
+			return probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps").get(0).getHeaders()
+				.getFirst("Exactly-Once-Exception-Message");
+		}
+	}
+
+	/** Halts the pipeline (as a crash would) right after the side effect of the n-th step run. */
+	private static void crashAfterTheSideEffectOfStep(Instance instance, int step) {
+		AtomicInteger performed = new AtomicInteger();
+		instance.recorder().runAt(PipelinePoint.STEP_PERFORMED, () -> {
+			if (performed.incrementAndGet() == step) {
+				throw new IllegalStateException("simulated crash after the side effect of step " + step);
+			}
+		});
+	}
+
+	private void runToCompletion(Instance instance, String taskId) throws Exception {
+		instance.bean(ExactlyOncePublisher.class)
+			.publish("agents.steps.tasks.blog-post", TaskAssignment.of(taskId), taskId);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED)
+						&& probe.drained("TASKS", "steps"));
+		}
+		assertThat(record(instance, taskId).state()).isEqualTo(RecordState.COMPLETED);
+	}
+
+	private static IdempotencyRecord record(Instance instance, String taskId) {
+		return instance.bean(IdempotencyStore.class).find("steps:" + taskId).orElseThrow();
+	}
+
+	private static List<StepRecord> journal(Instance instance, String taskId) {
+		return record(instance, taskId).journal().steps();
+	}
+
+	private List<MessageInfo> deploys() throws Exception {
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			return probe.messages("TASKS", DEPLOYS);
+		}
+	}
+
+	private static String committedSha(SteppedTaskHandler handler) {
+		return "sha-" + Integer.toHexString(handler.committedDrafts().get(0).hashCode());
+	}
+
+	private static double steps(Instance instance, String outcome) {
+		return instance.bean(MeterRegistry.class)
+			.get(ExactlyOnceMeters.STEPS)
+			.tags("consumer", "steps", "outcome", outcome)
+			.counter()
+			.count();
+	}
+
+}

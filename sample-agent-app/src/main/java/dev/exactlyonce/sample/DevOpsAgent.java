@@ -1,0 +1,38 @@
+package dev.exactlyonce.sample;
+
+import java.time.Instant;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.stereotype.Component;
+
+import dev.exactlyonce.annotation.ExactlyOnceListener;
+
+/**
+ * The "DevOps agent": deploys what the marketing agent committed, recording each deploy as
+ * {@code <taskId> <sha> <instanceId> <ISO timestamp>} in {@code <output-dir>/deploys.log}
+ * (fsynced). Its tasks are keyed by the message id the marketing agent's publish step derived, so
+ * each is deployed once.
+ */
+@Component
+class DevOpsAgent {
+
+	private static final Log logger = LogFactory.getLog(DevOpsAgent.class);
+
+	private final FsyncedLog deploys;
+
+	private final String instanceId;
+
+	DevOpsAgent(SampleProperties properties) {
+		this.deploys = new FsyncedLog(properties.getOutputDir().resolve("deploys.log"));
+		this.instanceId = properties.resolvedInstanceId();
+	}
+
+	@ExactlyOnceListener(consumer = "devops-task-worker")
+	String handle(DeployTask task) {
+		this.deploys.append(task.taskId() + " " + task.sha() + " " + this.instanceId + " " + Instant.now());
+		logger.info("Task " + task.taskId() + " deployed: " + task.sha());
+		return task.sha();
+	}
+
+}
