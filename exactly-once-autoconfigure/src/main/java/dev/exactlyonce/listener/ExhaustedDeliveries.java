@@ -177,8 +177,9 @@ final class ExhaustedDeliveries {
 					+ this.settings.consumer() + "': " + ex.getMessage());
 			return;
 		}
-		this.pending.add(sequence);
-		decide(sequence, deliveries, FIRST_RETRY);
+		if (this.pending.add(sequence)) {
+			decide(sequence, deliveries, FIRST_RETRY);
+		}
 	}
 
 	/** Settles one exhausted message, or schedules another try; never throws. */
