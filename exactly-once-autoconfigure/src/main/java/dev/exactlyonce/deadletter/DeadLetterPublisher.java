@@ -12,6 +12,7 @@ import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 
 import dev.exactlyonce.nats.HeaderEncoding;
+import dev.exactlyonce.nats.ServerDirectives;
 
 /**
  * Publishes dead letters to JetStream: the original payload byte for byte, the original headers
@@ -89,7 +90,7 @@ public class DeadLetterPublisher {
 
 	private Headers headers(DeadLetter deadLetter) {
 		Headers headers = new Headers(deadLetter.original().getHeaders());
-		withoutServerDirectives(headers);
+		ServerDirectives.remove(headers);
 		HeaderEncoding.put(headers, MESSAGE_ID, "dl-" + deadLetter.stream() + "-" + deadLetter.streamSequence());
 		HeaderEncoding.put(headers, HEADER_PREFIX + "Original-Subject", deadLetter.original().getSubject());
 		HeaderEncoding.put(headers, HEADER_PREFIX + "Stream", deadLetter.stream());
@@ -137,19 +138,6 @@ public class DeadLetterPublisher {
 					+ "max_msg_size if set), or publish a reference to the data instead of the data.", null);
 		}
 		return headers;
-	}
-
-	/**
-	 * Drops the {@code Nats-*} headers (message id, expected stream, expected sequences, rollup...):
-	 * they are instructions to the stream that stored the original, and the dead-letter stream
-	 * would refuse or misread them.
-	 */
-	private static void withoutServerDirectives(Headers headers) {
-		for (String name : new ArrayList<>(headers.keySet())) {
-			if (name.regionMatches(true, 0, "Nats-", 0, 5)) {
-				HeaderEncoding.remove(headers, name);
-			}
-		}
 	}
 
 	private static String truncate(String text) {

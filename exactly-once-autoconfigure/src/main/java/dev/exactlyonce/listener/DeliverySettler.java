@@ -1,9 +1,11 @@
 package dev.exactlyonce.listener;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
+import io.nats.client.JetStreamApiException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -39,10 +41,13 @@ final class DeliverySettler {
 
 	private final Clock clock;
 
-	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, PipelineObservers observers,
-			Duration ackTimeout, boolean confirmAcks, Clock clock) {
+	private final Requeue requeue;
+
+	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, Requeue requeue,
+			PipelineObservers observers, Duration ackTimeout, boolean confirmAcks, Clock clock) {
 		this.store = store;
 		this.deadLetters = deadLetters;
+		this.requeue = requeue;
 		this.observers = observers;
 		this.ackTimeout = ackTimeout;
 		this.confirmAcks = confirmAcks;
@@ -100,7 +105,12 @@ final class DeliverySettler {
 		if (shuttingDown) {
 			logger.warn("Handler of the message at " + delivery.describe() + " stopped by shutdown ("
 					+ failure.getClass().getName() + "); released for another instance");
-			release(delivery, "interrupted by shutdown");
+			release(delivery, IdempotencyStore.RELEASED_BY_SHUTDOWN);
+			if (delivery.settings().isLastDelivery(delivery.deliveryCount()) && requeued(delivery)) {
+				term(delivery);
+				outcome(delivery, DeliveryOutcome.RETRIED);
+				return;
+			}
 			nak(delivery, Duration.ZERO, DeliveryOutcome.RETRIED);
 			return;
 		}
@@ -120,6 +130,23 @@ final class DeliverySettler {
 		release(delivery, failure.getClass().getName());
 		Duration delay = shuttingDown ? Duration.ZERO : delivery.settings().retryDelayAfter(delivery.deliveryCount());
 		nak(delivery, delay, DeliveryOutcome.RETRIED);
+	}
+
+	/**
+	 * Requeues a delivery a shutdown released on its last delivery, so that shutdowns never use up
+	 * its deliveries; false (and a warning) when the copy was not stored: it is then nak'd and
+	 * requeued once its deliveries ran out.
+	 */
+	private boolean requeued(Delivery delivery) {
+		try {
+			this.requeue.publishCopy(delivery);
+			return true;
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			logger.warn("Could not requeue the message at " + delivery.describe() + ", released by shutdown on its "
+					+ "last delivery; nak'd instead, it is requeued once its deliveries ran out: " + ex.getMessage());
+			return false;
+		}
 	}
 
 	/**

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
@@ -31,7 +33,9 @@ import dev.exactlyonce.store.IdempotencyStore;
  * after every lifecycle stopped) closes. Containers stop in parallel, each within
  * {@code exactlyonce.listener.shutdown-timeout}, so the whole stop takes that long at most.
  * When the connection's reader was restarted after a message it could not decode, every consumer is
- * swept for such messages, which are dead-lettered.
+ * swept for such messages, which are dead-lettered. Every consumer is also swept, at start and
+ * then every {@link ExhaustedMessageSweep#INTERVAL}, for messages that ran out of deliveries
+ * without being settled; those sweeps and the settlement of such messages run on their own thread.
  */
 public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBean, NatsReaderListener {
 
@@ -44,6 +48,9 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	private final ListenerSettings settings;
 
 	private final ScheduledExecutorService scheduler;
+
+	private final ScheduledExecutorService exhaustedScheduler = Executors
+		.newSingleThreadScheduledExecutor(daemonThreads("exactlyonce-exhausted-deliveries-"));
 
 	private final PipelineObservers observers;
 
@@ -63,9 +70,15 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	private final RawStreamReader rawReader;
 
+	private final Requeue requeue;
+
 	private final Map<String, ExhaustedDeliveries> exhaustedDeliveries = new LinkedHashMap<>();
 
 	private final Map<String, UndecodableMessageSweep> sweeps = new LinkedHashMap<>();
+
+	private final Map<String, ExhaustedMessageSweep> exhaustedSweeps = new LinkedHashMap<>();
+
+	private ScheduledFuture<?> exhaustedSweep;
 
 	private final Map<String, ListenerContainer> containers = new LinkedHashMap<>();
 
@@ -106,7 +119,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(settings.nonRetryableExceptions())
 			.with(List.of(StepInterruptedException.class));
-		this.settler = new DeliverySettler(store, deadLetters, this.observers, settings.ackTimeout(),
+		this.requeue = new Requeue(connection);
+		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers, settings.ackTimeout(),
 				settings.ackMode() == AckMode.SYNC, clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength()),
@@ -151,10 +165,12 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				this.settings.shutdownTimeout());
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
-				this.keys, this.store, this.settler, this.jsonMapper, this.rawReader, this.owner, this.scheduler,
-				this.clock);
+				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,
+				this.exhaustedScheduler, this.clock);
 		this.exhaustedDeliveries.put(consumer, exhausted);
 		this.sweeps.put(consumer, new UndecodableMessageSweep(this.connection, settings, this.rawReader, exhausted));
+		this.exhaustedSweeps.put(consumer,
+				new ExhaustedMessageSweep(this.connection, settings, this.rawReader, exhausted));
 		if (this.running) {
 			exhausted.start();
 			container.start();
@@ -209,14 +225,24 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	public synchronized void start() {
 		this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::start);
 		this.containers.values().forEach(ListenerContainer::start);
+		this.exhaustedSweep = this.exhaustedScheduler.scheduleWithFixedDelay(this::sweepExhausted, 0,
+				ExhaustedMessageSweep.INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 		this.running = true;
 	}
 
+	/**
+	 * Stops taking {@code MAX_DELIVERIES} advisories first (so that the server sends the next one to
+	 * an instance that is not stopping) and sweeping, then stops the containers in parallel.
+	 */
 	@Override
 	public void stop() {
 		List<ListenerContainer> toStop;
 		synchronized (this) {
 			this.running = false;
+			this.exhaustedDeliveries.values().forEach(ExhaustedDeliveries::stopListening);
+			if (this.exhaustedSweep != null) {
+				this.exhaustedSweep.cancel(false);
+			}
 			toStop = new ArrayList<>(this.containers.values());
 		}
 		List<Thread> stopping = toStop.stream()
@@ -239,6 +265,15 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		toSweep.forEach(UndecodableMessageSweep::sweep);
 	}
 
+	/** Sweeps every consumer for messages that ran out of deliveries unsettled; never throws. */
+	private void sweepExhausted() {
+		List<ExhaustedMessageSweep> toSweep;
+		synchronized (this) {
+			toSweep = new ArrayList<>(this.exhaustedSweeps.values());
+		}
+		toSweep.forEach(ExhaustedMessageSweep::sweep);
+	}
+
 	@Override
 	public boolean isRunning() {
 		return this.running;
@@ -256,6 +291,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	@Override
 	public void destroy() {
+		this.exhaustedScheduler.shutdownNow();
 		this.scheduler.shutdownNow();
 	}
 

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +44,11 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * <li>completed key: a duplicate, only the ack was lost; already dead-lettered key: nothing more;</li>
  * <li>key held by a live attempt: decided again when that attempt's lease ends, so a copy that
  * waited for a long task is settled as a duplicate of it rather than dead-lettered;</li>
+ * <li>key whose last attempt (released for a retry, or abandoned) was another copy's: decided again
+ * at the working-ack pace until the key is final or this message made its last attempt, so a copy
+ * running out of deliveries never ends a task another copy is still retrying;</li>
+ * <li>key whose last attempt was this message's, released by a routine shutdown: requeued (see
+ * {@link Requeue}), since shutdowns, not failures, used up its deliveries;</li>
  * <li>otherwise: dead-lettered, and its key marked.</li>
  * </ul>
  * A decision that fails (store or server unreachable) is retried with backoff until it succeeds
@@ -74,6 +81,8 @@ final class ExhaustedDeliveries {
 
 	private final DeliverySettler settler;
 
+	private final Requeue requeue;
+
 	private final JsonMapper jsonMapper;
 
 	private final RawStreamReader reader;
@@ -88,14 +97,16 @@ final class ExhaustedDeliveries {
 
 	private final Set<Long> pending = ConcurrentHashMap.newKeySet();
 
+	private final Map<Long, String> waitingFor = new ConcurrentHashMap<>();
+
 	private Dispatcher dispatcher;
 
 	private volatile boolean running;
 
 	ExhaustedDeliveries(Connection connection, ListenerEndpoint endpoint, ConsumerSettings settings,
 			ArgumentResolver arguments, KeyResolver keys, IdempotencyStore store, DeliverySettler settler,
-			JsonMapper jsonMapper, RawStreamReader reader, String owner, ScheduledExecutorService scheduler,
-			Clock clock) {
+			Requeue requeue, JsonMapper jsonMapper, RawStreamReader reader, String owner,
+			ScheduledExecutorService scheduler, Clock clock) {
 		this.connection = connection;
 		this.endpoint = endpoint;
 		this.settings = settings;
@@ -103,6 +114,7 @@ final class ExhaustedDeliveries {
 		this.keys = keys;
 		this.store = store;
 		this.settler = settler;
+		this.requeue = requeue;
 		this.jsonMapper = jsonMapper;
 		this.reader = reader;
 		this.owner = owner;
@@ -119,16 +131,36 @@ final class ExhaustedDeliveries {
 		}
 	}
 
-	synchronized void stop() {
-		this.running = false;
+	/**
+	 * Stops taking advisories, so that the server's next advisory goes to an instance that is not
+	 * stopping; decisions already taken on keep running until {@link #stop()}.
+	 */
+	synchronized void stopListening() {
 		if (this.dispatcher != null) {
 			this.connection.closeDispatcher(this.dispatcher);
 			this.dispatcher = null;
 		}
+	}
+
+	synchronized void stop() {
+		stopListening();
+		this.running = false;
 		if (!this.pending.isEmpty()) {
 			logger.warn("Stream '" + this.settings.stream() + "', consumer '" + this.settings.consumer()
 					+ "': messages at sequences " + new TreeSet<>(this.pending) + " ran out of deliveries and are "
-					+ "not settled yet; they stay on the stream (the reconciliation lists them as unfinished)");
+					+ "not settled yet; they stay on the stream until an instance's sweep of exhausted messages "
+					+ "settles them");
+		}
+	}
+
+	/**
+	 * Settles a message a sweep found on the stream after its deliveries ran out (how many is not
+	 * known: the consumer's max-deliver), unless this instance is deciding on it already.
+	 * @param sequence its stream sequence
+	 */
+	void settleFound(long sequence) {
+		if (this.running && this.pending.add(sequence)) {
+			decide(sequence, this.settings.maxDeliver(), FIRST_RETRY);
 		}
 	}
 
@@ -145,8 +177,9 @@ final class ExhaustedDeliveries {
 					+ this.settings.consumer() + "': " + ex.getMessage());
 			return;
 		}
-		this.pending.add(sequence);
-		decide(sequence, deliveries, FIRST_RETRY);
+		if (this.pending.add(sequence)) {
+			decide(sequence, deliveries, FIRST_RETRY);
+		}
 	}
 
 	/** Settles one exhausted message, or schedules another try; never throws. */
@@ -170,6 +203,7 @@ final class ExhaustedDeliveries {
 		}
 		if (retryAfter == null) {
 			this.pending.remove(sequence);
+			this.waitingFor.remove(sequence);
 			return;
 		}
 		Duration then = followingRetry;
@@ -186,8 +220,9 @@ final class ExhaustedDeliveries {
 	private Duration handle(long sequence, long deliveries) throws IOException, JetStreamApiException {
 		Optional<RawStreamMessage> stored = this.reader.read(this.settings.stream(), sequence);
 		if (stored.isEmpty()) {
-			logger.warn("Message at stream '" + this.settings.stream() + "', sequence " + sequence
-					+ " ran out of deliveries but is no longer in the stream (removed by its limits)");
+			logger.info("Message at stream '" + this.settings.stream() + "', sequence " + sequence
+					+ " ran out of deliveries but is no longer in the stream (settled by another instance, or removed "
+					+ "by the stream's limits)");
 			return null;
 		}
 		String reason = stored.get().decodableByClient()
@@ -223,12 +258,26 @@ final class ExhaustedDeliveries {
 		IdempotencyRecord record = (delivery.key() != null) ? this.store.find(delivery.storeKey()).orElse(null) : null;
 		Instant now = this.clock.instant();
 		if (record != null && record.isLiveClaim(now)) {
-			logger.info("Message at " + delivery.describe() + " ran out of deliveries while its key is held by a "
-					+ "running attempt of " + record.owner() + "; it is settled once that attempt ends");
+			logWaiting(stored.sequence(), "Message at " + delivery.describe() + " ran out of deliveries while its key "
+					+ "is held by a running attempt of " + record.owner() + "; it is settled once that attempt ends");
 			return this.settings.waitForHolder(1, Duration.between(now, record.leaseUntil())).plus(RECHECK_MARGIN);
 		}
+		OptionalLong lastAttempt = (record != null && !record.isFinal())
+				? ClaimOwners.streamSequenceOf(record.owner()) : OptionalLong.empty();
+		if (lastAttempt.isPresent() && lastAttempt.getAsLong() != stored.sequence()) {
+			logWaiting(stored.sequence(), "Message at " + delivery.describe() + " ran out of deliveries while its "
+					+ "key's last attempt, made for the copy at sequence " + lastAttempt.getAsLong() + ", was released "
+					+ "or abandoned and may still be retried by that copy; it is settled once the key is completed or "
+					+ "dead-lettered, or attempted by this message");
+			return this.settings.workingAckInterval();
+		}
 		DeliveryOutcome outcome;
-		if (record != null && record.state() == RecordState.COMPLETED) {
+		if (record != null && record.state() == RecordState.FAILED
+				&& IdempotencyStore.RELEASED_BY_SHUTDOWN.equals(record.resultSummary())) {
+			this.requeue.publishCopy(delivery);
+			outcome = DeliveryOutcome.RETRIED;
+		}
+		else if (record != null && record.state() == RecordState.COMPLETED) {
 			logger.info("Message at " + delivery.describe() + " ran out of deliveries but its key is completed; "
 					+ "removing this copy as a duplicate");
 			outcome = DeliveryOutcome.DUPLICATE;
@@ -244,13 +293,46 @@ final class ExhaustedDeliveries {
 			claimAndMark(delivery, reason);
 			outcome = DeliveryOutcome.DEAD_LETTERED;
 		}
+		if (removedFromWorkQueue(stored.sequence())) {
+			this.settler.outcome(delivery, outcome);
+		}
+		return null;
+	}
+
+	/**
+	 * Removes a settled message from a WorkQueue stream (on other streams the consumer never
+	 * delivers it again). False when another instance removed it first: that instance counts its
+	 * outcome, so two instances settling one message count it once.
+	 */
+	private boolean removedFromWorkQueue(long sequence) throws IOException, JetStreamApiException {
 		JetStreamManagement management = this.connection.jetStreamManagement();
 		if (management.getStreamInfo(this.settings.stream()).getConfiguration()
-			.getRetentionPolicy() == RetentionPolicy.WorkQueue) {
-			management.deleteMessage(this.settings.stream(), stored.sequence());
+			.getRetentionPolicy() != RetentionPolicy.WorkQueue) {
+			return true;
 		}
-		this.settler.outcome(delivery, outcome);
-		return null;
+		try {
+			if (management.deleteMessage(this.settings.stream(), sequence)) {
+				return true;
+			}
+		}
+		catch (JetStreamApiException ex) {
+			if (this.reader.read(this.settings.stream(), sequence).isPresent()) {
+				throw ex;
+			}
+			return false;
+		}
+		if (this.reader.read(this.settings.stream(), sequence).isPresent()) {
+			throw new IOException("Stream '" + this.settings.stream() + "' did not delete the message at sequence "
+					+ sequence);
+		}
+		return false;
+	}
+
+	/** Logs why a message waits, once per reason rather than on every re-check. */
+	private void logWaiting(long sequence, String why) {
+		if (!why.equals(this.waitingFor.put(sequence, why))) {
+			logger.info(why);
+		}
 	}
 
 	/** The dead letter of an exhausted message was not stored: it stays on its stream for now. */
@@ -277,7 +359,8 @@ final class ExhaustedDeliveries {
 			return;
 		}
 		try {
-			ClaimResult result = this.store.tryClaim(delivery.storeKey(), this.owner, this.settings.lease());
+			ClaimResult result = this.store.tryClaim(delivery.storeKey(), ClaimAttempts.ownerOf(this.owner, delivery),
+					this.settings.lease());
 			if (result instanceof ClaimResult.Acquired acquired) {
 				delivery.claimed(acquired.claim(), acquired.previousAttempt());
 				this.settler.markDeadLettered(delivery, reason);

@@ -12,14 +12,18 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import dev.exactlyonce.nats.HeaderEncoding;
 
 /**
- * Resolves a delivery's idempotency key: the {@code Nats-Msg-Id} header, or the listener's key
- * expression evaluated over {@code payload}, {@code headers} and {@code subject} in a read-only
- * context (no type references, no bean access). Header values are read as sent: percent-encoded
- * ones (see {@link HeaderEncoding}) are decoded first.
+ * Resolves a delivery's idempotency key: the {@code Nats-Msg-Id} header (of a requeued copy: the
+ * original's, kept in {@value #ORIGINAL_MESSAGE_ID_HEADER}), or the listener's key expression
+ * evaluated over {@code payload}, {@code headers} and {@code subject} in a read-only context (no
+ * type references, no bean access). Header values are read as sent: percent-encoded ones (see
+ * {@link HeaderEncoding}) are decoded first.
  */
 final class KeyResolver {
 
 	static final String MESSAGE_ID_HEADER = "Nats-Msg-Id";
+
+	/** The message id of the message a requeued copy was made of (see {@link Requeue}). */
+	static final String ORIGINAL_MESSAGE_ID_HEADER = "Exactly-Once-Original-Msg-Id";
 
 	private final EvaluationContext evaluationContext = SimpleEvaluationContext.forReadOnlyDataBinding()
 		.withInstanceMethods()
@@ -32,7 +36,10 @@ final class KeyResolver {
 	String resolve(Delivery delivery, Supplier<Object> payload) {
 		ListenerEndpoint endpoint = delivery.endpoint();
 		if (endpoint.keyExpression() == null) {
-			String messageId = HeaderEncoding.first(delivery.headers(), MESSAGE_ID_HEADER);
+			String messageId = HeaderEncoding.first(delivery.headers(), ORIGINAL_MESSAGE_ID_HEADER);
+			if (messageId == null || messageId.isBlank()) {
+				messageId = HeaderEncoding.first(delivery.headers(), MESSAGE_ID_HEADER);
+			}
 			if (messageId == null || messageId.isBlank()) {
 				throw new PoisonMessageException(
 						"Message at " + delivery.describe() + " has no " + MESSAGE_ID_HEADER

@@ -103,10 +103,11 @@ public final class ClaimRules {
 	}
 
 	/**
-	 * The record after releasing a claim whose attempt failed.
+	 * The record after releasing a claim whose attempt failed; a release by a routine shutdown
+	 * gives its attempt back.
 	 * @param current the stored record
 	 * @param claim the claim held
-	 * @param failure why it failed
+	 * @param failure why it failed ({@link IdempotencyStore#RELEASED_BY_SHUTDOWN} for a shutdown)
 	 * @return the record to write
 	 * @throws ClaimLostException when the claim is not held any more
 	 */
@@ -114,8 +115,19 @@ public final class ClaimRules {
 		IdempotencyRecord held = requireHeld(current, claim);
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.FAILED,
-				held.attempts(), held.startedAt(), now, 0, null, now.plus(this.completedTtl), failure,
-				held.previousAttempt(), held.journal());
+				attemptsAfterRelease(held.attempts(), failure), held.startedAt(), now, 0, null,
+				now.plus(this.completedTtl), failure, held.previousAttempt(), held.journal());
+	}
+
+	/**
+	 * The attempts a record counts after its claim is released: one less when a routine shutdown
+	 * released it, so that shutdowns never use up a key's attempts.
+	 * @param attempts the attempts counted while the claim was held
+	 * @param failure why the claim is released
+	 * @return the attempts to keep
+	 */
+	public static int attemptsAfterRelease(int attempts, String failure) {
+		return IdempotencyStore.RELEASED_BY_SHUTDOWN.equals(failure) ? Math.max(0, attempts - 1) : attempts;
 	}
 
 	/**

@@ -10,7 +10,8 @@ import java.time.Instant;
  * @param owner the holder of the last claim
  * @param token the fencing token of the last claim
  * @param state the state
- * @param attempts how many attempts acquired the claim
+ * @param attempts how many attempts acquired the claim, not counting those a routine shutdown
+ * released ({@link IdempotencyStore#RELEASED_BY_SHUTDOWN})
  * @param startedAt when the last attempt acquired the claim
  * @param leaseUntil when the last claim's lease ends
  * @param streamSequence the stream sequence of the completed message, or 0

@@ -15,6 +15,14 @@ import java.util.Optional;
 public interface IdempotencyStore {
 
 	/**
+	 * The failure of an attempt released by a routine shutdown (the handler was interrupted, or
+	 * still running when the shutdown timeout ran out). Such a release gives its attempt back: the
+	 * record keeps this text as its failure and does not count the attempt in
+	 * {@link IdempotencyRecord#attempts()}, so rolling restarts never use up a key's attempts.
+	 */
+	String RELEASED_BY_SHUTDOWN = "interrupted by shutdown";
+
+	/**
 	 * Claims {@code key} for {@code owner} until {@code lease} from now. A fresh key, a released
 	 * (failed) attempt and an abandoned claim (lease expired, never completed) are acquired
 	 * atomically; exactly one of several racing callers wins.
@@ -46,7 +54,8 @@ public interface IdempotencyStore {
 	/**
 	 * Gives the claim up after a failed attempt, so that a later delivery may claim it at once.
 	 * @param claim the claim held
-	 * @param failure a short description of why the attempt failed (no payloads)
+	 * @param failure a short description of why the attempt failed (no payloads);
+	 * {@link #RELEASED_BY_SHUTDOWN} gives the attempt back
 	 * @throws ClaimLostException if the claim is no longer held by its token
 	 */
 	void release(Claim claim, String failure);

@@ -49,13 +49,34 @@ class KeyResolverTests {
 			.withMessageNotContaining("not json");
 	}
 
+	@Test
+	void requeuedCopyKeepsTheKeyOfItsOriginalMessageId() throws Exception {
+		Headers headers = new Headers().put("Nats-Msg-Id", "requeue-TASKS-7").put("Exactly-Once-Original-Msg-Id", "m-1");
+		Delivery delivery = delivery(headers, "{}", null, "handleContextOnly", ExactlyOnceContext.class);
+
+		assertThat(this.keys.resolve(delivery, () -> null)).isEqualTo("m-1");
+	}
+
+	@Test
+	void keyExpressionSeesTheHeadersOfARequeuedCopyAsTheyAre() throws Exception {
+		Headers headers = new Headers().put("Nats-Msg-Id", "requeue-TASKS-7").put("Exactly-Once-Original-Msg-Id", "m-1");
+		Delivery delivery = delivery(headers, "{}", "headers['Nats-Msg-Id']", "handleContextOnly",
+				ExactlyOnceContext.class);
+
+		assertThat(this.keys.resolve(delivery, () -> null)).isEqualTo("requeue-TASKS-7");
+	}
+
 	private static ArgumentResolver arguments(String method, Class<?>... parameters) throws Exception {
 		return new ArgumentResolver(Listener.class.getDeclaredMethod(method, parameters), JsonMapper.builder().build());
 	}
 
 	private static Delivery delivery(String body, String keyExpression, String method, Class<?>... parameters)
 			throws Exception {
-		Headers headers = new Headers().put("Nats-Msg-Id", "m-1");
+		return delivery(new Headers().put("Nats-Msg-Id", "m-1"), body, keyExpression, method, parameters);
+	}
+
+	private static Delivery delivery(Headers headers, String body, String keyExpression, String method,
+			Class<?>... parameters) throws Exception {
 		NatsMessage message = NatsMessage.builder()
 			.subject("agents.marketing.tasks.blog-post")
 			.headers(headers)

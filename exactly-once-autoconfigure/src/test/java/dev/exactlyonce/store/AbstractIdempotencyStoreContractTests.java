@@ -280,6 +280,28 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	}
 
 	@Test
+	void releaseByARoutineShutdownGivesItsAttemptBack() {
+		String key = uniqueKey("shutdown");
+		Claim interrupted = acquire(key, "worker-1", LEASE).claim();
+
+		this.store.release(interrupted, IdempotencyStore.RELEASED_BY_SHUTDOWN);
+
+		IdempotencyRecord record = this.store.find(key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.FAILED);
+		assertThat(record.resultSummary()).isEqualTo(IdempotencyStore.RELEASED_BY_SHUTDOWN);
+		assertThat(record.attempts()).isZero();
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+		assertThat(next.claim().attempt()).isEqualTo(1);
+		assertThat(next.previousAttempt()).satisfies((previous) -> {
+			assertThat(previous.state()).isEqualTo(RecordState.FAILED);
+			assertThat(previous.owner()).isEqualTo("worker-1");
+			assertThat(previous.failure()).isEqualTo(IdempotencyStore.RELEASED_BY_SHUTDOWN);
+		});
+		this.store.release(next.claim(), "IllegalStateException: model timed out");
+		assertThat(acquire(key, "worker-3", LEASE).claim().attempt()).isEqualTo(2);
+	}
+
+	@Test
 	void completedRecordsExpireAfterTheCompletedTtl() throws Exception {
 		IdempotencyStore shortLived = createStore(SHORT_TTL);
 		String key = uniqueKey("expiring");

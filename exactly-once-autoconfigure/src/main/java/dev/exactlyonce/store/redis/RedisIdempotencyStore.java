@@ -23,6 +23,7 @@ import org.springframework.util.StreamUtils;
 
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
@@ -116,7 +117,9 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@Override
 	public void release(Claim claim, String failure) {
-		List<String> fields = new ArrayList<>(List.of("state", RecordState.FAILED.name()));
+		// the script's token check guarantees the stored count is still the one this claim was given
+		List<String> fields = new ArrayList<>(List.of("state", RecordState.FAILED.name(), "attempts",
+				Integer.toString(ClaimRules.attemptsAfterRelease(claim.attempt(), failure))));
 		addIfSet(fields, "resultSummary", failure);
 		LandedWrites.write(() -> update(claim, "leaseUntil", Duration.ZERO, fields.toArray(String[]::new)),
 				() -> readBack(claim.key()), LandedWrites.releaseOf(claim));
