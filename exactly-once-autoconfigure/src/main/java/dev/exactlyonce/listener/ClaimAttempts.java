@@ -119,7 +119,8 @@ final class ClaimAttempts {
 					+ "the claim until the store answers in time. Lower the store's call timeout or raise "
 					+ "exactlyonce.store.lease if this recurs");
 			if (delivery.stopping() || holding.leaseSpent() || !Backoff.sleep(backoff.next())) {
-				release(claim);
+				release(claim, delivery.stopping() ? IdempotencyStore.RELEASED_BY_SHUTDOWN
+						: "given up unrun: the store answered too late for the lease");
 				throw new StoreUnavailableException("Claim on the message at " + delivery.describe()
 						+ " given up unrun: the store answered too late for " + delivery.settings().lease()
 						+ " or the listener is stopping", null);
@@ -156,9 +157,9 @@ final class ClaimAttempts {
 		}
 	}
 
-	private void release(Claim claim) {
+	private void release(Claim claim, String reason) {
 		try {
-			Uninterrupted.run(() -> this.store.release(claim, "given up unrun: the listener is stopping"));
+			Uninterrupted.run(() -> this.store.release(claim, reason));
 		}
 		catch (RuntimeException ex) {
 			// not released: the claim ends with its lease

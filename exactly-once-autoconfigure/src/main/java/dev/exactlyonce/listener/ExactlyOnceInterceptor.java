@@ -116,7 +116,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	/** Gives back a claim acquired while the listener stops, so another instance runs it at once. */
 	private void releaseUnrun(Delivery delivery) {
 		try {
-			Uninterrupted.run(() -> this.store.release(delivery.claim(), "released unrun: the listener is stopping"));
+			Uninterrupted.run(() -> this.store.release(delivery.claim(), IdempotencyStore.RELEASED_BY_SHUTDOWN));
 		}
 		catch (RuntimeException ex) {
 			// not released: the claim ends with its lease
