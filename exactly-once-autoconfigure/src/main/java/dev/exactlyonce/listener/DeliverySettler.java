@@ -61,6 +61,10 @@ final class DeliverySettler {
 			ack(delivery, DeliveryOutcome.PROCESSED);
 		}
 		else if (settlement instanceof Settlement.Duplicate) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Message at " + delivery.describe() + " is a duplicate of key '" + delivery.key()
+						+ "', completed before; acknowledged without running");
+			}
 			ack(delivery, DeliveryOutcome.DUPLICATE);
 		}
 		else if (settlement instanceof Settlement.HeldElsewhere held) {

@@ -24,6 +24,7 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ReflectionUtils;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
 /**
  * Finds {@link ExactlyOnceListener} methods, wraps their beans in a proxy carrying the
@@ -103,9 +104,10 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 		String problem = Modifier.isStatic(modifiers) ? "static" : Modifier.isPrivate(modifiers) ? "private"
 				: Modifier.isFinal(modifiers) ? "final" : null;
 		if (problem != null) {
-			throw new IllegalStateException("@ExactlyOnceListener method " + method + " of bean '" + beanName + "' is "
-					+ problem + ": the exactly-once proxy cannot intercept it, so it would run with no claim, no "
-					+ "completion record and no ack. Make it non-final and non-private (and not static).");
+			throw new ExactlyOnceConfigurationException("@ExactlyOnceListener method " + method + " of bean '"
+					+ beanName + "' is " + problem + ": the exactly-once proxy cannot intercept it, so it would run "
+					+ "with no claim, no completion record and no ack",
+					"Make it non-final and non-private (and not static).");
 		}
 	}
 

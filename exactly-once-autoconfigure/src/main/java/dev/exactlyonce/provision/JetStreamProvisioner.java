@@ -118,10 +118,22 @@ public class JetStreamProvisioner {
 					() -> this.management.updateConsumer(stream, declared));
 			return this.management.getConsumerInfo(stream, name);
 		}
-		catch (IOException | JetStreamApiException ex) {
-			throw new ProvisioningException("Could not provision consumer '" + name + "' on stream '" + stream
-					+ "' (exactlyonce.consumers." + name + "): " + ex.getMessage(), ex);
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() == STREAM_NOT_FOUND) {
+				throw new ProvisioningException("Consumer '" + name + "' reads stream '" + stream + "', which does not "
+						+ "exist on the server and is not declared: declare it under exactlyonce.streams." + stream
+						+ " (at least its subjects) or correct exactlyonce.consumers." + name + ".stream", ex);
+			}
+			throw consumerFailed(name, stream, ex);
 		}
+		catch (IOException ex) {
+			throw consumerFailed(name, stream, ex);
+		}
+	}
+
+	private static ProvisioningException consumerFailed(String name, String stream, Exception ex) {
+		return new ProvisioningException("Could not provision consumer '" + name + "' on stream '" + stream
+				+ "' (exactlyonce.consumers." + name + "): " + ex.getMessage(), ex);
 	}
 
 	private void update(String what, ConfigurationDrift drift, ServerCall call) throws IOException {

@@ -208,6 +208,21 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	}
 
 	@Test
+	void consumerOnAStreamThatIsNeitherDeclaredNorOnTheServerIsAnalysedNamingBothProperties() {
+		String consumer = "c" + names.incrementAndGet();
+		this.runner.withPropertyValues("exactlyonce.nats.servers=" + nats.url(),
+				"exactlyonce.consumers." + consumer + ".stream=NOT_DECLARED")
+			.run((context) -> {
+				FailureAnalysis analysis = new ProvisioningFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).as("failure analysis").isNotNull();
+				assertThat(analysis.getDescription()).contains("Consumer '" + consumer
+						+ "' reads stream 'NOT_DECLARED', which does not exist on the server and is not declared")
+					.contains("exactlyonce.streams.NOT_DECLARED")
+					.contains("exactlyonce.consumers." + consumer + ".stream");
+			});
+	}
+
+	@Test
 	void validateModeFailsOnAMissingStream() {
 		String[] declared = declaration("exactlyonce.provisioning.mode=validate");
 		this.runner.withPropertyValues(declared)
@@ -220,7 +235,7 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	void finalListenerMethodFailsStartupNamingBeanMethodAndFix() {
 		this.runner.withUserConfiguration(FinalMethodListener.class)
 			.withPropertyValues(declaration())
-			.run((context) -> assertThat(cause(context.getStartupFailure(), IllegalStateException.class))
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
 				.hasMessageContaining("bean 'finalHandler'")
 				.hasMessageContaining("FinalHandler.handle(java.lang.String)")
 				.hasMessageContaining("is final")
@@ -232,7 +247,7 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	void privateListenerMethodFailsStartupNamingBeanMethodAndFix() {
 		this.runner.withUserConfiguration(PrivateMethodListener.class)
 			.withPropertyValues(declaration())
-			.run((context) -> assertThat(cause(context.getStartupFailure(), IllegalStateException.class))
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
 				.hasMessageContaining("bean 'privateHandler'")
 				.hasMessageContaining("is private")
 				.hasMessageContaining("Make it non-final and non-private"));
