@@ -7,6 +7,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -46,6 +47,8 @@ final class PublisherProcess {
 	private int duplicatesNow;
 
 	private int retries;
+
+	private final Set<Long> storedSequences = new HashSet<>();
 
 	private boolean done;
 
@@ -93,7 +96,12 @@ final class PublisherProcess {
 				String[] fields = line.split(" ");
 				if (fields[0].equals("ack") && fields.length == 4) {
 					this.highestConfirmed = Math.max(this.highestConfirmed, Integer.parseInt(fields[1]));
-					duplicates += Boolean.parseBoolean(fields[3]) ? 1 : 0;
+					if (Boolean.parseBoolean(fields[3])) {
+						duplicates++;
+					}
+					else {
+						this.storedSequences.add(Long.parseLong(fields[2]));
+					}
 				}
 				else if (fields[0].equals("done")) {
 					this.done = true;
@@ -140,6 +148,15 @@ final class PublisherProcess {
 	/** Publishes the stream answered as duplicates (re-published ids it had stored already). */
 	int duplicatesSuppressed() {
 		return this.duplicatesEarlier + this.duplicatesNow;
+	}
+
+	/**
+	 * Task messages the stream confirmed as stored (not as duplicates), counted by their sequence:
+	 * the stream's last sequence also counts the deploy tasks the consumers publish to it.
+	 */
+	long storedTasks() {
+		read();
+		return this.storedSequences.size();
 	}
 
 	void close() {
