@@ -149,6 +149,15 @@ public enum FaultRow {
 	}
 
 	/**
+	 * Whether the row can run the DevOps agent twice for one deploy task: it runs in the consumer
+	 * JVMs the row kills or pauses, and its handler (one side effect, no steps, no probe) has the
+	 * HANDLED window of its own.
+	 */
+	public boolean mayRepeatDeploy() {
+		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE;
+	}
+
+	/**
 	 * Whether the row can call the model twice for a task (and so commit a later draft): a zombie
 	 * paused inside the draft step past its lease, whose step is run again by another instance.
 	 */

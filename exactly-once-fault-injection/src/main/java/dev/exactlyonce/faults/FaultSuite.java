@@ -70,7 +70,8 @@ public final class FaultSuite {
 					+ result.lost() + " lost, " + result.deadLettered() + " dead-lettered, "
 					+ result.sideEffects().duplicateCommits() + " duplicate commits, " + result.sideEffects().extraDrafts()
 					+ " extra drafts, " + result.sideEffects().notFirstDraft() + " not the first draft, "
-					+ result.sideEffects().duplicateDeploys() + " duplicate deploys"
+					+ result.sideEffects().duplicateDeployMessages() + " deploy tasks stored twice, "
+					+ result.sideEffects().duplicateDeploys() + " deploys re-run"
 					+ (result.unexpected().isEmpty() ? "" : ", UNEXPECTED " + result.unexpected())
 					+ "; " + result.notes());
 			results.add(result);
@@ -87,16 +88,17 @@ public final class FaultSuite {
 	public static String table(List<RowResult> results) {
 		StringBuilder table = new StringBuilder();
 		table.append("| fault / injection point | injections | tasks | handler re-runs (ledger) | commits | duplicate "
-				+ "commits | drafts (model calls) | committed draft not the first | deploys | duplicate deploys | lost "
-				+ "| dead-lettered | unexpected | notes |\n");
-		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+				+ "commits | drafts (model calls) | committed draft not the first | deploy tasks stored twice | deploys "
+				+ "| deploys re-run (DevOps handler) | lost | dead-lettered | unexpected | notes |\n");
+		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 		for (RowResult result : results) {
 			SideEffects done = result.sideEffects();
 			table.append("| ").append(result.row().label()).append(" | ").append(result.injections()).append(" | ")
 				.append(result.tasks()).append(" | ").append(result.duplicates()).append(" | ")
 				.append(total(done.commits())).append(" | ").append(done.duplicateCommits()).append(" | ")
 				.append(total(done.drafts())).append(" | ").append(done.notFirstDraft()).append(" | ")
-				.append(total(done.deploys())).append(" | ").append(done.duplicateDeploys()).append(" | ")
+				.append(done.duplicateDeployMessages()).append(" | ").append(total(done.deploys())).append(" | ")
+				.append(done.duplicateDeploys()).append(" | ")
 				.append(result.lost()).append(" | ").append(result.deadLettered()).append(" | ")
 				.append(result.unexpected().size()).append(" | ").append(notes(result)).append(" |\n");
 		}
@@ -161,7 +163,7 @@ public final class FaultSuite {
 		}
 		boolean holds = results.stream().allMatch(RowResult::holds);
 		System.out.println(holds ? "Every row holds: nothing lost, nothing unexpected, no handler re-run, second "
-				+ "commit or model call outside the rows that name the window, no second deploy."
+				+ "commit, model call or deploy outside the rows that name the window, no deploy task stored twice."
 				: "A ROW DOES NOT HOLD: see the table above.");
 		System.exit(holds ? 0 : 1);
 	}

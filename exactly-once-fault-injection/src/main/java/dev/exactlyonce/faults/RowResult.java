@@ -28,8 +28,8 @@ public record RowResult(FaultRow row, int tasks, int injections, int executions,
 	/**
 	 * Whether the row holds what users rely on: nothing lost, nothing unexpected, no handler re-run,
 	 * second commit or model call unless the row names that window (then at most one per
-	 * injection), never a second deploy, and the first draft committed unless the model was called
-	 * again.
+	 * injection), never a second deploy task (a deploy run twice only where a consumer JVM died),
+	 * and the first draft committed unless the model was called again.
 	 */
 	public boolean holds() {
 		return this.lost == 0 && this.unexpected.isEmpty()
@@ -37,7 +37,8 @@ public record RowResult(FaultRow row, int tasks, int injections, int executions,
 				&& withinInjections(this.sideEffects.duplicateCommits(), this.row.mayRepeatCommit())
 				&& withinInjections(this.sideEffects.extraDrafts(), this.row.mayRepeatModelCall())
 				&& withinInjections(this.sideEffects.notFirstDraft(), this.row.mayRepeatModelCall())
-				&& this.sideEffects.duplicateDeploys() == 0;
+				&& withinInjections(this.sideEffects.duplicateDeploys(), this.row.mayRepeatDeploy())
+				&& this.sideEffects.duplicateDeployMessages() == 0;
 	}
 
 	private boolean withinInjections(int count, boolean byDesign) {

@@ -164,13 +164,17 @@ final class RowRun {
 		properties.put("exactlyonce.store.lease", this.profile.lease().toMillis() + "ms");
 		properties.put("exactlyonce.store.nats-kv.replicas", Integer.toString(this.nats.replicas()));
 		properties.put("exactlyonce.streams.TASKS.replicas", Integer.toString(this.nats.replicas()));
-		properties.put(consumer + "ack-wait", this.profile.ackWait().toMillis() + "ms");
-		properties.put(consumer + "backoff", "");
-		properties.put(consumer + "max-deliver", Integer.toString(this.profile.maxDeliver()));
-		properties.put(consumer + "max-ack-pending", Integer.toString(this.profile.consumers() + 2));
-		properties.put(consumer + "working-ack-interval", this.profile.workingAckInterval().toMillis() + "ms");
-		properties.put(consumer + "retry-delay", "1s");
-		properties.put(consumer + "pull-expiry", "1s");
+		// The DevOps agent's consumer gets the same timings: a deploy held by a halted JVM is redelivered
+		// after the row's ack wait, not the sample's minute.
+		for (String prefix : List.of(consumer, "exactlyonce.consumers." + DEPLOY_CONSUMER + ".")) {
+			properties.put(prefix + "ack-wait", this.profile.ackWait().toMillis() + "ms");
+			properties.put(prefix + "backoff", "");
+			properties.put(prefix + "max-deliver", Integer.toString(this.profile.maxDeliver()));
+			properties.put(prefix + "max-ack-pending", Integer.toString(this.profile.consumers() + 2));
+			properties.put(prefix + "working-ack-interval", this.profile.workingAckInterval().toMillis() + "ms");
+			properties.put(prefix + "retry-delay", "1s");
+			properties.put(prefix + "pull-expiry", "1s");
+		}
 		properties.put(consumer + "on-abandoned", this.row.onAbandoned());
 		properties.put("exactlyonce.listener.shutdown-timeout", "20s");
 		Duration work = (this.row.fault() == Fault.ZOMBIE) ? this.profile.zombieWorkDuration()

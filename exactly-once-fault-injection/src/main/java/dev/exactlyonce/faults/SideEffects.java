@@ -20,15 +20,17 @@ import java.util.regex.Pattern;
  * What the sample's agents really did, read from their artefacts: the commits in the shared git
  * repository (found by their {@code Task-Id} trailer, the committed draft read from the post), the
  * model calls in every {@code drafts.log} ({@code <taskId> <instance> <time> <draftId>}) and the
- * deploys in every {@code deploys.log} ({@code <taskId> <sha> <instance> <time>}).
+ * deploys in every {@code deploys.log} ({@code <taskId> <sha> <instance> <time> <stream sequence>}).
  *
  * @param commits commits per task id
  * @param committedDrafts draft id in the post of each task's first commit
  * @param drafts draft ids per task id, oldest first
  * @param deploys deployed shas per task id
+ * @param deployMessages stream sequences of the deploy tasks the DevOps agent ran, per task id
  */
 public record SideEffects(Map<String, List<String>> commits, Map<String, String> committedDrafts,
-		Map<String, List<String>> drafts, Map<String, List<String>> deploys) {
+		Map<String, List<String>> drafts, Map<String, List<String>> deploys,
+		Map<String, List<String>> deployMessages) {
 
 	private static final Pattern DRAFT_ID = Pattern.compile("draft (\\S+), written by");
 
@@ -59,7 +61,8 @@ public record SideEffects(Map<String, List<String>> commits, Map<String, String>
 				committedDrafts.put(task, draft.find() ? draft.group(1) : "unreadable");
 			});
 		}
-		return new SideEffects(commits, committedDrafts, column(slots, "drafts.log", 3, 2), column(slots, "deploys.log", 1, 3));
+		return new SideEffects(commits, committedDrafts, column(slots, "drafts.log", 3, 2), column(slots, "deploys.log", 1, 3),
+				column(slots, "deploys.log", 4, 3));
 	}
 
 	/** One field of each line of a log in every slot, per task id (field 0), ordered by its time field. */
@@ -114,9 +117,20 @@ public record SideEffects(Map<String, List<String>> commits, Map<String, String>
 		return beyondFirst(this.drafts);
 	}
 
-	/** Deploys beyond the first, summed over tasks. */
+	/**
+	 * Deploys beyond the first, summed over tasks: the DevOps agent (no steps, no probe) run again
+	 * for a deploy task, e.g. when its JVM died after the deploy and before its completion record.
+	 */
 	public int duplicateDeploys() {
 		return beyondFirst(this.deploys);
+	}
+
+	/** Deploy tasks stored beyond one per task (distinct stream sequences the DevOps agent ran). */
+	public int duplicateDeployMessages() {
+		return this.deployMessages.values()
+			.stream()
+			.mapToInt((sequences) -> (int) sequences.stream().distinct().count() - 1)
+			.sum();
 	}
 
 	/** Tasks whose committed post is not the first draft the model wrote for them. */
