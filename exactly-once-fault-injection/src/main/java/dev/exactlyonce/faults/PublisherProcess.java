@@ -96,12 +96,8 @@ final class PublisherProcess {
 				String[] fields = line.split(" ");
 				if (fields[0].equals("ack") && fields.length == 4) {
 					this.highestConfirmed = Math.max(this.highestConfirmed, Integer.parseInt(fields[1]));
-					if (Boolean.parseBoolean(fields[3])) {
-						duplicates++;
-					}
-					else {
-						this.storedSequences.add(Long.parseLong(fields[2]));
-					}
+					duplicates += Boolean.parseBoolean(fields[3]) ? 1 : 0;
+					this.storedSequences.add(Long.parseLong(fields[2]));
 				}
 				else if (fields[0].equals("done")) {
 					this.done = true;
@@ -151,8 +147,9 @@ final class PublisherProcess {
 	}
 
 	/**
-	 * Task messages the stream confirmed as stored (not as duplicates), counted by their sequence:
-	 * the stream's last sequence also counts the deploy tasks the consumers publish to it.
+	 * Task messages the stream confirmed as stored, counted by their distinct sequences (a duplicate's
+	 * ack names the stored original, so a task whose first ack died with a killed publisher still
+	 * counts): the stream's last sequence also counts the deploy tasks the consumers publish to it.
 	 */
 	long storedTasks() {
 		read();
