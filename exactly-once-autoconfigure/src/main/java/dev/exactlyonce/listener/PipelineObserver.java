@@ -35,6 +35,16 @@ public interface PipelineObserver {
 	}
 
 	/**
+	 * Called right after {@link PipelinePoint#STEP_PERFORMED} with the name of the durable step
+	 * whose action returned (its side effect is done, its result not journaled yet). An exception
+	 * is treated like a crash of the pipeline at that point.
+	 * @param context the delivery
+	 * @param step the step's name
+	 */
+	default void onStepPerformed(ExactlyOnceContext context, String step) {
+	}
+
+	/**
 	 * Called once for each durable step a handler ran, when the step returned its result.
 	 * @param context the delivery
 	 * @param step the step's name

@@ -25,6 +25,19 @@ final class PipelineObservers {
 		}
 	}
 
+	/** Reports {@link PipelinePoint#STEP_PERFORMED} of the named step; a failing observer halts the delivery. */
+	void stepPerformed(ExactlyOnceContext context, String step) {
+		reached(PipelinePoint.STEP_PERFORMED, context);
+		for (PipelineObserver observer : this.observers) {
+			try {
+				observer.onStepPerformed(context, step);
+			}
+			catch (RuntimeException ex) {
+				throw new PipelineHaltedException(PipelinePoint.STEP_PERFORMED, ex);
+			}
+		}
+	}
+
 	void workingAck(ExactlyOnceContext context, boolean leaseRenewed) {
 		this.observers.forEach((observer) -> observer.onWorkingAck(context, leaseRenewed));
 	}

@@ -93,7 +93,7 @@ final class StepSession {
 		String json;
 		try {
 			value = call(name, action::run);
-			this.steps.observers().reached(PipelinePoint.STEP_PERFORMED, this.delivery);
+			this.steps.observers().stepPerformed(this.delivery, name);
 			json = this.steps.toJson(this.delivery, name, value);
 		}
 		catch (PipelineHaltedException ex) {

@@ -144,6 +144,16 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
+	void observersAreToldTheNameOfEachStepWhoseActionReturned() throws Exception {
+		Instance instance = this.instances.start("a");
+
+		runToCompletion(instance, "t-observed");
+
+		assertThat(instance.recorder().performedSteps()).containsExactly("draft", "commit", "notify", PUBLISH_STEP);
+		assertThat(instance.recorder().count(PipelinePoint.STEP_PERFORMED)).isEqualTo(4);
+	}
+
+	@Test
 	void aResultAboveTheSizeCapFailsItsStepNamingTheProperty() throws Exception {
 		Instance instance = this.instances.start("a", "test.steps.draft-padding=2000",
 				"exactlyonce.steps.max-result-size=1KB", NON_RETRYABLE_ILLEGAL_STATE);

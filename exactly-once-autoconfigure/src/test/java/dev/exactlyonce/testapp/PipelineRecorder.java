@@ -21,6 +21,8 @@ public class PipelineRecorder implements PipelineObserver {
 
 	private final List<DeliveryOutcome> outcomes = new CopyOnWriteArrayList<>();
 
+	private final List<String> performedSteps = new CopyOnWriteArrayList<>();
+
 	private volatile PipelinePoint haltAt;
 
 	private volatile boolean haltEveryTime;
@@ -83,6 +85,16 @@ public class PipelineRecorder implements PipelineObserver {
 
 	public List<DeliveryOutcome> outcomes() {
 		return List.copyOf(this.outcomes);
+	}
+
+	@Override
+	public void onStepPerformed(ExactlyOnceContext context, String step) {
+		this.performedSteps.add(step);
+	}
+
+	/** Names of the durable steps whose action returned, in order. */
+	public List<String> performedSteps() {
+		return List.copyOf(this.performedSteps);
 	}
 
 	public long count(PipelinePoint point) {

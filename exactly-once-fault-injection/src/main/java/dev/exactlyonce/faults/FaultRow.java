@@ -23,6 +23,23 @@ public enum FaultRow {
 			"kill -9 after the side effect, before the completion record (HANDLED), on-abandoned=dead-letter",
 			Fault.CHAOS, "handled", "dead-letter"),
 
+	/** Consumer halted inside the commit step after its git commit, before its DONE record; the probe finds it. */
+	KILL_IN_COMMIT("kill -9 inside step commit, after the git commit, before its DONE record (probe: git log --grep)",
+			Fault.CHAOS, "step-performed", "commit", true),
+
+	/** Consumer halted inside the commit step after its git commit, before its DONE record; no probe. */
+	KILL_IN_COMMIT_NO_PROBE(
+			"kill -9 inside step commit, after the git commit, before its DONE record (no probe), on-abandoned=retry",
+			Fault.CHAOS, "step-performed", "commit", false),
+
+	/** Consumer halted between steps: draft journaled DONE, commit not started. */
+	KILL_BETWEEN_STEPS("kill -9 between steps (draft DONE, commit not started)", Fault.CHAOS, "step-done", "draft",
+			true),
+
+	/** Consumer halted inside ctx.publish: the deploy task published, the publish step not journaled DONE. */
+	KILL_IN_PUBLISH("kill -9 inside ctx.publish, after the publish, before its DONE record", Fault.CHAOS,
+			"step-performed", "publish:agents.devops.tasks.deploy", true),
+
 	/** Consumer halted after the completion record, before the ack. */
 	KILL_COMPLETED("kill -9 after the completion record, before the ack (COMPLETED)", Fault.CHAOS, "completed",
 			"retry"),
@@ -60,11 +77,26 @@ public enum FaultRow {
 
 	private final String onAbandoned;
 
+	private final String chaosStep;
+
+	private final boolean commitProbe;
+
 	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned) {
+		this(label, fault, chaosPoint, onAbandoned, null, true);
+	}
+
+	FaultRow(String label, Fault fault, String chaosPoint, String chaosStep, boolean commitProbe) {
+		this(label, fault, chaosPoint, "retry", chaosStep, commitProbe);
+	}
+
+	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned, String chaosStep,
+			boolean commitProbe) {
 		this.label = label;
 		this.fault = fault;
 		this.chaosPoint = chaosPoint;
 		this.onAbandoned = onAbandoned;
+		this.chaosStep = chaosStep;
+		this.commitProbe = commitProbe;
 	}
 
 	/** The row's text in the matrix. */
@@ -87,12 +119,50 @@ public enum FaultRow {
 		return this.onAbandoned;
 	}
 
+	/** The {@code sample.chaos.step} of a row halting in or after a durable step, else {@code null}. */
+	public String chaosStep() {
+		return this.chaosStep;
+	}
+
+	/** The consumers' {@code sample.commit-probe}: whether the commit step has its probe. */
+	public boolean commitProbe() {
+		return this.commitProbe;
+	}
+
 	/**
-	 * Whether the row can execute a task twice by design: the side effect was done by a process
-	 * whose claim is then retried (the window the README names). Every other row must show none.
+	 * Whether the row can run the handler of a task twice by design (more than one ledger line): a
+	 * process died after the handler started its steps and its claim is retried; steps already
+	 * journaled replay, the ledger line written after the last step does not. Every other row must
+	 * show none.
 	 */
 	public boolean mayDuplicate() {
-		return this == KILL_HANDLED_RETRY || this == ZOMBIE_RETRY;
+		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
+				|| this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE || this == KILL_IN_PUBLISH;
+	}
+
+	/**
+	 * Whether the row can commit a task twice by design: killed between the git commit and its DONE
+	 * record, with no probe to find the commit (at most once per injection).
+	 */
+	public boolean mayRepeatCommit() {
+		return this == KILL_IN_COMMIT_NO_PROBE;
+	}
+
+	/**
+	 * Whether the row can run the DevOps agent twice for one deploy task: it runs in the consumer
+	 * JVMs the row kills or pauses, and its handler (one side effect, no steps, no probe) has the
+	 * HANDLED window of its own.
+	 */
+	public boolean mayRepeatDeploy() {
+		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE;
+	}
+
+	/**
+	 * Whether the row can call the model twice for a task (and so commit a later draft): a zombie
+	 * paused inside the draft step past its lease, whose step is run again by another instance.
+	 */
+	public boolean mayRepeatModelCall() {
+		return this.fault == Fault.ZOMBIE;
 	}
 
 	/** How a fault is injected. */

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import dev.exactlyonce.test.NatsServerProcess;
 
@@ -66,7 +67,11 @@ public final class FaultSuite {
 			RowResult result = new RowRun(row, this.profile, launcher, rowDir, this.log, seed + row.ordinal()).run();
 			this.log.line("row " + row.name() + " done in " + seconds(result.elapsed()) + ": " + result.injections()
 					+ " injections, " + result.executions() + " executions, " + result.duplicates() + " duplicates, "
-					+ result.lost() + " lost, " + result.deadLettered() + " dead-lettered"
+					+ result.lost() + " lost, " + result.deadLettered() + " dead-lettered, "
+					+ result.sideEffects().duplicateCommits() + " duplicate commits, " + result.sideEffects().extraDrafts()
+					+ " extra drafts, " + result.sideEffects().notFirstDraft() + " not the first draft, "
+					+ result.sideEffects().duplicateDeployMessages() + " deploy tasks stored twice, "
+					+ result.sideEffects().duplicateDeploys() + " deploys re-run"
 					+ (result.unexpected().isEmpty() ? "" : ", UNEXPECTED " + result.unexpected())
 					+ "; " + result.notes());
 			results.add(result);
@@ -82,16 +87,26 @@ public final class FaultSuite {
 	 */
 	public static String table(List<RowResult> results) {
 		StringBuilder table = new StringBuilder();
-		table.append("| fault / injection point | injections | tasks | duplicates executed | lost | dead-lettered "
-				+ "| unexpected | notes |\n");
-		table.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+		table.append("| fault / injection point | injections | tasks | handler re-runs (ledger) | commits | duplicate "
+				+ "commits | drafts (model calls) | committed draft not the first | deploy tasks stored twice | deploys "
+				+ "| deploys re-run (DevOps handler) | lost | dead-lettered | unexpected | notes |\n");
+		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 		for (RowResult result : results) {
+			SideEffects done = result.sideEffects();
 			table.append("| ").append(result.row().label()).append(" | ").append(result.injections()).append(" | ")
-				.append(result.tasks()).append(" | ").append(result.duplicates()).append(" | ").append(result.lost())
-				.append(" | ").append(result.deadLettered()).append(" | ").append(result.unexpected().size())
-				.append(" | ").append(notes(result)).append(" |\n");
+				.append(result.tasks()).append(" | ").append(result.duplicates()).append(" | ")
+				.append(total(done.commits())).append(" | ").append(done.duplicateCommits()).append(" | ")
+				.append(total(done.drafts())).append(" | ").append(done.notFirstDraft()).append(" | ")
+				.append(done.duplicateDeployMessages()).append(" | ").append(total(done.deploys())).append(" | ")
+				.append(done.duplicateDeploys()).append(" | ")
+				.append(result.lost()).append(" | ").append(result.deadLettered()).append(" | ")
+				.append(result.unexpected().size()).append(" | ").append(notes(result)).append(" |\n");
 		}
 		return table.toString();
+	}
+
+	private static int total(Map<String, List<String>> perTask) {
+		return perTask.values().stream().mapToInt(List::size).sum();
 	}
 
 	private static String notes(RowResult result) {
@@ -147,8 +162,9 @@ public final class FaultSuite {
 			writeReport(report, profile, results, table, String.join(" ", args));
 		}
 		boolean holds = results.stream().allMatch(RowResult::holds);
-		System.out.println(holds ? "Every row holds: nothing lost, nothing unexpected, no duplicate outside the "
-				+ "rows that name the window." : "A ROW DOES NOT HOLD: see the table above.");
+		System.out.println(holds ? "Every row holds: nothing lost, nothing unexpected, no handler re-run, second "
+				+ "commit, model call or deploy outside the rows that name the window, no deploy task stored twice."
+				: "A ROW DOES NOT HOLD: see the table above.");
 		System.exit(holds ? 0 : 1);
 	}
 

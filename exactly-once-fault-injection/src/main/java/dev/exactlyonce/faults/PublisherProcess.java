@@ -7,6 +7,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -46,6 +47,8 @@ final class PublisherProcess {
 	private int duplicatesNow;
 
 	private int retries;
+
+	private final Set<Long> storedSequences = new HashSet<>();
 
 	private boolean done;
 
@@ -94,6 +97,7 @@ final class PublisherProcess {
 				if (fields[0].equals("ack") && fields.length == 4) {
 					this.highestConfirmed = Math.max(this.highestConfirmed, Integer.parseInt(fields[1]));
 					duplicates += Boolean.parseBoolean(fields[3]) ? 1 : 0;
+					this.storedSequences.add(Long.parseLong(fields[2]));
 				}
 				else if (fields[0].equals("done")) {
 					this.done = true;
@@ -140,6 +144,16 @@ final class PublisherProcess {
 	/** Publishes the stream answered as duplicates (re-published ids it had stored already). */
 	int duplicatesSuppressed() {
 		return this.duplicatesEarlier + this.duplicatesNow;
+	}
+
+	/**
+	 * Task messages the stream confirmed as stored, counted by their distinct sequences (a duplicate's
+	 * ack names the stored original, so a task whose first ack died with a killed publisher still
+	 * counts): the stream's last sequence also counts the deploy tasks the consumers publish to it.
+	 */
+	long storedTasks() {
+		read();
+		return this.storedSequences.size();
 	}
 
 	void close() {

@@ -19,14 +19,30 @@ import java.util.List;
  * @param republishedDuplicates publishes the stream recognised as duplicates
  * @param notes further observations (claims lost, progress with a node down, dead-letter reasons)
  * @param elapsed how long the row took
+ * @param sideEffects what the agents did: commits, model calls (drafts), deploys
  */
 public record RowResult(FaultRow row, int tasks, int injections, int executions, int duplicates, int lost,
 		int deadLettered, List<String> unexpected, int publisherKills, int republishedDuplicates, List<String> notes,
-		Duration elapsed) {
+		Duration elapsed, SideEffects sideEffects) {
 
-	/** Whether the row holds what users rely on: nothing lost, nothing unexpected, no duplicate unless by design. */
+	/**
+	 * Whether the row holds what users rely on: nothing lost, nothing unexpected, no handler re-run,
+	 * second commit or model call unless the row names that window (then at most one per
+	 * injection), never a second deploy task (a deploy run twice only where a consumer JVM died),
+	 * and the first draft committed unless the model was called again.
+	 */
 	public boolean holds() {
-		return this.lost == 0 && this.unexpected.isEmpty() && (this.duplicates == 0 || this.row.mayDuplicate());
+		return this.lost == 0 && this.unexpected.isEmpty()
+				&& withinInjections(this.duplicates, this.row.mayDuplicate())
+				&& withinInjections(this.sideEffects.duplicateCommits(), this.row.mayRepeatCommit())
+				&& withinInjections(this.sideEffects.extraDrafts(), this.row.mayRepeatModelCall())
+				&& withinInjections(this.sideEffects.notFirstDraft(), this.row.mayRepeatModelCall())
+				&& withinInjections(this.sideEffects.duplicateDeploys(), this.row.mayRepeatDeploy())
+				&& this.sideEffects.duplicateDeployMessages() == 0;
+	}
+
+	private boolean withinInjections(int count, boolean byDesign) {
+		return count == 0 || (byDesign && count <= this.injections);
 	}
 
 }

@@ -28,6 +28,9 @@ final class RowRun {
 
 	static final String CONSUMER = "marketing-task-worker";
 
+	/** The sample's second consumer, the DevOps agent, fed by the marketing agent's follow-up publish. */
+	static final String DEPLOY_CONSUMER = "devops-task-worker";
+
 	/** Exit status of a chaos halt ({@code sample.chaos.exit-status}). */
 	static final int HALT_STATUS = 99;
 
@@ -161,19 +164,30 @@ final class RowRun {
 		properties.put("exactlyonce.store.lease", this.profile.lease().toMillis() + "ms");
 		properties.put("exactlyonce.store.nats-kv.replicas", Integer.toString(this.nats.replicas()));
 		properties.put("exactlyonce.streams.TASKS.replicas", Integer.toString(this.nats.replicas()));
-		properties.put(consumer + "ack-wait", this.profile.ackWait().toMillis() + "ms");
-		properties.put(consumer + "backoff", "");
-		properties.put(consumer + "max-deliver", Integer.toString(this.profile.maxDeliver()));
-		properties.put(consumer + "max-ack-pending", Integer.toString(this.profile.consumers() + 2));
-		properties.put(consumer + "working-ack-interval", this.profile.workingAckInterval().toMillis() + "ms");
-		properties.put(consumer + "retry-delay", "1s");
-		properties.put(consumer + "pull-expiry", "1s");
+		// The DevOps agent's consumer gets the same timings: a deploy held by a halted JVM is redelivered
+		// after the row's ack wait, not the sample's minute.
+		for (String prefix : List.of(consumer, "exactlyonce.consumers." + DEPLOY_CONSUMER + ".")) {
+			properties.put(prefix + "ack-wait", this.profile.ackWait().toMillis() + "ms");
+			properties.put(prefix + "backoff", "");
+			properties.put(prefix + "max-deliver", Integer.toString(this.profile.maxDeliver()));
+			properties.put(prefix + "max-ack-pending", Integer.toString(this.profile.consumers() + 2));
+			properties.put(prefix + "working-ack-interval", this.profile.workingAckInterval().toMillis() + "ms");
+			properties.put(prefix + "retry-delay", "1s");
+			properties.put(prefix + "pull-expiry", "1s");
+		}
 		properties.put(consumer + "on-abandoned", this.row.onAbandoned());
 		properties.put("exactlyonce.listener.shutdown-timeout", "20s");
 		Duration work = (this.row.fault() == Fault.ZOMBIE) ? this.profile.zombieWorkDuration()
 				: this.profile.workDuration();
 		properties.put("sample.work-duration", work.toMillis() + "ms");
+		properties.put("sample.repository", repository().toString());
+		properties.put("sample.commit-probe", Boolean.toString(this.row.commitProbe()));
 		return properties;
+	}
+
+	/** The git repository every consumer of the row commits its posts to, so the commit probe sees them all. */
+	private Path repository() {
+		return this.directory.resolve("repository");
 	}
 
 	/**
@@ -187,9 +201,13 @@ final class RowRun {
 			return Map.of();
 		}
 		slot.armed(true);
-		return Map.of("sample.chaos.halt-at", this.row.chaosPoint(), "sample.chaos.probability",
-				Double.toString(this.profile.chaosProbability()), "sample.chaos.seed",
-				Long.toString(this.random.nextLong()), "sample.chaos.exit-status", Integer.toString(HALT_STATUS));
+		Map<String, String> chaos = new LinkedHashMap<>(Map.of("sample.chaos.halt-at", this.row.chaosPoint(),
+				"sample.chaos.probability", Double.toString(this.profile.chaosProbability()), "sample.chaos.seed",
+				Long.toString(this.random.nextLong()), "sample.chaos.exit-status", Integer.toString(HALT_STATUS)));
+		if (this.row.chaosStep() != null) {
+			chaos.put("sample.chaos.step", this.row.chaosStep());
+		}
+		return chaos;
 	}
 
 	/** Restarts every consumer JVM that died: a chaos halt is an injection, anything else is unexpected. */
@@ -241,11 +259,13 @@ final class RowRun {
 			JetStreamManagement management = this.connection.jetStreamManagement();
 			StreamInfo stream = management.getStreamInfo(TaskPublisher.STREAM);
 			ConsumerInfo consumer = management.getConsumerInfo(TaskPublisher.STREAM, CONSUMER);
+			ConsumerInfo deploys = management.getConsumerInfo(TaskPublisher.STREAM, DEPLOY_CONSUMER);
 			long messages = stream.getStreamState().getMsgCount();
 			boolean settled = consumer.getNumAckPending() == 0 && consumer.getNumPending() == 0;
+			boolean deployed = deploys.getNumAckPending() == 0 && deploys.getNumPending() == 0;
 			this.workRemaining = !this.publisher.done() || !settled;
-			this.drained = this.publisher.done() && settled && this.resumeAt.isEmpty() && this.downNode == null
-					&& allTasksAccounted();
+			this.drained = this.publisher.done() && settled && deployed && this.resumeAt.isEmpty()
+					&& this.downNode == null && allTasksAccounted();
 			this.leftInStream = (int) messages;
 		}
 		catch (IOException | JetStreamApiException | IllegalStateException ex) {
@@ -419,7 +439,9 @@ final class RowRun {
 				this.unexpected.add("dead letter of " + key + " has no reason");
 			}
 		});
-		long stored = storedMessages();
+		SideEffects sideEffects = SideEffects.read(repository(), this.slots);
+		checkSideEffects(sideEffects, deadLetters, tasks);
+		long stored = this.publisher.storedTasks();
 		if (stored < tasks) {
 			this.unexpected.add("stream TASKS stored " + stored + " messages for " + tasks + " task ids");
 		}
@@ -429,7 +451,26 @@ final class RowRun {
 		}
 		notes(deadLetters);
 		return new RowResult(this.row, tasks, injected, total, duplicates, lost, deadLettered, List.copyOf(this.unexpected),
-				this.publisher.kills(), this.publisher.duplicatesSuppressed(), List.copyOf(this.notes), elapsed);
+				this.publisher.kills(), this.publisher.duplicatesSuppressed(), List.copyOf(this.notes), elapsed,
+				sideEffects);
+	}
+
+	/** Every task not dead-lettered has a commit and a deploy of that commit; nothing else was committed. */
+	private void checkSideEffects(SideEffects sideEffects, Map<String, String> deadLetters, int tasks) {
+		for (int i = 0; i < tasks; i++) {
+			String id = TaskPublisher.taskId(this.prefix, i);
+			if (!deadLetters.containsKey(id) && !sideEffects.commits().containsKey(id)) {
+				this.unexpected.add("task " + id + " has no commit in " + repository());
+			}
+			if (!deadLetters.containsKey(id) && !sideEffects.deploys().containsKey(id)) {
+				this.unexpected.add("task " + id + " was not deployed");
+			}
+		}
+		sideEffects.commits().keySet().stream().filter((id) -> !id.startsWith(this.prefix + "-"))
+			.forEach((id) -> this.unexpected.add("commit of unknown task " + id));
+		if (sideEffects.deploysOfOtherCommits() > 0) {
+			this.unexpected.add(sideEffects.deploysOfOtherCommits() + " deploy(s) of a sha that is not their task's commit");
+		}
 	}
 
 	private void notes(Map<String, String> deadLetters) {
@@ -458,18 +499,6 @@ final class RowRun {
 		reasons.forEach((reason, count) -> this.notes.add(count + " dead letter(s): " + reason));
 		int restarts = this.slots.stream().mapToInt(ConsumerSlot::incarnations).sum();
 		this.notes.add(restarts + " consumer JVM start(s)");
-	}
-
-	private long storedMessages() throws IOException {
-		try {
-			return this.connection.jetStreamManagement()
-				.getStreamInfo(TaskPublisher.STREAM)
-				.getStreamState()
-				.getLastSequence();
-		}
-		catch (JetStreamApiException ex) {
-			throw new IOException(ex);
-		}
 	}
 
 }

@@ -12,9 +12,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The short fault-injection suite against real processes: sample-agent-app JVMs halted at every
  * pipeline point, paused past their lease, a publisher killed mid-batch, nats-server killed under
- * load, and one node of a 3-node cluster killed. Every task must run exactly once (or be
- * dead-lettered with a reason); only the two rows that name the side-effect window may re-run a
- * task, and never more often than faults were injected.
+ * load, one node of a 3-node cluster killed, and kills inside and between the marketing agent's
+ * durable steps. Every task must be committed and deployed once (or be dead-lettered with a
+ * reason), with the first draft the model wrote; only the rows that name a window may re-run the
+ * handler, commit again (no probe) or call the model again (zombie), never more often than faults
+ * were injected.
  */
 class FaultInjectionIntegrationTests {
 
@@ -30,19 +32,26 @@ class FaultInjectionIntegrationTests {
 		SoftAssertions softly = new SoftAssertions();
 		for (RowResult result : results) {
 			String row = result.row().name();
+			SideEffects done = result.sideEffects();
 			softly.assertThat(result.injections()).as(row + " injections").isPositive();
 			softly.assertThat(result.lost()).as(row + " lost tasks").isZero();
 			softly.assertThat(result.unexpected()).as(row + " unexpected").isEmpty();
-			if (result.row().mayDuplicate()) {
-				softly.assertThat(result.duplicates()).as(row + " duplicates").isLessThanOrEqualTo(result.injections());
-			}
-			else {
-				softly.assertThat(result.duplicates()).as(row + " duplicates").isZero();
-			}
+			softly.assertThat(result.duplicates()).as(row + " handler re-runs")
+				.isLessThanOrEqualTo(result.row().mayDuplicate() ? result.injections() : 0);
+			softly.assertThat(done.duplicateCommits()).as(row + " duplicate commits")
+				.isLessThanOrEqualTo(result.row().mayRepeatCommit() ? result.injections() : 0);
+			softly.assertThat(done.extraDrafts()).as(row + " model calls beyond one per task")
+				.isLessThanOrEqualTo(result.row().mayRepeatModelCall() ? result.injections() : 0);
+			softly.assertThat(done.notFirstDraft()).as(row + " commits of a draft other than the first")
+				.isLessThanOrEqualTo(result.row().mayRepeatModelCall() ? result.injections() : 0);
+			softly.assertThat(done.duplicateDeployMessages()).as(row + " deploy tasks stored twice").isZero();
+			softly.assertThat(done.duplicateDeploys()).as(row + " deploys re-run by the DevOps handler")
+				.isLessThanOrEqualTo(result.row().mayRepeatDeploy() ? result.injections() : 0);
 		}
-		RowResult parked = results.get(FaultRow.KILL_HANDLED_DEAD_LETTER.ordinal());
-		softly.assertThat(parked.deadLettered()).as("HANDLED + dead-letter parks each halted task")
-			.isEqualTo(parked.injections());
+		RowResult handledParked = results.get(FaultRow.KILL_HANDLED_DEAD_LETTER.ordinal());
+		softly.assertThat(handledParked.deadLettered())
+			.as("HANDLED + dead-letter: every step was journaled, so the retry replays them instead of parking")
+			.isZero();
 		RowResult publisher = results.get(FaultRow.PUBLISHER_KILL.ordinal());
 		softly.assertThat(publisher.republishedDuplicates()).as("republished tasks deduplicated by the stream")
 			.isPositive();

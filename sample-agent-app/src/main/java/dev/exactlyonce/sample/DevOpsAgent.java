@@ -7,11 +7,13 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.stereotype.Component;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
+import dev.exactlyonce.listener.ExactlyOnceContext;
 
 /**
  * The "DevOps agent": deploys what the marketing agent committed, recording each deploy as
- * {@code <taskId> <sha> <instanceId> <ISO timestamp>} in {@code <output-dir>/deploys.log}
- * (fsynced). Its tasks are keyed by the message id the marketing agent's publish step derived, so
+ * {@code <taskId> <sha> <instanceId> <ISO timestamp> <stream sequence>} in
+ * {@code <output-dir>/deploys.log} (fsynced); the sequence tells a deploy run twice for one
+ * message from a deploy task stored twice. Its tasks are keyed by the message id the marketing agent's publish step derived, so
  * each is deployed once.
  */
 @Component
@@ -29,8 +31,9 @@ class DevOpsAgent {
 	}
 
 	@ExactlyOnceListener(consumer = "devops-task-worker")
-	String handle(DeployTask task) {
-		this.deploys.append(task.taskId() + " " + task.sha() + " " + this.instanceId + " " + Instant.now());
+	String handle(DeployTask task, ExactlyOnceContext context) {
+		this.deploys.append(task.taskId() + " " + task.sha() + " " + this.instanceId + " " + Instant.now() + " "
+				+ context.streamSequence());
 		logger.info("Task " + task.taskId() + " deployed: " + task.sha());
 		return task.sha();
 	}

@@ -15,7 +15,8 @@ import dev.exactlyonce.sample.chaos.ChaosObserver;
 
 /**
  * The "marketing agent", in three durable steps: {@code draft} (a simulated model call whose text
- * is different on every call; each call is recorded in {@code <output-dir>/drafts.log}),
+ * is different on every call; each call is recorded in {@code <output-dir>/drafts.log} with the
+ * draft's id, which the text carries),
  * {@code commit} (a real {@code git commit} of the draft, found again by its {@code Task-Id}
  * trailer when an earlier attempt died before journaling it), and a follow-up deploy task for the
  * {@link DevOpsAgent}. It then appends to the ledger. The starter makes sure each task gets here
@@ -56,7 +57,7 @@ class MarketingAgent {
 					+ previous.lastStep().map((step) -> " in step " + step).orElse("") + ")"));
 		String draft = context.step("draft", String.class, () -> draft(task));
 		String sha = context.step("commit", String.class, () -> this.posts.commit(task.taskId(), draft),
-				() -> this.posts.findCommit(task.taskId()));
+				this.properties.isCommitProbe() ? () -> this.posts.findCommit(task.taskId()) : null);
 		context.publish(DEPLOYS, new DeployTask(task.taskId(), sha));
 		this.ledger.record(task.taskId(), context.deliveryCount());
 		logger.info("Task " + task.taskId() + " done: commit " + sha);
@@ -71,9 +72,10 @@ class MarketingAgent {
 		this.chaos.ifAvailable(ChaosObserver::midHandler);
 		Thread.sleep(duration.toMillis() - half);
 		String instance = this.properties.resolvedInstanceId();
-		this.drafts.append(task.taskId() + " " + instance + " " + Instant.now());
+		UUID draftId = UUID.randomUUID();
+		this.drafts.append(task.taskId() + " " + instance + " " + Instant.now() + " " + draftId);
 		return "# " + task.type() + " for " + task.assignee() + "\n\nTask " + task.taskId() + ", draft "
-				+ UUID.randomUUID() + ", written by " + instance + " after " + duration.toMillis()
+				+ draftId + ", written by " + instance + " after " + duration.toMillis()
 				+ " ms of thought.\n";
 	}
 

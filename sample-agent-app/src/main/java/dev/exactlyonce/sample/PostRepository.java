@@ -1,9 +1,12 @@
 package dev.exactlyonce.sample;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,9 +15,11 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Component;
 
 /**
- * The git repository the marketing agent commits its posts to: {@code sample.output-dir}, with each
- * post in {@code posts/<taskId>.md} and a {@code Task-Id: <taskId>} trailer in its commit message,
- * so a task's commit can be found again ({@code git log --grep}). Uses the {@code git} command.
+ * The git repository the marketing agent commits its posts to: {@code sample.repository} (else
+ * {@code sample.output-dir}), with each post in {@code posts/<taskId>.md} and a
+ * {@code Task-Id: <taskId>} trailer in its commit message, so a task's commit can be found again
+ * ({@code git log --grep}). Uses the {@code git} command. Instances sharing the repository take
+ * turns through a file lock ({@code .commit.lock}, released by the OS when a process dies).
  */
 @Component
 class PostRepository {
@@ -24,7 +29,7 @@ class PostRepository {
 	private final Path directory;
 
 	PostRepository(SampleProperties properties) {
-		this.directory = properties.getOutputDir();
+		this.directory = properties.resolvedRepository();
 	}
 
 	/**
@@ -35,14 +40,16 @@ class PostRepository {
 	 * @return the commit's sha
 	 */
 	synchronized String commit(String taskId, String text) throws IOException, InterruptedException {
-		if (!Files.isDirectory(this.directory.resolve(".git"))) {
-			git("init", "-q");
+		try (FileChannel lockFile = openLockFile(); FileLock lock = lockFile.lock()) {
+			if (!Files.isDirectory(this.directory.resolve(".git"))) {
+				git("init", "-q");
+			}
+			Path post = Files.createDirectories(this.directory.resolve("posts")).resolve(taskId + ".md");
+			Files.writeString(post, text);
+			git("add", "posts/" + taskId + ".md");
+			git("commit", "-q", "--allow-empty", "-m", "Post for task " + taskId, "-m", "Task-Id: " + taskId);
+			return git("rev-parse", "HEAD").trim();
 		}
-		Path post = Files.createDirectories(this.directory.resolve("posts")).resolve(taskId + ".md");
-		Files.writeString(post, text);
-		git("add", "posts/" + taskId + ".md");
-		git("commit", "-q", "--allow-empty", "-m", "Post for task " + taskId, "-m", "Task-Id: " + taskId);
-		return git("rev-parse", "HEAD").trim();
 	}
 
 	/**
@@ -54,8 +61,17 @@ class PostRepository {
 		if (!Files.isDirectory(this.directory.resolve(".git"))) {
 			return Optional.empty();
 		}
-		String shas = git("log", "--format=%H", "--grep=^Task-Id: " + taskId + "$");
-		return shas.lines().findFirst();
+		try (FileChannel lockFile = openLockFile(); FileLock lock = lockFile.lock()) {
+			String shas = git("log", "--format=%H", "--grep=^Task-Id: " + taskId + "$");
+			return shas.lines().findFirst();
+		}
+	}
+
+	/** The file whose lock instances sharing this repository take turns on. */
+	private FileChannel openLockFile() throws IOException {
+		Files.createDirectories(this.directory);
+		return FileChannel.open(this.directory.resolve(".commit.lock"), StandardOpenOption.CREATE,
+				StandardOpenOption.WRITE);
 	}
 
 	private String git(String... arguments) throws IOException, InterruptedException {

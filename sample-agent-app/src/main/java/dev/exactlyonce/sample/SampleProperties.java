@@ -23,6 +23,18 @@ public class SampleProperties {
 	/** Name of this instance in the ledger; host name and process id when unset. */
 	private String instanceId;
 
+	/**
+	 * Git repository the marketing agent commits its posts to; {@code output-dir} when unset. Give
+	 * instances one shared repository so the commit probe sees the commits of the others.
+	 */
+	private Path repository;
+
+	/**
+	 * Whether the commit step has its probe (find the task's commit by its {@code Task-Id} trailer);
+	 * false shows what a step without a probe does after a crash inside it.
+	 */
+	private boolean commitProbe = true;
+
 	public Duration getWorkDuration() {
 		return this.workDuration;
 	}
@@ -45,6 +57,27 @@ public class SampleProperties {
 
 	public void setInstanceId(String instanceId) {
 		this.instanceId = instanceId;
+	}
+
+	public Path getRepository() {
+		return this.repository;
+	}
+
+	public void setRepository(Path repository) {
+		this.repository = repository;
+	}
+
+	/** The git repository of the posts: {@code repository}, or {@code output-dir} when unset. */
+	public Path resolvedRepository() {
+		return (this.repository != null) ? this.repository : this.outputDir;
+	}
+
+	public boolean isCommitProbe() {
+		return this.commitProbe;
+	}
+
+	public void setCommitProbe(boolean commitProbe) {
+		this.commitProbe = commitProbe;
 	}
 
 	/** The instance id, or host name and process id when unset. */

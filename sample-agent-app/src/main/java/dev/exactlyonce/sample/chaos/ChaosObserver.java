@@ -16,13 +16,15 @@ import java.util.concurrent.locks.LockSupport;
 import dev.exactlyonce.listener.ExactlyOnceContext;
 import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.listener.StepOutcome;
 import dev.exactlyonce.sample.SampleProperties;
 
 /**
  * Fault injection through the starter's {@link PipelineObserver} extension point: halts the JVM
  * ({@link Runtime#halt}: no shutdown hooks, no graceful stop, as {@code kill -9} would) when a
  * delivery of the configured consumer reaches the configured {@link ChaosPoint}, with the
- * configured probability. Before halting it appends {@code <point> <key> <instance> <timestamp>}
+ * configured probability ({@code step-performed} and {@code step-done} only in the durable step
+ * {@code sample.chaos.step}). Before halting it appends {@code <point> <key> <instance> <timestamp>}
  * to its log file and fsyncs it, so a driver can count injections. Only registered when
  * {@code sample.chaos.halt-at} is set.
  */
@@ -31,6 +33,8 @@ public class ChaosObserver implements PipelineObserver {
 	private final ChaosPoint haltAt;
 
 	private final String consumer;
+
+	private final String step;
 
 	private final double probability;
 
@@ -57,6 +61,11 @@ public class ChaosObserver implements PipelineObserver {
 	 */
 	public ChaosObserver(ChaosProperties chaos, SampleProperties sample) {
 		this.haltAt = chaos.getHaltAt();
+		this.step = chaos.getStep();
+		if ((this.haltAt == ChaosPoint.STEP_PERFORMED || this.haltAt == ChaosPoint.STEP_DONE) && this.step == null) {
+			throw new IllegalStateException("sample.chaos.halt-at=" + this.haltAt + " needs the step to halt in: "
+					+ "set sample.chaos.step (e.g. commit)");
+		}
 		this.consumer = chaos.getConsumer();
 		this.probability = chaos.getProbability();
 		this.random = (chaos.getSeed() != null) ? new Random(chaos.getSeed()) : new Random();
@@ -75,7 +84,7 @@ public class ChaosObserver implements PipelineObserver {
 		if (point == PipelinePoint.ACKED && context.key() != null && context.key().equals(this.racingKey)) {
 			this.racingKeyAcked = true;
 		}
-		if (point != this.haltAt.trigger() || !selected()) {
+		if (point != this.haltAt.trigger() || this.haltAt == ChaosPoint.STEP_PERFORMED || !selected()) {
 			return;
 		}
 		String task = (context.key() != null) ? context.key() : "sequence-" + context.streamSequence();
@@ -83,6 +92,23 @@ public class ChaosObserver implements PipelineObserver {
 			case MID_HANDLER -> this.haltMidHandler.set(task);
 			case DURING_ACK -> raceTheAck(task);
 			default -> halt(task);
+		}
+	}
+
+	@Override
+	public void onStepPerformed(ExactlyOnceContext context, String step) {
+		haltInStep(ChaosPoint.STEP_PERFORMED, context, step);
+	}
+
+	@Override
+	public void onStep(ExactlyOnceContext context, String step, StepOutcome outcome) {
+		haltInStep(ChaosPoint.STEP_DONE, context, step);
+	}
+
+	private void haltInStep(ChaosPoint point, ExactlyOnceContext context, String step) {
+		if (this.haltAt == point && this.step.equals(step) && this.consumer.equals(context.consumer())
+				&& selected()) {
+			halt((context.key() != null) ? context.key() : "sequence-" + context.streamSequence());
 		}
 	}
 

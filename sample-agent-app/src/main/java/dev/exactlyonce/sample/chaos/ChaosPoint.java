@@ -23,6 +23,19 @@ public enum ChaosPoint {
 	 */
 	MID_HANDLER(PipelinePoint.INVOKING),
 
+	/**
+	 * Inside the durable step {@code sample.chaos.step}: its action returned (its side effect is done),
+	 * its {@code DONE} record is not journaled.
+	 */
+	STEP_PERFORMED(PipelinePoint.STEP_PERFORMED),
+
+	/**
+	 * Between steps: the durable step {@code sample.chaos.step} is journaled {@code DONE} (or was
+	 * replayed), the next step has not started. Not a pipeline point: decided in
+	 * {@link dev.exactlyonce.listener.PipelineObserver#onStep}.
+	 */
+	STEP_DONE(null),
+
 	/** The handler returned (side effect done); the completion record is not written. */
 	HANDLED(PipelinePoint.HANDLED),
 
@@ -48,7 +61,7 @@ public enum ChaosPoint {
 
 	/**
 	 * The pipeline point at which this chaos point is decided.
-	 * @return the pipeline point
+	 * @return the pipeline point, {@code null} for {@link #STEP_DONE}
 	 */
 	public PipelinePoint trigger() {
 		return this.trigger;

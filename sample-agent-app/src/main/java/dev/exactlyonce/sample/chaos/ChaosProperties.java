@@ -15,6 +15,12 @@ public class ChaosProperties {
 	/** Where to halt the process ({@code Runtime.halt}, no shutdown hooks); unset disables chaos. */
 	private ChaosPoint haltAt;
 
+	/**
+	 * The durable step at which {@code step-performed} and {@code step-done} halt, e.g. {@code draft},
+	 * {@code commit} or {@code publish:agents.devops.tasks.deploy}.
+	 */
+	private String step;
+
 	/** The consumer whose deliveries may be halted; the others (the DevOps agent's) run undisturbed. */
 	private String consumer = "marketing-task-worker";
 
@@ -39,6 +45,14 @@ public class ChaosProperties {
 
 	public void setHaltAt(ChaosPoint haltAt) {
 		this.haltAt = haltAt;
+	}
+
+	public String getStep() {
+		return this.step;
+	}
+
+	public void setStep(String step) {
+		this.step = step;
 	}
 
 	public String getConsumer() {
