@@ -48,7 +48,7 @@ APT::Sandbox::User "root";
 #clear APT::Update::Post-Invoke-Success;
 EOF
   echo "==> $suite: reading the package lists from $uri" >&2
-  apt-get -q -c "$dir/apt.conf" update >&2 \
+  apt-get -q --error-on=any -c "$dir/apt.conf" update >&2 \
     || fail "could not read the package lists of '$suite' from $uri (network or mirror down?); see above"
   echo "==> $suite: downloading nats-server" >&2
   (cd "$dir/deb" && apt-get -q -c "$dir/apt.conf" download nats-server >&2) \
