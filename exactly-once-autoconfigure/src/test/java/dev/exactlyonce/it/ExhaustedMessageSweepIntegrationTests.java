@@ -47,7 +47,8 @@ class ExhaustedMessageSweepIntegrationTests extends NatsIntegrationTestSupport {
 			Instance second = this.instances.start("second");
 
 			await().atMost(Duration.ofSeconds(20))
-				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0);
+				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0
+						&& first.recorder().outcomes().size() + second.recorder().outcomes().size() > 0);
 			List<MessageInfo> deadLetters = probe.messages("DEAD_LETTERS", "deadletter.TASKS.worker");
 			assertThat(deadLetters).hasSize(1);
 			assertThat(deadLetters.get(0).getHeaders().getFirst("Exactly-Once-Reason"))

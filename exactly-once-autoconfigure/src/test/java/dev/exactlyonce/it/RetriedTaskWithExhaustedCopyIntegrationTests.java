@@ -40,7 +40,8 @@ class RetriedTaskWithExhaustedCopyIntegrationTests extends NatsIntegrationTestSu
 		publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-long"), "copy-2");
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(40))
-				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0);
+				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0
+						&& instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED));
 		}
 		assertThat(this.instances.ledger().executionsOf("t-long"))
 			.as("completed executions; starts %s, outcomes %s", this.instances.ledger().startedOf("t-long"),

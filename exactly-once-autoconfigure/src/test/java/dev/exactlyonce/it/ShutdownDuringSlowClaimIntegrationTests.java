@@ -74,7 +74,8 @@ class ShutdownDuringSlowClaimIntegrationTests extends NatsIntegrationTestSupport
 
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0);
+				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0
+						&& !staying.recorder().outcomes().isEmpty());
 			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.worker"))
 				.as("dead letters; outcomes leaving %s, staying %s", leaving.recorder().outcomes(),
 						staying.recorder().outcomes())

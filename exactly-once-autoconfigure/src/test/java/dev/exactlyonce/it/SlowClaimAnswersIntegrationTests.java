@@ -72,7 +72,8 @@ class SlowClaimAnswersIntegrationTests extends NatsIntegrationTestSupport {
 
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0);
+				.until(() -> probe.stream("TASKS").getStreamState().getMsgCount() == 0
+						&& !instance.recorder().outcomes().isEmpty());
 			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.worker"))
 				.as("dead letters; outcomes %s", instance.recorder().outcomes())
 				.isEmpty();
