@@ -60,17 +60,10 @@ public class NatsKvBucketProvisioner {
 		try {
 			KeyValueManagement management = this.connection.keyValueManagement(this.options);
 			KeyValueStatus status = findStatus(management, spec.name());
-			if (status == null) {
-				management.create(KeyValueConfiguration.builder()
-					.name(spec.name())
-					.description("exactly-once idempotency records")
-					.maxHistoryPerKey(1)
-					.ttl(spec.ttl())
-					.storageType(spec.storage())
-					.replicas(spec.replicas())
-					.build());
+			if (status == null && !create(management, spec)) {
+				status = findStatus(management, spec.name());
 			}
-			else {
+			if (status != null) {
 				ConfigurationDrift drift = drift(status, spec);
 				drift.warnings().forEach((warning) -> logger.warn("Idempotency bucket '" + spec.name()
 						+ "' on the server: " + warning + "; kept as it is"));
@@ -88,6 +81,31 @@ public class NatsKvBucketProvisioner {
 		catch (IOException | JetStreamApiException ex) {
 			throw new IllegalStateException("Could not create or read the idempotency bucket '" + spec.name()
 					+ "' (exactlyonce.store.nats-kv.bucket): " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Creates the bucket; false when another instance created it first (two instances starting at
+	 * once on a new server), in which case the existing bucket is checked like any other.
+	 */
+	private boolean create(KeyValueManagement management, NatsKvBucketSpec spec)
+			throws IOException, JetStreamApiException {
+		try {
+			management.create(KeyValueConfiguration.builder()
+				.name(spec.name())
+				.description("exactly-once idempotency records")
+				.maxHistoryPerKey(1)
+				.ttl(spec.ttl())
+				.storageType(spec.storage())
+				.replicas(spec.replicas())
+				.build());
+			return true;
+		}
+		catch (JetStreamApiException ex) {
+			if (findStatus(management, spec.name()) != null) {
+				return false;
+			}
+			throw ex;
 		}
 	}
 
