@@ -124,7 +124,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				settings.ackMode() == AckMode.SYNC, clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength()),
-				new Steps(store, jsonMapper, publisher, this.observers, settings.stepMaxResultBytes(), clock),
+				new Steps(store, jsonMapper, publisher, this.observers, settings.stepMaxResultBytes(),
+						settings.completionRetryTimeout(), clock),
 				this.observers, owner);
 	}
 

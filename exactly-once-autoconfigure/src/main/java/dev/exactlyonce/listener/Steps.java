@@ -15,6 +15,7 @@ import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.store.StepState;
 
 /**
  * What the durable steps of every delivery share: the store that journals them, the application's
@@ -37,8 +38,11 @@ final class Steps {
 
 	private final Clock clock;
 
+	private final Duration doneRetryTimeout;
+
 	Steps(IdempotencyStore store, JsonMapper mapper, ExactlyOncePublisher publisher, PipelineObservers observers,
-			long maxResultBytes, Clock clock) {
+			long maxResultBytes, Duration doneRetryTimeout, Clock clock) {
+		this.doneRetryTimeout = doneRetryTimeout;
 		this.store = store;
 		this.mapper = mapper;
 		this.publisher = publisher;
@@ -70,19 +74,23 @@ final class Steps {
 
 	/**
 	 * Journals a step entry for a delivery, fenced by its claim: serialised with the lease renewals,
-	 * with the interrupt flag cleared, retried while the store is unavailable for as long as the
-	 * lease lasts (a later write would be refused anyway).
+	 * with the interrupt flag cleared, retried while the store is unavailable: a {@code DONE} entry
+	 * (its action already ran and may not be repeatable) as long as a completion record
+	 * ({@code completion-retry-timeout}; a write after the lease is still accepted while nobody took
+	 * the claim over), any other entry for as long as the lease lasts.
 	 * @throws dev.exactlyonce.store.ClaimLostException when the claim was taken over
 	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store did not answer in time
 	 * @throws IllegalStateException when the record with this entry is too large for the store
 	 */
 	void journal(Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepRecord step) {
 		Duration leaseLeft = Duration.between(now(), delivery.claim().leaseUntil());
+		Duration retryFor = (step.state() == StepState.DONE) ? this.doneRetryTimeout
+				: leaseLeft.isNegative() ? Duration.ZERO : leaseLeft;
 		try {
 			Uninterrupted.call(() -> StoreWriteRetry.write(() -> heartbeat.exclusive(() -> {
 				this.store.recordStep(delivery.claim(), step);
 				return step;
-			}), leaseLeft.isNegative() ? Duration.ZERO : leaseLeft, (ex, wait) -> logger.warn("Step '" + step.name()
+			}), retryFor, (ex, wait) -> logger.warn("Step '" + step.name()
 					+ "' of the message at " + delivery.describe() + " not journaled as " + step.state()
 					+ ", retrying in " + wait + ": " + ex.getMessage())));
 		}
