@@ -46,7 +46,8 @@ public final class ExactlyOnceAutoConfiguration {
 	@ConditionalOnMissingBean
 	ExactlyOnceConsumers exactlyOnceConsumers(Connection connection, ExactlyOnceProperties properties) {
 		JetStreamRequirement.check(connection);
-		return ExactlyOnceConsumers.provision(management(connection), properties);
+		return StartupRetry.call("Provisioning the declared streams and consumers",
+				() -> ExactlyOnceConsumers.provision(management(connection), properties));
 	}
 
 	@Bean

@@ -23,8 +23,10 @@ class NatsKvStoreConfiguration {
 	NatsKvIdempotencyStore natsKvIdempotencyStore(Connection connection, ExactlyOnceProperties properties,
 			ClaimRules rules) {
 		JetStreamRequirement.check(connection);
-		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection,
-				properties.getNats().getRequestTimeout()).provision(properties.getStore().toBucketSpec()), rules,
+		NatsKvBucketProvisioner provisioner = new NatsKvBucketProvisioner(connection,
+				properties.getNats().getRequestTimeout());
+		return new NatsKvIdempotencyStore(StartupRetry.call("Provisioning the idempotency bucket",
+				() -> provisioner.provision(properties.getStore().toBucketSpec())), rules,
 				connection.getServerInfo().getMaxPayload());
 	}
 

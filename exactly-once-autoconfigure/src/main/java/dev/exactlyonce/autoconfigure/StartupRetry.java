@@ -1,0 +1,59 @@
+package dev.exactlyonce.autoconfigure;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Retries a start-up call to JetStream that got no answer (the cluster may be electing a leader, or
+ * a node restarting) for a bounded time instead of failing start-up at once; any other failure
+ * (a refusal, a wrong declaration) fails at once.
+ */
+final class StartupRetry {
+
+	private static final Log logger = LogFactory.getLog(StartupRetry.class);
+
+	/** How long start-up waits for JetStream to answer. */
+	static final Duration PATIENCE = Duration.ofSeconds(30);
+
+	private static final Duration PAUSE = Duration.ofSeconds(1);
+
+	private StartupRetry() {
+	}
+
+	static <T> T call(String what, Supplier<T> call) {
+		long deadline = System.nanoTime() + PATIENCE.toNanos();
+		while (true) {
+			try {
+				return call.get();
+			}
+			catch (RuntimeException ex) {
+				if (!causedByNoAnswer(ex) || System.nanoTime() - deadline > 0) {
+					throw ex;
+				}
+				logger.warn(what + " got no answer from JetStream (" + ex.getMessage() + "); trying again for up to "
+						+ PATIENCE + " in all");
+				try {
+					Thread.sleep(PAUSE.toMillis());
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					throw ex;
+				}
+			}
+		}
+	}
+
+	private static boolean causedByNoAnswer(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof IOException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+}
