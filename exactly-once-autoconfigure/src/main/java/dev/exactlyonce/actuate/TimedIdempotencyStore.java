@@ -83,6 +83,14 @@ public class TimedIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
+	public void recordDuplicate(String key, long streamSequence) {
+		timed("duplicate", () -> {
+			this.delegate.recordDuplicate(key, streamSequence);
+			return null;
+		});
+	}
+
+	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		return timed("find", () -> this.delegate.find(key));
 	}

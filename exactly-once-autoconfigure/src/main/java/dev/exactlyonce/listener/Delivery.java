@@ -5,9 +5,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 import io.nats.client.Message;
-import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
-import io.nats.client.impl.NatsMessage;
 
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.Claim;
@@ -58,17 +56,6 @@ final class Delivery implements ExactlyOnceContext {
 	Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
 			ConsumerSettings settings) {
 		this(message, streamSequence, deliveryCount, endpoint, settings, () -> false);
-	}
-
-	/** A message read back from its stream, delivered {@code deliveryCount} times so far. */
-	static Delivery readBack(MessageInfo stored, long deliveryCount, ListenerEndpoint endpoint,
-			ConsumerSettings settings) {
-		Message message = NatsMessage.builder()
-			.subject(stored.getSubject())
-			.headers(stored.getHeaders())
-			.data(stored.getData())
-			.build();
-		return new Delivery(message, stored.getSeq(), deliveryCount, endpoint, settings);
 	}
 
 	private Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,

@@ -66,7 +66,7 @@ public final class ClaimRules {
 	private ClaimDecision acquire(int attempt, PreviousAttempt previous, StepJournal journal, String key,
 			String owner, Duration lease, String token, Instant now) {
 		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, token, RecordState.IN_PROGRESS, attempt,
-				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal);
+				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal, null);
 		return ClaimDecision.write(written, ClaimResult.Acquired.of(written));
 	}
 
@@ -83,7 +83,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), now.plus(lease), 0, null, now.plus(this.completedTtl), null,
-				held.previousAttempt(), held.journal());
+				held.previousAttempt(), held.journal(), held.duplicateSequences());
 	}
 
 	/**
@@ -99,7 +99,8 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
 				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
-				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt(), held.journal());
+				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt(), held.journal(),
+				held.duplicateSequences());
 	}
 
 	/**
@@ -116,7 +117,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.FAILED,
 				attemptsAfterRelease(held.attempts(), failure), held.startedAt(), now, 0, null,
-				now.plus(this.completedTtl), failure, held.previousAttempt(), held.journal());
+				now.plus(this.completedTtl), failure, held.previousAttempt(), held.journal(), held.duplicateSequences());
 	}
 
 	/**
@@ -142,7 +143,8 @@ public final class ClaimRules {
 		IdempotencyRecord held = requireHeld(current, claim);
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), held.leaseUntil(), 0, null,
-				this.clock.instant().plus(this.completedTtl), null, held.previousAttempt(), held.journal().with(step));
+				this.clock.instant().plus(this.completedTtl), null, held.previousAttempt(), held.journal().with(step),
+				held.duplicateSequences());
 	}
 
 	/**

@@ -59,6 +59,44 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step));
 	}
 
+	/**
+	 * Reads the record first, so a copy already noted or a key without a final record costs no
+	 * write; a record that stops being final before the write is left as it is.
+	 */
+	@Override
+	public void recordDuplicate(String key, long streamSequence) {
+		if (!isNoteWanted(readRecord(key), streamSequence)) {
+			return;
+		}
+		try {
+			transition(key, (current) -> {
+				if (!isNoteWanted(current, streamSequence)) {
+					throw new NoteNotWanted();
+				}
+				return current.withDuplicate(streamSequence);
+			});
+		}
+		catch (RuntimeException ex) {
+			if (!isCausedBy(ex, NoteNotWanted.class)) {
+				throw ex;
+			}
+		}
+	}
+
+	private boolean isNoteWanted(IdempotencyRecord record, long streamSequence) {
+		return !this.rules.isExpired(record, this.rules.now()) && record.isFinal()
+				&& !record.duplicateSequences().contains(streamSequence);
+	}
+
+	private static boolean isCausedBy(Throwable ex, Class<? extends Throwable> type) {
+		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (type.isInstance(cause)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		IdempotencyRecord record = readRecord(key);
@@ -90,5 +128,14 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	 * @return the record, or {@code null} when there is none
 	 */
 	protected abstract IdempotencyRecord readRecord(String key);
+
+	/** Ends a transition without a write: the record is no longer one to note a duplicate on. */
+	private static final class NoteNotWanted extends RuntimeException {
+
+		NoteNotWanted() {
+			super(null, null, false, false);
+		}
+
+	}
 
 }

@@ -23,6 +23,15 @@ public interface IdempotencyStore {
 	String RELEASED_BY_SHUTDOWN = "interrupted by shutdown";
 
 	/**
+	 * How many duplicate copies {@link #recordDuplicate} keeps per record: the latest 32. A key
+	 * normally has a few copies (publisher retries, double publishes); 32 sequences take at most
+	 * about 650 bytes, so a flood of copies can never push a record past a store's value limit
+	 * (NATS {@code max_payload}, a Firestore document's 1 MiB). Older copies of a key published
+	 * more often than that are reported by the reconciliation, which is worth a look anyway.
+	 */
+	int DUPLICATE_SEQUENCES_KEPT = 32;
+
+	/**
 	 * Claims {@code key} for {@code owner} until {@code lease} from now. A fresh key, a released
 	 * (failed) attempt and an abandoned claim (lease expired, never completed) are acquired
 	 * atomically; exactly one of several racing callers wins.
@@ -71,6 +80,22 @@ public interface IdempotencyStore {
 	 * keep under one key
 	 */
 	void recordStep(Claim claim, StepRecord step);
+
+	/**
+	 * Notes on a key's final record (completed or dead-lettered) that the copy at
+	 * {@code streamSequence} of the listener's stream is about to be settled as its duplicate
+	 * (acked, terminated or deleted without running), so that reconciliation can account for the
+	 * copy once a WorkQueue stream removed it. Appends the sequence to
+	 * {@link IdempotencyRecord#duplicateSequences()}, keeping the last
+	 * {@link #DUPLICATE_SEQUENCES_KEPT}; a sequence already noted changes nothing. An atomic
+	 * read-modify-write of the record (a concurrent note or transition is never lost) that leaves
+	 * everything else as it is, expiry included. Does nothing when the key has no final record
+	 * (never claimed, in progress, released, expired).
+	 * @param key the namespaced idempotency key
+	 * @param streamSequence the stream sequence of the duplicate copy
+	 * @throws StoreUnavailableException when the store cannot answer
+	 */
+	void recordDuplicate(String key, long streamSequence);
 
 	/**
 	 * Reads the record of a key.

@@ -46,6 +46,9 @@ public abstract class AbstractIdempotencyStoreContractTests {
 
 	private static final int RACERS = 16;
 
+	/** Writers racing on one record: each must write, so a transactional store retries every loser. */
+	private static final int NOTE_RACERS = 4;
+
 	private IdempotencyStore store;
 
 	private ExecutorService racers;
@@ -514,6 +517,93 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		}
 		this.store.recordStep(claim, StepRecord.started("after", 1, Instant.now()));
 		assertThat(this.store.find(key).orElseThrow().journal().find("after")).isPresent();
+	}
+
+	@Test
+	void duplicateCopiesOfACompletedKeyAreNotedOnItsRecordOnceEachOldestFirst() {
+		String key = uniqueKey("duplicates");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		IdempotencyRecord completed = this.store.complete(claim, Completion.completed("task-listener", 7, "done"));
+
+		this.store.recordDuplicate(key, 9);
+		this.store.recordDuplicate(key, 8);
+		this.store.recordDuplicate(key, 9);
+
+		IdempotencyRecord record = this.store.find(key).orElseThrow();
+		assertThat(record.duplicateSequences()).containsExactly(9L, 8L);
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.streamSequence()).isEqualTo(7);
+		assertThat(record.token()).isEqualTo(claim.token());
+		assertThat(record.expiresAt()).isCloseTo(completed.expiresAt(), within(1, ChronoUnit.MILLIS));
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOf(ClaimResult.Completed.class);
+	}
+
+	@Test
+	void duplicateCopiesOfADeadLetteredKeyAreNoted() {
+		String key = uniqueKey("dead-lettered-duplicates");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		this.store.complete(claim, Completion.deadLettered("task-listener", 5, "poison"));
+
+		this.store.recordDuplicate(key, 6);
+
+		assertThat(this.store.find(key).orElseThrow().duplicateSequences()).containsExactly(6L);
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOf(ClaimResult.DeadLettered.class);
+	}
+
+	@Test
+	void onlyTheLatestDuplicateCopiesAreKeptSoAFloodCannotGrowTheRecord() {
+		String key = uniqueKey("duplicate-flood");
+		this.store.complete(acquire(key, "worker-1", LEASE).claim(), Completion.completed("task-listener", 1, null));
+		int copies = IdempotencyStore.DUPLICATE_SEQUENCES_KEPT + 5;
+
+		for (long sequence = 2; sequence < 2 + copies; sequence++) {
+			this.store.recordDuplicate(key, sequence);
+		}
+
+		List<Long> kept = this.store.find(key).orElseThrow().duplicateSequences();
+		assertThat(kept).hasSize(IdempotencyStore.DUPLICATE_SEQUENCES_KEPT)
+			.startsWith(7L)
+			.endsWith((long) 1 + copies);
+	}
+
+	@Test
+	void racingDuplicateNotesAreAllKept() throws Exception {
+		String key = uniqueKey("racing-duplicates");
+		this.store.complete(acquire(key, "worker-1", LEASE).claim(), Completion.completed("task-listener", 1, null));
+		CountDownLatch start = new CountDownLatch(1);
+		List<Future<?>> notes = new ArrayList<>();
+		for (int i = 0; i < NOTE_RACERS; i++) {
+			long sequence = 100 + i;
+			notes.add(this.racers.submit(() -> {
+				start.await();
+				this.store.recordDuplicate(key, sequence);
+				return null;
+			}));
+		}
+		start.countDown();
+		for (Future<?> note : notes) {
+			note.get();
+		}
+
+		assertThat(this.store.find(key).orElseThrow().duplicateSequences()).hasSize(NOTE_RACERS)
+			.allSatisfy((sequence) -> assertThat(sequence).isBetween(100L, 100L + NOTE_RACERS - 1));
+	}
+
+	@Test
+	void aDuplicateOfAKeyWithoutAFinalRecordIsNotNoted() {
+		String key = uniqueKey("duplicate-in-progress");
+		String unknown = uniqueKey("duplicate-unknown");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+
+		this.store.recordDuplicate(key, 3);
+		this.store.recordDuplicate(unknown, 4);
+
+		assertThat(this.store.find(unknown)).isEmpty();
+		IdempotencyRecord held = this.store.find(key).orElseThrow();
+		assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(held.duplicateSequences()).isEmpty();
+		assertThat(this.store.complete(claim, Completion.completed("task-listener", 2, null)).duplicateSequences())
+			.isEmpty();
 	}
 
 	/**

@@ -26,9 +26,16 @@ public class StoreFaults implements BeanPostProcessor {
 
 	private volatile long completionsFailUntil;
 
+	private volatile boolean duplicateNotesFail;
+
 	/** From now on, renewals fail as if the store were unreachable. */
 	public void blockRenewals() {
 		this.renewalsBlocked = true;
+	}
+
+	/** From now on, notes of duplicate copies fail as if the store were unreachable. */
+	public void failDuplicateNotes() {
+		this.duplicateNotesFail = true;
 	}
 
 	/** For the given time from now, completions fail as if the store were unreachable. */
@@ -81,6 +88,14 @@ public class StoreFaults implements BeanPostProcessor {
 		@Override
 		public void recordStep(Claim claim, StepRecord step) {
 			this.delegate.recordStep(claim, step);
+		}
+
+		@Override
+		public void recordDuplicate(String key, long streamSequence) {
+			if (StoreFaults.this.duplicateNotesFail) {
+				throw new StoreUnavailableException("duplicate notes failing by the test", null);
+			}
+			this.delegate.recordDuplicate(key, streamSequence);
 		}
 
 		@Override

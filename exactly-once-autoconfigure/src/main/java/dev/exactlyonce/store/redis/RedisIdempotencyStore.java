@@ -44,7 +44,7 @@ import dev.exactlyonce.store.UnconfirmedClaims;
  * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules};
  * a write applied without an answer is recognised by reading it back ({@link LandedWrites},
  * {@link UnconfirmedClaims}). The step journal is one JSON field of the hash, spliced by a script on
- * the server.
+ * the server; the duplicate copies' sequences are one comma-separated field.
  */
 public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
@@ -56,6 +56,9 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> STEP = script("step.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> DUPLICATE = script("duplicate.lua");
 
 	private final RecordCodec codec = new RecordCodec();
 
@@ -135,6 +138,12 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		if ("LOST".equals(String.valueOf(reply.get(0)))) {
 			throw new ClaimLostException(claim.key(), claim.token());
 		}
+	}
+
+	/** One script on the server: the state check and the append are atomic, the key's TTL is kept. */
+	@Override
+	public void recordDuplicate(String key, long streamSequence) {
+		run(DUPLICATE, key, Long.toString(streamSequence), Integer.toString(DUPLICATE_SEQUENCES_KEPT));
 	}
 
 	@Override
