@@ -60,14 +60,11 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	}
 
 	/**
-	 * Reads the record first, so a copy already noted or a key without a final record costs no
-	 * write; a record that stops being final before the write is left as it is.
+	 * One atomic read-modify-write that ends without a write when the copy is noted already or the
+	 * key has no final record.
 	 */
 	@Override
 	public void recordDuplicate(String key, long streamSequence) {
-		if (!isNoteWanted(readRecord(key), streamSequence)) {
-			return;
-		}
 		try {
 			transition(key, (current) -> {
 				if (!isNoteWanted(current, streamSequence)) {
