@@ -1,6 +1,8 @@
 package dev.exactlyonce.store;
 
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * Everything a store keeps about one idempotency key.
@@ -23,16 +25,41 @@ import java.time.Instant;
  * {@code null} for a first attempt; kept so that a claim whose answer was lost can be recognised
  * with what it took over
  * @param journal the steps the key's attempts journaled, never {@code null}
+ * @param audit the operators' actions on the key, oldest first, never {@code null}
  */
 public record IdempotencyRecord(String key, String listener, String owner, String token, RecordState state,
 		int attempts, Instant startedAt, Instant leaseUntil, long streamSequence, Instant completedAt,
-		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt, StepJournal journal) {
+		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt, StepJournal journal,
+		List<OperatorAction> audit) {
 
 	/**
-	 * Creates a record; a {@code null} journal (a record written before steps existed) is empty.
+	 * Creates a record; a {@code null} journal or audit (a record written before they existed) is
+	 * empty.
 	 */
 	public IdempotencyRecord {
 		journal = (journal != null) ? journal : StepJournal.EMPTY;
+		audit = (audit != null) ? List.copyOf(audit) : List.of();
+	}
+
+	/**
+	 * The number the next operator action of a kind gets.
+	 * @param kind the kind
+	 * @return 1 + the actions of that kind so far
+	 */
+	public int nextActionNumber(OperatorAction.Kind kind) {
+		return 1 + (int) this.audit.stream().filter((action) -> action.kind() == kind).count();
+	}
+
+	/**
+	 * The action of a kind taken on a dead letter, if any.
+	 * @param kind the kind
+	 * @param deadLetterSequence the dead letter's sequence in the dead-letter stream
+	 * @return the action, or empty
+	 */
+	public Optional<OperatorAction> actionOn(OperatorAction.Kind kind, long deadLetterSequence) {
+		return this.audit.stream()
+			.filter((action) -> action.kind() == kind && action.deadLetterSequence() == deadLetterSequence)
+			.findFirst();
 	}
 
 	/**

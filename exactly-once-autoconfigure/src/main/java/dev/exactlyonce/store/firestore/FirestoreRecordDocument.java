@@ -18,7 +18,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
 /**
  * Maps an {@link IdempotencyRecord} to the fields of its Firestore document and back. Instants
  * are Firestore timestamps, so {@code expiresAt} can drive a Firestore TTL policy; the step journal
- * is one JSON string field; absent values are absent fields.
+ * and the operators' audit are JSON string fields; absent values are absent fields.
  */
 final class FirestoreRecordDocument {
 
@@ -53,6 +53,9 @@ final class FirestoreRecordDocument {
 		if (!record.journal().isEmpty()) {
 			fields.put("journal", journal(record));
 		}
+		if (!record.audit().isEmpty()) {
+			fields.put("audit", CODEC.encodeAudit(record.audit()));
+		}
 		return fields;
 	}
 
@@ -72,7 +75,8 @@ final class FirestoreRecordDocument {
 					instant(snapshot.getTimestamp("startedAt")), instant(snapshot.getTimestamp("leaseUntil")),
 					snapshot.getLong("streamSequence"), instant(snapshot.getTimestamp("completedAt")),
 					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"),
-					previousAttempt(snapshot), CODEC.decodeJournal(snapshot.getString("journal")));
+					previousAttempt(snapshot), CODEC.decodeJournal(snapshot.getString("journal")),
+					CODEC.decodeAudit(snapshot.getString("audit")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency document " + snapshot.getId() + " is not readable", ex);
