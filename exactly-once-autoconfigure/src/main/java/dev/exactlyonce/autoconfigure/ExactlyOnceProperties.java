@@ -58,6 +58,9 @@ public class ExactlyOnceProperties {
 	/** Durable step settings ({@code ExactlyOnceContext.step}). */
 	private final Steps steps = new Steps();
 
+	/** Operator tools: task inspection, replay, resubmit and discard. */
+	private final Operations operations = new Operations();
+
 	/** Name of this application instance in claims; host name and process id when unset. */
 	private String instanceId;
 
@@ -95,6 +98,10 @@ public class ExactlyOnceProperties {
 
 	public Steps getSteps() {
 		return this.steps;
+	}
+
+	public Operations getOperations() {
+		return this.operations;
 	}
 
 	public String getInstanceId() {
@@ -334,6 +341,22 @@ public class ExactlyOnceProperties {
 
 		public void setMaxResultSize(DataSize maxResultSize) {
 			this.maxResultSize = maxResultSize;
+		}
+
+	}
+
+	/** Operator tools: task inspection, replay, resubmit and discard. */
+	public static class Operations {
+
+		/** Whether dead-letter listings include payloads; off because payloads can hold personal data. */
+		private boolean showPayloads;
+
+		public boolean isShowPayloads() {
+			return this.showPayloads;
+		}
+
+		public void setShowPayloads(boolean showPayloads) {
+			this.showPayloads = showPayloads;
 		}
 
 	}
