@@ -54,6 +54,20 @@ public class DeadLetterOperations {
 	}
 
 	/**
+	 * How many dead letters a consumer has now.
+	 * @param consumer the consumer
+	 * @return the count
+	 */
+	public long count(String consumer) {
+		try {
+			return this.deadLetters.count(this.consumers.settings(consumer).deadLetterSubject());
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw unreadable(ex);
+		}
+	}
+
+	/**
 	 * A consumer's dead letters, oldest first.
 	 * @param consumer the consumer
 	 * @param fromSequence the first dead-letter stream sequence to list (1 for all)

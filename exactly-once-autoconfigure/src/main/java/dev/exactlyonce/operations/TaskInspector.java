@@ -3,8 +3,12 @@ package dev.exactlyonce.operations;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import dev.exactlyonce.store.IdempotencyRecord;
@@ -48,6 +52,32 @@ public class TaskInspector {
 	public Optional<TaskView> task(String consumer, String key) {
 		return this.store.find(this.consumers.storeKey(consumer, key))
 			.map((record) -> TaskView.of(consumer, key, record, this.clock.instant()));
+	}
+
+	/**
+	 * How many tasks each consumer has in each status, from one read of the whole store.
+	 * @return the counts by consumer (every status present, 0 when none), or empty when the store
+	 * cannot list its records
+	 */
+	public Optional<Map<String, Map<TaskStatus, Long>>> counts() {
+		if (!(this.store instanceof RecordScanner scanner)) {
+			return Optional.empty();
+		}
+		Instant now = this.clock.instant();
+		Map<String, Map<TaskStatus, Long>> counts = new LinkedHashMap<>();
+		Map<String, String> prefixes = new LinkedHashMap<>();
+		for (String consumer : this.consumers.names()) {
+			prefixes.put(consumer, this.consumers.keyPrefix(consumer));
+			Map<TaskStatus, Long> byStatus = new EnumMap<>(TaskStatus.class);
+			Arrays.stream(TaskStatus.values()).forEach((status) -> byStatus.put(status, 0L));
+			counts.put(consumer, byStatus);
+		}
+		scanner.scan((record) -> prefixes.forEach((consumer, prefix) -> {
+			if (record.key().startsWith(prefix)) {
+				counts.get(consumer).merge(TaskStatus.of(record, now), 1L, Long::sum);
+			}
+		}));
+		return Optional.of(counts);
 	}
 
 	/**
