@@ -1,11 +1,14 @@
 package dev.exactlyonce.actuate;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import io.nats.client.JetStreamApiException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -20,6 +23,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import dev.exactlyonce.actuate.OperationsDescriptor.ConsumerOperations;
 import dev.exactlyonce.listener.ConsumerSettings;
 import dev.exactlyonce.operations.DeadLetterOperations;
+import dev.exactlyonce.operations.MonthlyRow;
+import dev.exactlyonce.operations.MonthlyTally;
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.OperationRefusedException;
 import dev.exactlyonce.operations.TaskInspector;
@@ -29,7 +34,7 @@ import dev.exactlyonce.operations.TaskStatus;
 /**
  * The {@code exactlyonceops} actuator endpoint: an operator's reads and writes on tasks and dead
  * letters. Reads: {@code GET /actuator/exactlyonceops} (consumers, tasks counted by status, dead
- * letters counted), {@code GET .../{consumer}/tasks?state=FAILED&page=0&size=50},
+ * letters counted), {@code GET .../monthly} (the fleet-wide monthly table), {@code GET .../{consumer}/tasks?state=FAILED&page=0&size=50},
  * {@code GET .../{consumer}/tasks/{key}}, {@code GET .../{consumer}/deadletters?from=1&size=100}.
  * Writes: {@code POST .../{consumer}/deadletters/{sequence}} with {@code {"action":"replay","reason":...}},
  * {@code POST .../{consumer}/tasks/{key}} with {@code {"action":"resubmit","reason":...}},
@@ -55,6 +60,8 @@ public class ExactlyOnceOperationsEndpoint {
 
 	private final TaskResubmitter resubmitter;
 
+	private final MonthlyTally tally;
+
 	private final String storeName;
 
 	private final boolean showPayloads;
@@ -65,15 +72,18 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param inspector reads tasks
 	 * @param deadLetters lists, replays and discards dead letters
 	 * @param resubmitter resubmits tasks
+	 * @param tally the fleet-wide monthly counts
 	 * @param storeName the store's name
 	 * @param showPayloads whether dead-letter listings include payloads
 	 */
 	public ExactlyOnceOperationsEndpoint(OperatedConsumers consumers, TaskInspector inspector,
-			DeadLetterOperations deadLetters, TaskResubmitter resubmitter, String storeName, boolean showPayloads) {
+			DeadLetterOperations deadLetters, TaskResubmitter resubmitter, MonthlyTally tally, String storeName,
+			boolean showPayloads) {
 		this.consumers = consumers;
 		this.inspector = inspector;
 		this.deadLetters = deadLetters;
 		this.resubmitter = resubmitter;
+		this.tally = tally;
 		this.storeName = storeName;
 		this.showPayloads = showPayloads;
 	}
@@ -92,6 +102,24 @@ public class ExactlyOnceOperationsEndpoint {
 					deadLetterCount(consumer), counts.map((all) -> all.get(consumer)).orElse(null)));
 		}
 		return new OperationsDescriptor(this.storeName, counts.isPresent(), this.showPayloads, consumers);
+	}
+
+	/**
+	 * The fleet-wide monthly table ({@code monthly}).
+	 * @param part {@code monthly}
+	 * @return the rows, oldest month first, or {@code null} (404) for another part
+	 */
+	@ReadOperation
+	public @Nullable List<MonthlyRow> part(@Selector String part) {
+		if (!"monthly".equals(part)) {
+			return null;
+		}
+		try {
+			return this.tally.rows();
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw new UncheckedIOException(new IOException("Tally bucket could not be read: " + ex.getMessage(), ex));
+		}
 	}
 
 	/**

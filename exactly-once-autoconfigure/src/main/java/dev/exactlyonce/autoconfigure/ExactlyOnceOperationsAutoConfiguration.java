@@ -14,16 +14,18 @@ import dev.exactlyonce.audit.DeadLetters;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.operations.KeyReopener;
+import dev.exactlyonce.operations.MonthlyTally;
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.Republisher;
 import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.operations.TaskResubmitter;
+import dev.exactlyonce.operations.TallyBucket;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
  * Auto-configures the operator tools: task inspection, dead-letter replay and discard, controlled
- * resubmits (also through {@link ExactlyOncePublisher#resubmit}).
+ * resubmits (also through {@link ExactlyOncePublisher#resubmit}), and the fleet-wide monthly counts.
  */
 @AutoConfiguration(after = ExactlyOnceAutoConfiguration.class)
 @ConditionalOnBean({ ExactlyOnceListenerRegistry.class, ExactlyOnceConsumers.class, IdempotencyStore.class })
@@ -44,6 +46,14 @@ public final class ExactlyOnceOperationsAutoConfiguration {
 		KeyReopener reopener = new KeyReopener(store, consumers, Clock.systemUTC());
 		publisher.ifAvailable((available) -> available.setKeyReopener(reopener));
 		return reopener;
+	}
+
+	@Bean(initMethod = "start", destroyMethod = "stop")
+	@ConditionalOnMissingBean
+	MonthlyTally exactlyOnceMonthlyTally(Connection connection, ExactlyOnceProperties properties) {
+		ExactlyOnceProperties.Operations operations = properties.getOperations();
+		return new MonthlyTally(new TallyBucket(connection, operations.getTallyBucket()), Clock.systemUTC(),
+				operations.getTallyInterval());
 	}
 
 	@Bean

@@ -351,12 +351,34 @@ public class ExactlyOnceProperties {
 		/** Whether dead-letter listings include payloads; off because payloads can hold personal data. */
 		private boolean showPayloads;
 
+		/** NATS KV bucket keeping the fleet-wide monthly counts (created when missing). */
+		private String tallyBucket = "EXACTLYONCE_TALLIES";
+
+		/** How often each instance adds its counts to the tally bucket; a crash loses at most this much. */
+		private Duration tallyInterval = Duration.ofSeconds(10);
+
 		public boolean isShowPayloads() {
 			return this.showPayloads;
 		}
 
 		public void setShowPayloads(boolean showPayloads) {
 			this.showPayloads = showPayloads;
+		}
+
+		public String getTallyBucket() {
+			return this.tallyBucket;
+		}
+
+		public void setTallyBucket(String tallyBucket) {
+			this.tallyBucket = tallyBucket;
+		}
+
+		public Duration getTallyInterval() {
+			return this.tallyInterval;
+		}
+
+		public void setTallyInterval(Duration tallyInterval) {
+			this.tallyInterval = tallyInterval;
 		}
 
 	}

@@ -12,6 +12,7 @@ import dev.exactlyonce.actuate.ExactlyOnceOperationsEndpoint;
 import dev.exactlyonce.autoconfigure.ExactlyOnceOperationsAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 import dev.exactlyonce.operations.DeadLetterOperations;
+import dev.exactlyonce.operations.MonthlyTally;
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.operations.TaskResubmitter;
@@ -23,16 +24,16 @@ import dev.exactlyonce.store.IdempotencyStore;
  */
 @AutoConfiguration(after = ExactlyOnceOperationsAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
-@ConditionalOnBean({ TaskInspector.class, DeadLetterOperations.class, TaskResubmitter.class })
+@ConditionalOnBean({ TaskInspector.class, DeadLetterOperations.class, TaskResubmitter.class, MonthlyTally.class })
 @ConditionalOnAvailableEndpoint(ExactlyOnceOperationsEndpoint.class)
 public final class ExactlyOnceOperationsEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	ExactlyOnceOperationsEndpoint exactlyOnceOperationsEndpoint(OperatedConsumers consumers, TaskInspector inspector,
-			DeadLetterOperations deadLetters, TaskResubmitter resubmitter, IdempotencyStore store,
+			DeadLetterOperations deadLetters, TaskResubmitter resubmitter, MonthlyTally tally, IdempotencyStore store,
 			ExactlyOnceProperties properties) {
-		return new ExactlyOnceOperationsEndpoint(consumers, inspector, deadLetters, resubmitter, store.name(),
+		return new ExactlyOnceOperationsEndpoint(consumers, inspector, deadLetters, resubmitter, tally, store.name(),
 				properties.getOperations().isShowPayloads());
 	}
 
