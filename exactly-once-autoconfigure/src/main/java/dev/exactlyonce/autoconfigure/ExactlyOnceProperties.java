@@ -61,6 +61,9 @@ public class ExactlyOnceProperties {
 	/** Operator tools: task inspection, replay, resubmit and discard. */
 	private final Operations operations = new Operations();
 
+	/** The operations dashboard page. */
+	private final Dashboard dashboard = new Dashboard();
+
 	/** Name of this application instance in claims; host name and process id when unset. */
 	private String instanceId;
 
@@ -102,6 +105,10 @@ public class ExactlyOnceProperties {
 
 	public Operations getOperations() {
 		return this.operations;
+	}
+
+	public Dashboard getDashboard() {
+		return this.dashboard;
 	}
 
 	public String getInstanceId() {
@@ -379,6 +386,33 @@ public class ExactlyOnceProperties {
 
 		public void setTallyInterval(Duration tallyInterval) {
 			this.tallyInterval = tallyInterval;
+		}
+
+	}
+
+	/** The operations dashboard page. */
+	public static class Dashboard {
+
+		/** Whether the application serves the dashboard page (servlet web applications only). */
+		private boolean enabled;
+
+		/** Path of the dashboard page; it reads the exactlyonce and exactlyonceops actuator endpoints. */
+		private String path = "/exactlyonce";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
 		}
 
 	}
