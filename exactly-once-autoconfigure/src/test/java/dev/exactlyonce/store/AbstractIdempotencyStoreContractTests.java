@@ -463,9 +463,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	@Test
 	void replayReopensADeadLetteredKeyWithItsAuditAndJournalAndTheNextClaimRunsItWithAFreshBudget() {
 		String key = uniqueKey("replayed");
-		Claim claim = acquire(key, "worker-1", LEASE).claim();
-		this.store.recordStep(claim, StepRecord.started("draft", 1, Instant.now()).done("\"draft\"", Instant.now()));
-		IdempotencyRecord dead = this.store.complete(claim, Completion.deadLettered("listener", 5, "poison"));
+		IdempotencyRecord dead = finishedAfterAStep(key, Completion.deadLettered("listener", 5, "poison"));
 		OperatorAction replay = new OperatorAction(OperatorAction.Kind.REPLAY, dead.nextActionNumber(
 				OperatorAction.Kind.REPLAY), "alice", "parser fixed", Instant.parse("2026-11-23T10:15:30Z"), 17);
 
@@ -511,9 +509,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	@Test
 	void resubmitReopensACompletedKeyWithAnEmptyJournalAndRefusesWhatItDoesNotApplyTo() {
 		String key = uniqueKey("resubmitted");
-		Claim claim = acquire(key, "worker-1", LEASE).claim();
-		this.store.recordStep(claim, StepRecord.started("draft", 1, Instant.now()).done("42", Instant.now()));
-		IdempotencyRecord completed = this.store.complete(claim, Completion.completed("listener", 3, "wrong output"));
+		IdempotencyRecord completed = finishedAfterAStep(key, Completion.completed("listener", 3, "wrong output"));
 		OperatorAction replay = new OperatorAction(OperatorAction.Kind.REPLAY, 1, "bob", "not dead", Instant.now(), 4);
 		assertThatExceptionOfType(RecordChangedException.class)
 			.isThrownBy(() -> this.store.recordOperatorAction(key, completed.token(), replay));
@@ -642,6 +638,13 @@ public abstract class AbstractIdempotencyStoreContractTests {
 			}
 		}
 		return journaled;
+	}
+
+	/** Claims a key, journals a DONE step {@code draft} and finishes the attempt with {@code completion}. */
+	private IdempotencyRecord finishedAfterAStep(String key, Completion completion) {
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		this.store.recordStep(claim, StepRecord.started("draft", 1, Instant.now()).done("\"draft\"", Instant.now()));
+		return this.store.complete(claim, completion);
 	}
 
 	private static void awaitLeaseEnd(Claim claim) {
