@@ -106,8 +106,9 @@ public class KeyReopener {
 	}
 
 	private static String advice(OperatorAction.Kind kind) {
-		return (kind == OperatorAction.Kind.RESUBMIT) ? ": wait for a running attempt to end"
-				: ": a copy of the task settled it since it was parked; discard this dead letter";
+		return (kind == OperatorAction.Kind.RESUBMIT) ? ": wait for a running attempt to end (replay a dead-lettered one)"
+				: ": another copy of the task was run since it was parked (or the key was replayed or resubmitted), so "
+						+ "a replay could run it twice; read the task, and discard this dead letter once it is settled";
 	}
 
 	private static void log(OperatorAction.Kind kind, int number, String consumer, String key, long deadLetterSequence,

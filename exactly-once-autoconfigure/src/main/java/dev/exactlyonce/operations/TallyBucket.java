@@ -26,6 +26,9 @@ public class TallyBucket {
 
 	private static final int WRONG_LAST_SEQUENCE = 10071;
 
+	/** What a replicated bucket may answer instead of 10071 when a created key exists (nats.go #2097). */
+	private static final int KEY_EXISTS_REPLICATED = 10164;
+
 	private static final int CAS_ROUNDS = 20;
 
 	private final JsonMapper mapper = JsonMapper.builder().build();
@@ -77,7 +80,7 @@ public class TallyBucket {
 				return;
 			}
 			catch (JetStreamApiException ex) {
-				if (ex.getApiErrorCode() != WRONG_LAST_SEQUENCE) {
+				if (ex.getApiErrorCode() != WRONG_LAST_SEQUENCE && ex.getApiErrorCode() != KEY_EXISTS_REPLICATED) {
 					throw ex;
 				}
 			}
