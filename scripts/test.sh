@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Runs every test of the project: unit and context-runner tests (*Tests) and integration tests
 # against real servers (*IntegrationTests). Installs what the tests need when it is missing
-# (Debian packages nats-server and redis-server); the tests start their own server processes on
-# free ports with temporary directories and never touch services already running here.
+# (Debian packages nats-server, redis-server, chromium and nodejs/npm; npm's playwright-core for the
+# dashboard's browser test); the tests start their own server processes on free ports with
+# temporary directories and never touch services already running here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing test prerequisites: ${missing[*]}"
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -20,6 +24,12 @@ FIRESTORE_EMULATOR=/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/c
 if [ ! -x "$FIRESTORE_EMULATOR" ]; then
   echo "Google's Firestore emulator is missing at $FIRESTORE_EMULATOR (preinstalled on this project's machines)" >&2
   exit 1
+fi
+
+BROWSER_TEST=sample-agent-app/src/test/browser
+if [ ! -d "$BROWSER_TEST/node_modules/playwright-core" ]; then
+  echo "Installing playwright-core (npm) for the dashboard's browser test"
+  (cd "$BROWSER_TEST" && npm ci --no-audit --no-fund)
 fi
 
 started=$(date +%s)

@@ -179,6 +179,16 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	}
 
 	/**
+	 * The store namespace of the listener on a consumer: what its keys are prefixed with
+	 * ({@code <namespace>:<key>}).
+	 * @param consumer the consumer
+	 * @return the namespace, or empty when no listener listens on the consumer
+	 */
+	public synchronized Optional<String> namespace(String consumer) {
+		return Optional.ofNullable(this.endpoints.get(consumer)).map(ListenerEndpoint::namespace);
+	}
+
+	/**
 	 * The store key (with namespace) of a message read back from its stream, resolved as the
 	 * pipeline resolves it for the listener on the consumer.
 	 * @param consumer the consumer

@@ -18,12 +18,19 @@ import dev.exactlyonce.nats.HeaderEncoding;
  * type references, no bean access). Header values are read as sent: percent-encoded ones (see
  * {@link HeaderEncoding}) are decoded first.
  */
-final class KeyResolver {
+public final class KeyResolver {
 
-	static final String MESSAGE_ID_HEADER = "Nats-Msg-Id";
+	/** The header holding a message's id, which is the key of a listener without a key expression. */
+	public static final String MESSAGE_ID_HEADER = "Nats-Msg-Id";
 
-	/** The message id of the message a requeued copy was made of (see {@link Requeue}). */
-	static final String ORIGINAL_MESSAGE_ID_HEADER = "Exactly-Once-Original-Msg-Id";
+	/**
+	 * The message id of the message a copy was made of (a requeued copy, see {@link Requeue}, or an
+	 * operator's replay or resubmit): a listener without a key expression takes it as the key.
+	 */
+	public static final String ORIGINAL_MESSAGE_ID_HEADER = "Exactly-Once-Original-Msg-Id";
+
+	KeyResolver() {
+	}
 
 	private final EvaluationContext evaluationContext = SimpleEvaluationContext.forReadOnlyDataBinding()
 		.withInstanceMethods()

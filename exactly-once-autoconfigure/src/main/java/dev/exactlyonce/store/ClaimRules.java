@@ -3,6 +3,9 @@ package dev.exactlyonce.store;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
 
 /**
  * The state transitions of an idempotency record, shared by stores that read a record and then
@@ -41,7 +44,8 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		IdempotencyRecord live = isExpired(current, now) ? null : current;
 		if (live != null && LandedWrites.claimOf(owner, token).test(live)) {
-			return acquire(live.attempts(), live.previousAttempt(), live.journal(), key, owner, lease, token, now);
+			return acquire(live.attempts(), live.previousAttempt(), live.journal(), live.audit(), key, owner, lease,
+					token, now);
 		}
 		if (live != null) {
 			switch (live.state()) {
@@ -59,14 +63,16 @@ public final class ClaimRules {
 			}
 		}
 		return (live != null)
-				? acquire(live.attempts() + 1, PreviousAttempt.of(live), live.journal(), key, owner, lease, token, now)
-				: acquire(1, null, StepJournal.EMPTY, key, owner, lease, token, now);
+				? acquire(live.attempts() + 1, PreviousAttempt.of(live), live.journal(), live.audit(), key, owner, lease,
+						token, now)
+				: acquire(1, null, StepJournal.EMPTY, List.of(), key, owner, lease, token, now);
 	}
 
-	private ClaimDecision acquire(int attempt, PreviousAttempt previous, StepJournal journal, String key,
+	private ClaimDecision acquire(int attempt, PreviousAttempt previous, StepJournal journal,
+			List<OperatorAction> audit, String key,
 			String owner, Duration lease, String token, Instant now) {
 		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, token, RecordState.IN_PROGRESS, attempt,
-				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal, null);
+				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal, null, audit);
 		return ClaimDecision.write(written, ClaimResult.Acquired.of(written));
 	}
 
@@ -83,7 +89,7 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), now.plus(lease), 0, null, now.plus(this.completedTtl), null,
-				held.previousAttempt(), held.journal(), held.duplicateSequences());
+				held.previousAttempt(), held.journal(), held.duplicateSequences(), held.audit());
 	}
 
 	/**
@@ -100,7 +106,7 @@ public final class ClaimRules {
 		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
 				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
 				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt(), held.journal(),
-				held.duplicateSequences());
+				held.duplicateSequences(), held.audit());
 	}
 
 	/**
@@ -117,7 +123,8 @@ public final class ClaimRules {
 		Instant now = this.clock.instant();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.FAILED,
 				attemptsAfterRelease(held.attempts(), failure), held.startedAt(), now, 0, null,
-				now.plus(this.completedTtl), failure, held.previousAttempt(), held.journal(), held.duplicateSequences());
+				now.plus(this.completedTtl), failure, held.previousAttempt(), held.journal(), held.duplicateSequences(),
+				held.audit());
 	}
 
 	/**
@@ -144,7 +151,52 @@ public final class ClaimRules {
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), held.leaseUntil(), 0, null,
 				this.clock.instant().plus(this.completedTtl), null, held.previousAttempt(), held.journal().with(step),
-				held.duplicateSequences());
+				held.duplicateSequences(), held.audit());
+	}
+
+	/**
+	 * The record after an operator's action: appended to the audit; replay and resubmit reopen the
+	 * key as a failed attempt with no attempts counted (its next delivery runs it with a fresh
+	 * budget), resubmit also empties the step journal. A new token is written every time, so of two
+	 * operators acting on what they both read, one succeeds.
+	 * @param current the stored record, or {@code null}
+	 * @param key the key
+	 * @param expectedToken the token of the record the operator read
+	 * @param action the action
+	 * @return the record to write
+	 * @throws RecordChangedException when the record is gone, holds another token or its state does
+	 * not allow the action
+	 */
+	public IdempotencyRecord applyOperatorAction(IdempotencyRecord current, String key, String expectedToken,
+			OperatorAction action) {
+		Instant now = this.clock.instant();
+		if (isExpired(current, now) || !current.token().equals(expectedToken)
+				|| !action.kind().appliesTo(current.state())) {
+			throw new RecordChangedException(key, expectedToken, action.kind());
+		}
+		List<OperatorAction> audit = new ArrayList<>(current.audit());
+		audit.add(action);
+		String token = UUID.randomUUID().toString();
+		if (!action.kind().reopens()) {
+			return new IdempotencyRecord(current.key(), current.listener(), current.owner(), token, current.state(),
+					current.attempts(), current.startedAt(), current.leaseUntil(), current.streamSequence(),
+					current.completedAt(), now.plus(this.completedTtl), current.resultSummary(),
+					current.previousAttempt(), current.journal(), current.duplicateSequences(), audit);
+		}
+		StepJournal journal = action.kind().clearsJournal() ? StepJournal.EMPTY : current.journal();
+		return new IdempotencyRecord(current.key(), null, current.owner(), token, RecordState.FAILED, 0,
+				current.startedAt(), now, 0, null, now.plus(this.completedTtl), reopenedSummary(action),
+				current.previousAttempt(), journal, current.duplicateSequences(), audit);
+	}
+
+	/**
+	 * The result summary of a key an operator reopened (what its next attempt sees as the previous
+	 * attempt's failure).
+	 * @param action the action
+	 * @return e.g. {@code REPLAY 1 by alice: fixed the parser}
+	 */
+	public static String reopenedSummary(OperatorAction action) {
+		return action.kind() + " " + action.number() + " by " + action.operator() + ": " + action.reason();
 	}
 
 	/**

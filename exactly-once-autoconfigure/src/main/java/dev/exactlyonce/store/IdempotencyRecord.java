@@ -3,6 +3,7 @@ package dev.exactlyonce.store;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Everything a store keeps about one idempotency key.
@@ -28,19 +29,42 @@ import java.util.List;
  * @param duplicateSequences the stream sequences of the latest copies settled as duplicates of this
  * final record (see {@link IdempotencyStore#recordDuplicate}), oldest first, at most
  * {@link IdempotencyStore#DUPLICATE_SEQUENCES_KEPT}; never {@code null}
+ * @param audit the operators' actions on the key, oldest first, never {@code null}
  */
 public record IdempotencyRecord(String key, String listener, String owner, String token, RecordState state,
 		int attempts, Instant startedAt, Instant leaseUntil, long streamSequence, Instant completedAt,
 		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt, StepJournal journal,
-		List<Long> duplicateSequences) {
+		List<Long> duplicateSequences, List<OperatorAction> audit) {
 
 	/**
-	 * Creates a record; a {@code null} journal or duplicate list (a record written before they
-	 * existed) is empty.
+	 * Creates a record; a {@code null} journal, duplicate list or audit (a record written before
+	 * they existed) is empty.
 	 */
 	public IdempotencyRecord {
 		journal = (journal != null) ? journal : StepJournal.EMPTY;
 		duplicateSequences = (duplicateSequences != null) ? List.copyOf(duplicateSequences) : List.of();
+		audit = (audit != null) ? List.copyOf(audit) : List.of();
+	}
+
+	/**
+	 * The number the next operator action of a kind gets.
+	 * @param kind the kind
+	 * @return 1 + the actions of that kind so far
+	 */
+	public int nextActionNumber(OperatorAction.Kind kind) {
+		return 1 + (int) this.audit.stream().filter((action) -> action.kind() == kind).count();
+	}
+
+	/**
+	 * The action of a kind taken on a dead letter, if any.
+	 * @param kind the kind
+	 * @param deadLetterSequence the dead letter's sequence in the dead-letter stream
+	 * @return the action, or empty
+	 */
+	public Optional<OperatorAction> actionOn(OperatorAction.Kind kind, long deadLetterSequence) {
+		return this.audit.stream()
+			.filter((action) -> action.kind() == kind && action.deadLetterSequence() == deadLetterSequence)
+			.findFirst();
 	}
 
 	/**
@@ -77,7 +101,7 @@ public record IdempotencyRecord(String key, String listener, String owner, Strin
 				sequences.size());
 		return new IdempotencyRecord(this.key, this.listener, this.owner, this.token, this.state, this.attempts,
 				this.startedAt, this.leaseUntil, this.streamSequence, this.completedAt, this.expiresAt,
-				this.resultSummary, this.previousAttempt, this.journal, kept);
+				this.resultSummary, this.previousAttempt, this.journal, kept, this.audit);
 	}
 
 }

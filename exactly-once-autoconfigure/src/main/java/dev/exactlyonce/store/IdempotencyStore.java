@@ -98,6 +98,24 @@ public interface IdempotencyStore {
 	void recordDuplicate(String key, long streamSequence);
 
 	/**
+	 * Records an operator's action on a key that no attempt holds, as a compare-and-set on the
+	 * token of the record the operator read: the action is appended to the record's audit
+	 * ({@link IdempotencyRecord#audit()}), and a new token is written. {@link OperatorAction.Kind#REPLAY}
+	 * and {@link OperatorAction.Kind#RESUBMIT} reopen the key: state {@link RecordState#FAILED}, no
+	 * attempts counted, so the next delivery of the key runs it with a fresh budget (a replay keeps
+	 * the step journal, so steps done are not paid for again; a resubmit empties it).
+	 * {@link OperatorAction.Kind#DISCARD} keeps the state. The record lives {@code completed-ttl}
+	 * from now. Never called on the message path.
+	 * @param key the namespaced idempotency key
+	 * @param expectedToken the token of the record as the operator read it
+	 * @param action the action, with its number ({@link IdempotencyRecord#nextActionNumber})
+	 * @return the record written
+	 * @throws RecordChangedException when the record is gone, holds another token, or its state
+	 * does not allow the action ({@link OperatorAction.Kind#appliesTo})
+	 */
+	IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action);
+
+	/**
 	 * Reads the record of a key.
 	 * @param key the namespaced idempotency key
 	 * @return the record, or empty when the key was never claimed or its record expired

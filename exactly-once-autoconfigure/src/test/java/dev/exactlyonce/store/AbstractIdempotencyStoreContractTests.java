@@ -464,6 +464,92 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	}
 
 	@Test
+	void replayReopensADeadLetteredKeyWithItsAuditAndJournalAndTheNextClaimRunsItWithAFreshBudget() {
+		String key = uniqueKey("replayed");
+		IdempotencyRecord dead = finishedAfterAStep(key, Completion.deadLettered("listener", 5, "poison"));
+		OperatorAction replay = new OperatorAction(OperatorAction.Kind.REPLAY, dead.nextActionNumber(
+				OperatorAction.Kind.REPLAY), "alice", "parser fixed", Instant.parse("2026-11-23T10:15:30Z"), 17);
+
+		IdempotencyRecord reopened = this.store.recordOperatorAction(key, dead.token(), replay);
+
+		assertThat(reopened.state()).isEqualTo(RecordState.FAILED);
+		assertThat(reopened.attempts()).isZero();
+		assertThat(reopened.token()).isNotEqualTo(dead.token());
+		assertThat(this.store.find(key).orElseThrow()).satisfies((found) -> {
+			assertThat(found.audit()).containsExactly(replay);
+			assertThat(found.actionOn(OperatorAction.Kind.REPLAY, 17)).contains(replay);
+			assertThat(found.nextActionNumber(OperatorAction.Kind.REPLAY)).isEqualTo(2);
+		});
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+		assertThat(next.claim().attempt()).isEqualTo(1);
+		assertThat(next.previousAttempt().failure()).isEqualTo("REPLAY 1 by alice: parser fixed");
+		assertThat(next.journal().find("draft")).isPresent();
+		this.store.complete(next.claim(), Completion.completed("listener", 9, "done"));
+		assertThat(this.store.find(key).orElseThrow().audit()).containsExactly(replay);
+	}
+
+	@Test
+	void ofOperatorsActingOnTheSameReadRecordExactlyOneSucceeds() throws Exception {
+		String key = uniqueKey("replay-race");
+		IdempotencyRecord dead = this.store.complete(acquire(key, "worker-1", LEASE).claim(),
+				Completion.deadLettered("listener", 5, "poison"));
+
+		List<ClaimResult> results = race((i) -> () -> {
+			try {
+				IdempotencyRecord written = this.store.recordOperatorAction(key, dead.token(), new OperatorAction(
+						OperatorAction.Kind.REPLAY, 1, "operator-" + i, "race", Instant.now(), 17));
+				return ClaimResult.Acquired.of(written);
+			}
+			catch (RecordChangedException ex) {
+				return new ClaimResult.DeadLettered(dead);
+			}
+		});
+
+		assertThat(acquiredOf(results)).hasSize(1);
+		assertThat(this.store.find(key).orElseThrow().audit()).hasSize(1);
+	}
+
+	@Test
+	void resubmitReopensACompletedKeyWithAnEmptyJournalAndRefusesWhatItDoesNotApplyTo() {
+		String key = uniqueKey("resubmitted");
+		IdempotencyRecord completed = finishedAfterAStep(key, Completion.completed("listener", 3, "wrong output"));
+		OperatorAction replay = new OperatorAction(OperatorAction.Kind.REPLAY, 1, "bob", "not dead", Instant.now(), 4);
+		assertThatExceptionOfType(RecordChangedException.class)
+			.isThrownBy(() -> this.store.recordOperatorAction(key, completed.token(), replay));
+		OperatorAction resubmit = new OperatorAction(OperatorAction.Kind.RESUBMIT, 1, "bob", "output was wrong",
+				Instant.now(), 0);
+
+		this.store.recordOperatorAction(key, completed.token(), resubmit);
+
+		assertThatExceptionOfType(RecordChangedException.class)
+			.isThrownBy(() -> this.store.recordOperatorAction(key, completed.token(), resubmit));
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+		assertThat(next.journal().steps()).isEmpty();
+		assertThatExceptionOfType(RecordChangedException.class).isThrownBy(() -> this.store.recordOperatorAction(key,
+				next.claim().token(), new OperatorAction(OperatorAction.Kind.RESUBMIT, 2, "bob", "held", Instant.now(), 0)));
+		assertThatExceptionOfType(RecordChangedException.class).isThrownBy(() -> this.store.recordOperatorAction(
+				uniqueKey("never-claimed"), "no-token", resubmit));
+	}
+
+	@Test
+	void discardKeepsTheKeyDeadLetteredWithItsAudit() {
+		String key = uniqueKey("discarded");
+		IdempotencyRecord dead = this.store.complete(acquire(key, "worker-1", LEASE).claim(),
+				Completion.deadLettered("listener", 5, "poison"));
+		OperatorAction discard = new OperatorAction(OperatorAction.Kind.DISCARD, 1, "carol", "customer cancelled",
+				Instant.now(), 8);
+
+		this.store.recordOperatorAction(key, dead.token(), discard);
+
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOfSatisfying(ClaimResult.DeadLettered.class,
+				(stillDead) -> {
+					assertThat(stillDead.record().resultSummary()).isEqualTo("poison");
+					assertThat(stillDead.record().audit()).extracting(OperatorAction::operator, OperatorAction::reason)
+						.containsExactly(tuple("carol", "customer cancelled"));
+				});
+	}
+
+	@Test
 	void journalIsKeptWithTheCompletionRecord() {
 		String key = uniqueKey("journal-completed");
 		Claim claim = acquire(key, "worker-1", LEASE).claim();
@@ -642,6 +728,13 @@ public abstract class AbstractIdempotencyStoreContractTests {
 			}
 		}
 		return journaled;
+	}
+
+	/** Claims a key, journals a DONE step {@code draft} and finishes the attempt with {@code completion}. */
+	private IdempotencyRecord finishedAfterAStep(String key, Completion completion) {
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		this.store.recordStep(claim, StepRecord.started("draft", 1, Instant.now()).done("\"draft\"", Instant.now()));
+		return this.store.complete(claim, completion);
 	}
 
 	private static void awaitLeaseEnd(Claim claim) {

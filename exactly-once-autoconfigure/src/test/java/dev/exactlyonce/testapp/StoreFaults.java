@@ -11,6 +11,7 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -83,6 +84,11 @@ public class StoreFaults implements BeanPostProcessor {
 		@Override
 		public void release(Claim claim, String failure) {
 			this.delegate.release(claim, failure);
+		}
+
+		@Override
+		public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
+			return this.delegate.recordOperatorAction(key, expectedToken, action);
 		}
 
 		@Override

@@ -19,8 +19,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
 /**
  * Maps an {@link IdempotencyRecord} to the fields of its Firestore document and back. Instants
  * are Firestore timestamps, so {@code expiresAt} can drive a Firestore TTL policy; the step journal
- * is one JSON string field, the duplicate copies' sequences an array of integers; absent values are
- * absent fields.
+ * is one JSON string field, and so is the operators' audit; the duplicate copies' sequences are an
+ * array of integers; absent values are absent fields.
  */
 final class FirestoreRecordDocument {
 
@@ -58,6 +58,9 @@ final class FirestoreRecordDocument {
 		if (!record.duplicateSequences().isEmpty()) {
 			fields.put("duplicateSequences", record.duplicateSequences());
 		}
+		if (!record.audit().isEmpty()) {
+			fields.put("audit", CODEC.encodeAudit(record.audit()));
+		}
 		return fields;
 	}
 
@@ -78,7 +81,7 @@ final class FirestoreRecordDocument {
 					snapshot.getLong("streamSequence"), instant(snapshot.getTimestamp("completedAt")),
 					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"),
 					previousAttempt(snapshot), CODEC.decodeJournal(snapshot.getString("journal")),
-					duplicateSequences(snapshot));
+					duplicateSequences(snapshot), CODEC.decodeAudit(snapshot.getString("audit")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency document " + snapshot.getId() + " is not readable", ex);

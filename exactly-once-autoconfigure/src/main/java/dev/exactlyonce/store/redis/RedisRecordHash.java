@@ -15,8 +15,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
 /**
  * Reads an {@link IdempotencyRecord} from the Redis hash that holds it: one field per record
  * component (the previous attempt's in {@code previous*} fields), instants as epoch milliseconds,
- * the step journal as a JSON array, the duplicate copies' sequences comma-separated, absent fields
- * for absent values.
+ * the step journal and the operators' audit as JSON arrays, the duplicate copies' sequences
+ * comma-separated, absent fields for absent values.
  */
 final class RedisRecordHash {
 
@@ -55,7 +55,7 @@ final class RedisRecordHash {
 					instant(fields.get("leaseUntil")), Long.parseLong(fields.getOrDefault("streamSequence", "0")),
 					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"),
 					previousAttempt(fields), CODEC.decodeJournal(fields.get("journal")),
-					sequences(fields.get("duplicateSequences")));
+					sequences(fields.get("duplicateSequences")), CODEC.decodeAudit(fields.get("audit")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency record in Redis is not readable: " + ex.getMessage(), ex);
