@@ -1,0 +1,90 @@
+package dev.exactlyonce.store;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Supplier;
+
+/**
+ * A {@link StoreClock} that reads the server's time through a {@link ServerTimeProbe} and carries
+ * it forward on this JVM's monotonic clock, so this instance's wall clock (however wrong, however
+ * stepped) never enters a lease decision. The server stamped the probe between sending and
+ * answering, so the server's time is known to within the probe's round trip; the interval also
+ * widens by {@value #DRIFT_PPM} ppm of the time since, for monotonic clocks that run at slightly
+ * different rates. Measured again when older than {@link #REFRESH_AFTER}.
+ */
+public final class MeasuredStoreClock implements StoreClock {
+
+	/** How long a measurement is used before the next one. */
+	public static final Duration REFRESH_AFTER = Duration.ofMinutes(1);
+
+	/** How far two monotonic clocks' rates may differ, in parts per million. */
+	static final long DRIFT_PPM = 100;
+
+	private static final int PROBE_ATTEMPTS = 3;
+
+	private final Clock local;
+
+	private final ServerTimeProbe probe;
+
+	private Measurement last;
+
+	/**
+	 * Creates the clock; the first lease decision measures.
+	 * @param local this instance's own clock, used only to express store instants to callers
+	 * @param probe the request the server stamps
+	 */
+	public MeasuredStoreClock(Clock local, ServerTimeProbe probe) {
+		this.local = local;
+		this.probe = probe;
+	}
+
+	@Override
+	public Instant earliest() {
+		long now = System.nanoTime();
+		Measurement measurement = current(now);
+		return measurement.server().plusNanos(now - measurement.answered() - drift(measurement, now));
+	}
+
+	@Override
+	public Instant latest() {
+		long now = System.nanoTime();
+		Measurement measurement = current(now);
+		return measurement.server().plusNanos(now - measurement.sent() + drift(measurement, now));
+	}
+
+	@Override
+	public Instant toLocal(Instant storeInstant) {
+		return this.local.instant().plus(Duration.between(earliest(), storeInstant));
+	}
+
+	private synchronized Measurement current(long now) {
+		if (this.last == null || now - this.last.answered() > REFRESH_AFTER.toNanos()) {
+			this.last = measure();
+		}
+		return this.last;
+	}
+
+	private Measurement measure() {
+		for (int attempt = 0; attempt < PROBE_ATTEMPTS; attempt++) {
+			long sent = System.nanoTime();
+			Supplier<Instant> stamp = this.probe.send();
+			long answered = System.nanoTime();
+			Instant server = stamp.get();
+			if (server != null) {
+				return new Measurement(server, sent, answered);
+			}
+		}
+		throw new StoreUnavailableException("The store's server time could not be read: its probe was replaced "
+				+ PROBE_ATTEMPTS + " times before it was read back", null);
+	}
+
+	private static long drift(Measurement measurement, long now) {
+		return (now - measurement.sent()) / 1_000_000 * DRIFT_PPM;
+	}
+
+	/** The server's stamp and this JVM's monotonic time around the request it stamped. */
+	private record Measurement(Instant server, long sent, long answered) {
+	}
+
+}
