@@ -11,7 +11,9 @@ import java.util.function.Supplier;
  * stepped) never enters a lease decision. The server stamped the probe between sending and
  * answering, so the server's time is known to within the probe's round trip; the interval also
  * widens by {@value #DRIFT_PPM} ppm of the time since, for monotonic clocks that run at slightly
- * different rates. Measured again when older than {@link #REFRESH_AFTER}.
+ * different rates. Measured again when older than {@link #REFRESH_AFTER}, with
+ * {@value #PROBES} probes, of which the narrowest is kept, and kept only while it is narrower than
+ * the previous measurement has become (a slow first request, a stalled probe never widen it much).
  */
 public final class MeasuredStoreClock implements StoreClock {
 
@@ -21,7 +23,7 @@ public final class MeasuredStoreClock implements StoreClock {
 	/** How far two monotonic clocks' rates may differ, in parts per million. */
 	static final long DRIFT_PPM = 100;
 
-	private static final int PROBE_ATTEMPTS = 3;
+	private static final int PROBES = 3;
 
 	private final Clock local;
 
@@ -60,23 +62,36 @@ public final class MeasuredStoreClock implements StoreClock {
 
 	private synchronized Measurement current(long now) {
 		if (this.last == null || now - this.last.answered() > REFRESH_AFTER.toNanos()) {
-			this.last = measure();
+			this.last = narrower(this.last, measure());
 		}
 		return this.last;
 	}
 
+	/** The narrowest of {@value #PROBES} probes. */
 	private Measurement measure() {
-		for (int attempt = 0; attempt < PROBE_ATTEMPTS; attempt++) {
+		Measurement best = null;
+		for (int attempt = 0; attempt < PROBES; attempt++) {
 			long sent = System.nanoTime();
 			Supplier<Instant> stamp = this.probe.send();
 			long answered = System.nanoTime();
 			Instant server = stamp.get();
 			if (server != null) {
-				return new Measurement(server, sent, answered);
+				best = narrower(best, new Measurement(server, sent, answered));
 			}
 		}
-		throw new StoreUnavailableException("The store's server time could not be read: its probe was replaced "
-				+ PROBE_ATTEMPTS + " times before it was read back", null);
+		if (best == null) {
+			throw new StoreUnavailableException("The store's server time could not be read: its probe was replaced "
+					+ PROBES + " times before it was read back", null);
+		}
+		return best;
+	}
+
+	private static Measurement narrower(Measurement previous, Measurement next) {
+		if (previous == null) {
+			return next;
+		}
+		long now = System.nanoTime();
+		return (previous.width(now) <= next.width(now)) ? previous : next;
 	}
 
 	private static long drift(Measurement measurement, long now) {
@@ -85,6 +100,12 @@ public final class MeasuredStoreClock implements StoreClock {
 
 	/** The server's stamp and this JVM's monotonic time around the request it stamped. */
 	private record Measurement(Instant server, long sent, long answered) {
+
+		/** How wide the interval this measurement gives is at {@code now}, in nanoseconds. */
+		long width(long now) {
+			return this.answered - this.sent + 2 * drift(this, now);
+		}
+
 	}
 
 }
