@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: unit and context-runner tests (*Tests) and integration tests
 # against real servers (*IntegrationTests). Installs what the tests need when it is missing
-# (Debian packages nats-server and redis-server); the tests start their own server processes on
+# (Debian packages nats-server, redis-server, and faketime for the fault suite's skewed-clock row); the
+# tests start their own server processes on
 # free ports with temporary directories and never touch services already running here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,7 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+[ -n "${FAKETIME_LIB:-}" ] || compgen -G "/usr/lib/*/faketime/libfaketimeMT.so.1" >/dev/null || missing+=(faketime)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing test prerequisites: ${missing[*]}"
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
