@@ -73,8 +73,7 @@ public final class ClaimRules {
 					return ClaimDecision.answer(new ClaimResult.DeadLettered(live));
 				case IN_PROGRESS:
 					if (live.isLiveClaim(now)) {
-						return ClaimDecision.answer(
-								new ClaimResult.HeldElsewhere(live.owner(), this.clock.toLocal(live.leaseUntil())));
+						return ClaimDecision.answer(new ClaimResult.HeldElsewhere(live.owner(), toLocal(live.leaseUntil())));
 					}
 					break;
 				default:
@@ -177,6 +176,29 @@ public final class ClaimRules {
 	 */
 	public boolean isExpired(IdempotencyRecord record, Instant now) {
 		return record == null || !record.expiresAt().isAfter(now);
+	}
+
+	/**
+	 * A stored record as callers that compare its instants with their own clock read it (listing
+	 * in-flight claims, waiting for a holder): its instants moved from the store's clock to this
+	 * instance's ({@link StoreClock#toLocal}). The journal's instants are kept as their writers'
+	 * clocks gave them.
+	 * @param stored a record as the store holds it
+	 * @return the record on this instance's clock
+	 */
+	public IdempotencyRecord onLocalClock(IdempotencyRecord stored) {
+		PreviousAttempt previous = stored.previousAttempt();
+		PreviousAttempt previousOnLocalClock = (previous != null) ? new PreviousAttempt(previous.owner(),
+				toLocal(previous.startedAt()), previous.attempts(), previous.state(), previous.failure(),
+				previous.unfinishedStep()) : null;
+		return new IdempotencyRecord(stored.key(), stored.listener(), stored.owner(), stored.token(), stored.state(),
+				stored.attempts(), toLocal(stored.startedAt()), toLocal(stored.leaseUntil()), stored.streamSequence(),
+				toLocal(stored.completedAt()), toLocal(stored.expiresAt()), stored.resultSummary(), previousOnLocalClock,
+				stored.journal());
+	}
+
+	private Instant toLocal(Instant storeInstant) {
+		return (storeInstant != null) ? this.clock.toLocal(storeInstant) : null;
 	}
 
 	/**

@@ -62,7 +62,8 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		IdempotencyRecord record = readRecord(key);
-		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
+		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty()
+				: Optional.of(this.rules.onLocalClock(record));
 	}
 
 	/**

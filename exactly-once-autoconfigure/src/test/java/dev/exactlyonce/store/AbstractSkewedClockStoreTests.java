@@ -85,6 +85,19 @@ public abstract class AbstractSkewedClockStoreTests {
 	}
 
 	@Test
+	void instanceAheadReadsALiveClaimAsLiveOnItsOwnClock() throws Exception {
+		IdempotencyStore holder = createStore(this.onTime);
+		IdempotencyStore aheadInstance = createStore(this.ahead);
+		String key = uniqueKey("ahead-find");
+		acquire(holder, key, "holder");
+
+		IdempotencyRecord found = aheadInstance.find(key).orElseThrow();
+
+		assertThat(found.isLiveClaim(this.ahead.instant())).isTrue();
+		assertThat(found.leaseUntil()).isBetween(this.ahead.instant(), this.ahead.instant().plus(LEASE).plusSeconds(1));
+	}
+
+	@Test
 	void claimOfAnInstanceBehindIsNotTakenOverWhileItsLeaseRuns() throws Exception {
 		IdempotencyStore holder = createStore(this.behind);
 		IdempotencyStore onTimeInstance = createStore(this.onTime);

@@ -115,7 +115,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 			for (QueryDocumentSnapshot document : documents) {
 				IdempotencyRecord record = FirestoreRecordDocument.record(document);
 				if (!this.rules.isExpired(record, now)) {
-					action.accept(record);
+					action.accept(this.rules.onLocalClock(record));
 				}
 			}
 			if (documents.size() < SCAN_PAGE_SIZE) {

@@ -172,6 +172,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 			.filter((entry) -> entry.getOperation() == KeyValueOperation.PUT && !NatsKvServerTime.isProbe(entry))
 			.map(this::decode)
 			.filter((record) -> !this.rules.isExpired(record, this.rules.now()))
+			.map(this.rules::onLocalClock)
 			.forEach(action);
 	}
 
