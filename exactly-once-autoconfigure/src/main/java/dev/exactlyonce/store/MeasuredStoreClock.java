@@ -43,15 +43,15 @@ public final class MeasuredStoreClock implements StoreClock {
 
 	@Override
 	public Instant earliest() {
+		Measurement measurement = current();
 		long now = System.nanoTime();
-		Measurement measurement = current(now);
 		return measurement.server().plusNanos(now - measurement.answered() - drift(measurement, now));
 	}
 
 	@Override
 	public Instant latest() {
+		Measurement measurement = current();
 		long now = System.nanoTime();
-		Measurement measurement = current(now);
 		return measurement.server().plusNanos(now - measurement.sent() + drift(measurement, now));
 	}
 
@@ -60,8 +60,8 @@ public final class MeasuredStoreClock implements StoreClock {
 		return this.local.instant().plus(Duration.between(earliest(), storeInstant));
 	}
 
-	private synchronized Measurement current(long now) {
-		if (this.last == null || now - this.last.answered() > REFRESH_AFTER.toNanos()) {
+	private synchronized Measurement current() {
+		if (this.last == null || System.nanoTime() - this.last.answered() > REFRESH_AFTER.toNanos()) {
 			this.last = narrower(this.last, measure());
 		}
 		return this.last;

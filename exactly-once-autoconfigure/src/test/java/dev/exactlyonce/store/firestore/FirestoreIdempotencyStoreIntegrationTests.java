@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.google.cloud.firestore.Firestore;
-import com.google.cloud.firestore.FirestoreOptions;
 
 import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
 import dev.exactlyonce.store.ClaimRules;
@@ -30,11 +29,7 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 	@Override
 	protected void startInfrastructure() {
 		this.emulator = new FirestoreEmulatorProcess().start();
-		this.firestore = FirestoreOptions.newBuilder()
-			.setProjectId("exactly-once-test")
-			.setEmulatorHost(this.emulator.hostPort())
-			.build()
-			.getService();
+		this.firestore = EmulatorClients.connect(this.emulator.hostPort());
 	}
 
 	@Override
@@ -56,11 +51,7 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 
 	@Override
 	protected IdempotencyStore createStoreBehind(TcpProxy proxy) {
-		this.proxiedFirestore = FirestoreOptions.newBuilder()
-			.setProjectId("exactly-once-test")
-			.setEmulatorHost("127.0.0.1:" + proxy.port())
-			.build()
-			.getService();
+		this.proxiedFirestore = EmulatorClients.connect("127.0.0.1:" + proxy.port());
 		return new FirestoreIdempotencyStore(this.proxiedFirestore, "contract-behind-proxy",
 				new ClaimRules(Clock.systemUTC(), LONG_TTL), CLIENT_TIMEOUT);
 	}

@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Duration;
 
 import com.google.cloud.firestore.Firestore;
-import com.google.cloud.firestore.FirestoreOptions;
 
 import dev.exactlyonce.store.AbstractSkewedClockStoreTests;
 import dev.exactlyonce.store.ClaimRules;
@@ -26,11 +25,7 @@ class FirestoreSkewedClockIntegrationTests extends AbstractSkewedClockStoreTests
 	@Override
 	protected void startInfrastructure() {
 		this.emulator = new FirestoreEmulatorProcess().start();
-		this.firestore = FirestoreOptions.newBuilder()
-			.setProjectId("exactly-once-test")
-			.setEmulatorHost(this.emulator.hostPort())
-			.build()
-			.getService();
+		this.firestore = EmulatorClients.connect(this.emulator.hostPort());
 	}
 
 	@Override
