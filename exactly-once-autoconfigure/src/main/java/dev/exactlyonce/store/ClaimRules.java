@@ -37,8 +37,8 @@ public final class ClaimRules {
 
 	/**
 	 * These rules deciding on a store server's clock, read through {@code probe}; this instance's
-	 * own clock then only expresses a holder's lease end to callers
-	 * ({@link ClaimResult.HeldElsewhere#leaseUntil()}).
+	 * own clock then only expresses store instants to callers
+	 * ({@link ClaimResult.HeldElsewhere#leaseUntil()}, {@link #onLocalClock}).
 	 * @param probe a request the server stamps with its time
 	 * @return the rules for a store shared by instances whose clocks may disagree
 	 */

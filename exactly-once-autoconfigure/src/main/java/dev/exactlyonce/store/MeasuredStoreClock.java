@@ -18,7 +18,7 @@ import java.util.function.Supplier;
 public final class MeasuredStoreClock implements StoreClock {
 
 	/** How long a measurement is used before the next one. */
-	public static final Duration REFRESH_AFTER = Duration.ofMinutes(1);
+	private static final Duration REFRESH_AFTER = Duration.ofMinutes(1);
 
 	/** How far two monotonic clocks' rates may differ, in parts per million. */
 	static final long DRIFT_PPM = 100;
