@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of the project: unit and context-runner tests (*Tests) and integration tests
 # against real servers (*IntegrationTests). Installs what the tests need when it is missing
-# (Debian packages nats-server, redis-server, chromium and nodejs/npm; npm's playwright-core for the
-# dashboard's browser test); the tests start their own server processes on free ports with
-# temporary directories and never touch services already running here.
+# (Debian packages nats-server, redis-server, chromium and nodejs/npm, npm's playwright-core for the
+# dashboard's browser test, and faketime for the fault suite's skewed-clock row); the tests start
+# their own server processes on free ports with temporary directories and never touch services
+# already running here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missi
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+[ -n "${FAKETIME_LIB:-}" ] || compgen -G "/usr/lib/*/faketime/libfaketimeMT.so.1" >/dev/null || missing+=(faketime)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing test prerequisites: ${missing[*]}"
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -1,5 +1,6 @@
 package dev.exactlyonce.listener;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -37,6 +38,8 @@ final class Delivery implements ExactlyOnceContext {
 	private volatile Claim claim;
 
 	private volatile PreviousAttempt previousAttempt;
+
+	private volatile long leaseStartedNanos;
 
 	private volatile Settlement settlement;
 
@@ -134,8 +137,26 @@ final class Delivery implements ExactlyOnceContext {
 		this.steps = session;
 	}
 
-	void renewed(Claim renewed) {
+	void renewed(Claim renewed, long sentNanos) {
 		this.claim = renewed;
+		leaseStarted(sentNanos);
+	}
+
+	/**
+	 * Notes that the store started (or extended) the claim's lease no earlier than
+	 * {@code sentNanos}, when the request that did it was sent ({@link System#nanoTime()}).
+	 */
+	void leaseStarted(long sentNanos) {
+		this.leaseStartedNanos = sentNanos;
+	}
+
+	/**
+	 * How much of the claim's lease is surely left, on this instance's monotonic clock (counted from
+	 * when the last claim or renewal answered was sent, so a skewed wall clock never matters).
+	 */
+	Duration leaseLeft() {
+		Duration left = this.settings.lease().minusNanos(System.nanoTime() - this.leaseStartedNanos);
+		return left.isNegative() ? Duration.ZERO : left;
 	}
 
 	Claim claim() {

@@ -96,13 +96,15 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 
 	@Override
 	public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
-		return transition(key, (current) -> this.rules.applyOperatorAction(current, key, expectedToken, action));
+		return this.rules.onLocalClock(
+				transition(key, (current) -> this.rules.applyOperatorAction(current, key, expectedToken, action)));
 	}
 
 	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		IdempotencyRecord record = readRecord(key);
-		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
+		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty()
+				: Optional.of(this.rules.onLocalClock(record));
 	}
 
 	/**

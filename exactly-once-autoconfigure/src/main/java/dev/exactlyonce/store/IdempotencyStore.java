@@ -116,7 +116,9 @@ public interface IdempotencyStore {
 	IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action);
 
 	/**
-	 * Reads the record of a key.
+	 * Reads the record of a key. Its instants are for comparing with this instance's clock: a store
+	 * that decides leases on its server's clock moves them onto this instance's (NATS KV, Firestore;
+	 * Redis gives the server's as they are).
 	 * @param key the namespaced idempotency key
 	 * @return the record, or empty when the key was never claimed or its record expired
 	 */
