@@ -87,15 +87,50 @@ public final class HeaderEncoding {
 	 * @return the value, or {@code null} when absent
 	 */
 	public static String first(Headers headers, String name) {
+		byte[] value = firstBytes(headers, name);
+		return (value != null) ? new String(value, StandardCharsets.UTF_8) : null;
+	}
+
+	/**
+	 * The first value of a header as it was sent, as bytes: decoded when the header is listed as
+	 * encoded, so bytes that are not UTF-8 are kept exactly.
+	 * @param headers the headers, may be {@code null}
+	 * @param name the header name as sent
+	 * @return the value's bytes, or {@code null} when absent
+	 */
+	public static byte[] firstBytes(Headers headers, String name) {
 		if (headers == null) {
 			return null;
 		}
 		String encodedName = percentEncode(utf8(name), true);
 		if (listed(headers).contains(listName(encodedName))) {
 			String value = headers.getFirst(encodedName);
-			return (value != null) ? decode(value) : null;
+			return (value != null) ? decodeBytes(value) : null;
 		}
-		return headers.getFirst(name);
+		String value = headers.getFirst(name);
+		return (value != null) ? utf8(value) : null;
+	}
+
+	/**
+	 * The first value of every header as it was sent, as bytes (see {@link #firstBytes}), by
+	 * decoded name, without {@value #ENCODED_HEADERS}.
+	 * @param headers the headers, may be {@code null}
+	 * @return the first values by name, in order
+	 */
+	public static Map<String, byte[]> firstBytesByName(Headers headers) {
+		Map<String, byte[]> values = new LinkedHashMap<>();
+		if (headers == null) {
+			return values;
+		}
+		Set<String> listed = listed(headers);
+		for (String name : headers.keySet()) {
+			String value = headers.getFirst(name);
+			if (!name.equals(ENCODED_HEADERS) && value != null) {
+				boolean encoded = listed.contains(listName(name));
+				values.put(encoded ? decode(name) : name, encoded ? decodeBytes(value) : utf8(value));
+			}
+		}
+		return values;
 	}
 
 	/**
