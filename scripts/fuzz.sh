@@ -17,14 +17,14 @@ if [ ${#targets[@]} -eq 0 ]; then
 		DeadLetterHeadersFuzzTests#anyOriginalGetsDeadLetterHeadersWithinTheLimitOrARefusal
 	)
 fi
-./mvnw -B -o -q -pl exactly-once-autoconfigure -am install -DskipTests >/dev/null || exit 1
 status=0
 for target in "${targets[@]}"; do
-	echo "== $target"
+	echo "== $target ($(date -u +%H:%M:%S))"
+	log="exactly-once-autoconfigure/target/fuzz-${target//#/-}.log"
+	mkdir -p exactly-once-autoconfigure/target
 	JAZZER_FUZZ=1 JAZZER_INSTRUMENTATION_INCLUDES='dev.exactlyonce.**:io.nats.client.support.**:io.nats.client.impl.Headers*' \
-		./mvnw -B -o -pl exactly-once-autoconfigure surefire:test -Dtest="$target" \
-		-Dsurefire.failIfNoSpecifiedTests=false 2>&1 | grep -E '^#[0-9]+.*(DONE|pulse)|Done [0-9]+ runs|stat::|Tests run:|FAIL|ERROR|Exception|Crash|crash-' | tail -15 \
-		|| true
-	[ "${PIPESTATUS[0]}" = 0 ] || status=1
+		./mvnw -B -o -pl exactly-once-autoconfigure -am test -Dtest="$target" \
+		-Dsurefire.failIfNoSpecifiedTests=false >"$log" 2>&1 || status=1
+	grep -E '^#[0-9]+.*DONE|Done [0-9]+ runs|Tests run:.*Fuzz|FAILURE|Exception:|crash-' "$log" | tail -8
 done
 exit $status
