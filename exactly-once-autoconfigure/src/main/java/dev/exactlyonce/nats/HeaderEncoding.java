@@ -16,7 +16,8 @@ import io.nats.client.impl.Headers;
  * Writes any header name and value so that the Java client accepts it, and reads it back. The Java
  * client takes only printable US-ASCII names and values; a header that does not fit has its name
  * and every value percent-encoded (each byte of its UTF-8 form outside printable US-ASCII, and
- * {@code %}, as {@code %XX}; in names also {@code :} and {@code ,}), and its encoded name is listed
+ * {@code %}, as {@code %XX}; in names also {@code :} and {@code ,}; in values also a space at
+ * either end, which the client's parser trims), and its encoded name is listed
  * in lower case in the {@value #ENCODED_HEADERS} header (comma-separated, compared ignoring case).
  * Headers not listed there are as sent. Lower case, because nats-server 2.9 finds a header by the
  * first occurrence of its name anywhere in the header block: a list spelling {@code Nats-Msg-Id}
@@ -216,20 +217,25 @@ public final class HeaderEncoding {
 	}
 
 	private static boolean isWritableValue(byte[] value) {
-		for (byte b : value) {
-			if (b < 0x20 || b > 0x7E) {
+		for (int i = 0; i < value.length; i++) {
+			if (value[i] < 0x20 || value[i] > 0x7E || isEdgeSpace(value, i)) {
 				return false;
 			}
 		}
 		return true;
 	}
 
+	/** A space the client's parser would trim: the first or last byte of a value. */
+	private static boolean isEdgeSpace(byte[] value, int index) {
+		return value[index] == ' ' && (index == 0 || index == value.length - 1);
+	}
+
 	private static String percentEncode(byte[] bytes, boolean name) {
 		StringBuilder encoded = new StringBuilder(bytes.length);
-		for (byte b : bytes) {
-			int unsigned = b & 0xFF;
+		for (int i = 0; i < bytes.length; i++) {
+			int unsigned = bytes[i] & 0xFF;
 			boolean escape = unsigned < (name ? 0x21 : 0x20) || unsigned > 0x7E || unsigned == '%'
-					|| (name && (unsigned == ':' || unsigned == ','));
+					|| (name ? (unsigned == ':' || unsigned == ',') : isEdgeSpace(bytes, i));
 			if (escape) {
 				encoded.append('%').append(HEX[unsigned >> 4]).append(HEX[unsigned & 0xF]);
 			}
