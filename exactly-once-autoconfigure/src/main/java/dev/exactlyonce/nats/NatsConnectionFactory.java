@@ -86,7 +86,8 @@ public class NatsConnectionFactory {
 			.connectionName(this.settings.connectionName())
 			.connectionTimeout(this.settings.connectionTimeout())
 			.reconnectWait(this.settings.reconnectWait())
-			.maxReconnects(-1);
+			.maxReconnects(-1)
+			.errorListener(new PermissionViolations());
 		if (this.settings.username() != null) {
 			builder.userInfo(this.settings.username(), this.settings.password());
 		}
