@@ -24,7 +24,7 @@ for target in "${targets[@]}"; do
 	mkdir -p exactly-once-autoconfigure/target
 	JAZZER_FUZZ=1 JAZZER_INSTRUMENTATION_INCLUDES='dev.exactlyonce.**:io.nats.client.support.**:io.nats.client.impl.Headers*' \
 		./mvnw -B -o -pl exactly-once-autoconfigure -am test -Dtest="$target" \
-		-Dsurefire.failIfNoSpecifiedTests=false >"$log" 2>&1 || status=1
+		-Dsurefire.failIfNoSpecifiedTests=false -DargLine=-Xmx1g >"$log" 2>&1 || status=1
 	grep -E '^#[0-9]+.*DONE|Done [0-9]+ runs|Tests run:.*Fuzz|FAILURE|Exception:|crash-' "$log" | tail -8
 done
 exit $status
