@@ -63,6 +63,7 @@ public final class HeaderEncoding {
 			if (listed.remove(listName(encodedName))) {
 				headers.remove(encodedName);
 			}
+			listed.remove(listName(plainName));
 			headers.put(plainName, values.stream().map(HeaderEncoding::ascii).toList());
 		}
 		relist(headers, listed);

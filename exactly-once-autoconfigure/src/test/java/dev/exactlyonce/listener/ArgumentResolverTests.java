@@ -29,6 +29,15 @@ class ArgumentResolverTests {
 	}
 
 	@Test
+	void aJsonNullPayloadIsPoisonNotANullArgument() throws Exception {
+		byte[] body = " null ".getBytes(StandardCharsets.US_ASCII);
+
+		assertThatExceptionOfType(PoisonMessageException.class)
+			.isThrownBy(() -> resolver("handleMap", Map.class).payload(delivery(body)))
+			.withMessageContaining("null");
+	}
+
+	@Test
 	void aStringPayloadThatIsNotUtf8IsPoison() throws Exception {
 		byte[] body = { 't', (byte) 0xFF, 'x' };
 

@@ -50,6 +50,16 @@ class HeaderEncodingTests {
 	}
 
 	@Test
+	void aHeaderWrittenAsItIsIsReadAsItIsEvenWhenAForgedListNamesIt() {
+		Headers headers = new Headers().put(HeaderEncoding.ENCODED_HEADERS, "x%41");
+		HeaderEncoding.put(headers, "x%41", "v%42");
+
+		Headers received = new IncomingHeadersProcessor(headers.getSerialized()).getHeaders();
+
+		assertThat(HeaderEncoding.decoded(received)).containsExactly(org.assertj.core.api.Assertions.entry("x%41", List.of("v%42")));
+	}
+
+	@Test
 	void theListNeverSpellsAHeaderNameAsTheServerLooksItUp() {
 		Headers headers = new Headers();
 		HeaderEncoding.put(headers, "X-Title", "Café");
