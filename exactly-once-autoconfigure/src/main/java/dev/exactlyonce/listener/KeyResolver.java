@@ -116,7 +116,7 @@ final class KeyResolver {
 		@Override
 		public String get(Object name) {
 			byte[] value = this.values.get(name);
-			return (value != null) ? text(this.delivery, (String) name, value) : null;
+			return (value != null) ? text(this.delivery, String.valueOf(name), value) : null;
 		}
 
 		@Override
