@@ -25,8 +25,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The whole pipeline (provisioning, publish, claim, completion, ack) runs against a nats-server that
- * demands TLS and a login: user and password, a token, or an NKey (challenge signed with the seed
- * in {@code exactlyonce.nats.nkey-file}). The client trusts exactly the server's self-signed
+ * demands TLS and a login: user and password, a token, an NKey (challenge signed with the seed
+ * in {@code exactlyonce.nats.nkey-file}), or a credentials file (user JWT and seed, the server in
+ * operator mode). The client trusts exactly the server's self-signed
  * certificate through a Spring SSL bundle.
  */
 class NatsAuthenticationIntegrationTests {
@@ -62,6 +63,14 @@ class NatsAuthenticationIntegrationTests {
 		Path seed = Files.writeString(this.certificate.certificate().resolveSibling("user.nk"), new String(user.getSeed()));
 		TestInstances instances = instances("authorization { users = [ { nkey: " + new String(user.getPublicKey()) + " } ] }");
 		Instance instance = instances.start("a", tls("exactlyonce.nats.nkey-file=" + seed));
+		assertProcessesATask(instances, instance);
+	}
+
+	@Test
+	void credentialsFileWithAUserJwtOverTls() throws Exception {
+		OperatorCredentials operator = OperatorCredentials.create(this.certificate.certificate().getParent());
+		TestInstances instances = instances(operator.serverConfiguration());
+		Instance instance = instances.start("a", tls("exactlyonce.nats.credentials-file=" + operator.credentialsFile()));
 		assertProcessesATask(instances, instance);
 	}
 

@@ -35,7 +35,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * With every logger at DEBUG (Spring, Lettuce, Netty, the NATS client through java.util.logging,
  * the starter), processing tasks while each secret is in use logs none of them — NATS password,
- * token, NKey seed, Redis password — and no task payload, not even of a poison message.
+ * token, NKey seed, credentials file (user JWT and seed), Redis password — and no task payload,
+ * not even of a poison message.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SecretsNotLoggedIntegrationTests {
@@ -96,6 +97,15 @@ class SecretsNotLoggedIntegrationTests {
 		Instance instance = instances.start("a", "exactlyonce.nats.nkey-file=" + seedFile);
 		processTaskAndPoison(instances, instance);
 		assertNotLogged(output, seed, PAYLOAD_MARKER);
+	}
+
+	@Test
+	void natsCredentialsFile(CapturedOutput output) throws Exception {
+		OperatorCredentials operator = OperatorCredentials.create(this.certificate.certificate().getParent());
+		TestInstances instances = instances(operator.serverConfiguration());
+		Instance instance = instances.start("a", "exactlyonce.nats.credentials-file=" + operator.credentialsFile());
+		processTaskAndPoison(instances, instance);
+		assertNotLogged(output, operator.userSeed(), operator.userJwt(), PAYLOAD_MARKER);
 	}
 
 	private void processTaskAndPoison(TestInstances instances, Instance instance) throws Exception {
