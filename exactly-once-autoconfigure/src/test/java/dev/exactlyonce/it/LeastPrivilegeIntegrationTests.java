@@ -54,11 +54,17 @@ class LeastPrivilegeIntegrationTests {
 			      "$JS.API.STREAM.UPDATE.DEAD_LETTERS", "$JS.API.STREAM.MSG.GET.DEAD_LETTERS",
 			      "deadletter.>",
 			      "$JS.API.STREAM.INFO.KV_exactly-once-idempotency", "$JS.API.STREAM.CREATE.KV_exactly-once-idempotency",
-			      "$JS.API.DIRECT.GET.KV_exactly-once-idempotency.>",
+			      "$JS.API.DIRECT.GET.KV_exactly-once-idempotency", "$JS.API.DIRECT.GET.KV_exactly-once-idempotency.>",
 			      "$JS.API.CONSUMER.CREATE.KV_exactly-once-idempotency.>",
 			      "$JS.API.CONSUMER.INFO.KV_exactly-once-idempotency.>",
 			      "$JS.FC.KV_exactly-once-idempotency.>",
-			      "$KV.exactly-once-idempotency.>"
+			      "$KV.exactly-once-idempotency.>",
+			      "$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES", "$JS.API.STREAM.CREATE.KV_EXACTLYONCE_TALLIES",
+			      "$JS.API.DIRECT.GET.KV_EXACTLYONCE_TALLIES.>",
+			      "$JS.API.CONSUMER.CREATE.KV_EXACTLYONCE_TALLIES.>",
+			      "$JS.API.CONSUMER.INFO.KV_EXACTLYONCE_TALLIES.>",
+			      "$JS.FC.KV_EXACTLYONCE_TALLIES.>",
+			      "$KV.EXACTLYONCE_TALLIES.>"
 			    ]
 			  }
 			  subscribe: {
