@@ -70,6 +70,32 @@ public abstract class ServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Runs a preparing command (creating a data directory, say) in this server's directory and
+	 * waits for it to finish, its output appended to a log file there.
+	 * @param command the command
+	 * @throws IllegalStateException when it fails, with its output
+	 */
+	protected void prepare(List<String> command) {
+		Path log = this.directory.resolve(this.name + "-prepare.log");
+		try {
+			Process process = new ProcessBuilder(command).directory(this.directory.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+				.start();
+			if (process.waitFor() != 0) {
+				throw new IllegalStateException(command + " failed: " + Files.readString(log));
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not run " + command, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while running " + command, ex);
+		}
+	}
+
+	/**
 	 * How long the server may take to accept connections.
 	 * @return the start-up timeout
 	 */
