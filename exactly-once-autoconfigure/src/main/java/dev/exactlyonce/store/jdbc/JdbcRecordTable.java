@@ -61,6 +61,14 @@ public final class JdbcRecordTable {
 	}
 
 	/**
+	 * The database's dialect.
+	 * @return the dialect
+	 */
+	public JdbcDialect dialect() {
+		return this.dialect;
+	}
+
+	/**
 	 * The DDL that creates the table and its index on {@code expires_at} when they are missing,
 	 * for the dialect's database: what {@code initialize-schema} runs, and what a Flyway or Liquibase
 	 * migration should hold.

@@ -4,12 +4,15 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.support.MetaDataAccessException;
 
 import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.test.ServerProcess;
 import dev.exactlyonce.test.TcpProxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The store contract against {@link JdbcIdempotencyStore} on a real database server, through a
@@ -71,6 +74,23 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 	protected IdempotencyStore createStoreBehind(TcpProxy proxy) throws MetaDataAccessException {
 		this.proxiedDataSource = pool(jdbcUrl(proxy.port(), CLIENT_TIMEOUT));
 		return new JdbcIdempotencyStore(this.proxiedDataSource, newTable(), LONG_TTL);
+	}
+
+	@Test
+	void purgeDeletesAtMostItsBatchOfExpiredRecordsAndKeepsLiveOnes() throws MetaDataAccessException {
+		JdbcRecordTable table = newTable();
+		JdbcIdempotencyStore expiring = new JdbcIdempotencyStore(this.dataSource, table, Duration.ZERO);
+		JdbcIdempotencyStore keeping = new JdbcIdempotencyStore(this.dataSource, table, LONG_TTL);
+		for (int i = 0; i < 5; i++) {
+			expiring.tryClaim(uniqueKey("expired"), "worker", Duration.ofMinutes(1));
+		}
+		String live = uniqueKey("live");
+		keeping.tryClaim(live, "worker", Duration.ofMinutes(1));
+
+		assertThat(keeping.purgeExpired(3)).isEqualTo(3);
+		assertThat(keeping.purgeExpired(3)).isEqualTo(2);
+		assertThat(keeping.purgeExpired(3)).isZero();
+		assertThat(keeping.find(live)).isPresent();
 	}
 
 	@Override
