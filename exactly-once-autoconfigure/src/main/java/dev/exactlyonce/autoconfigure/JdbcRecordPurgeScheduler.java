@@ -10,7 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
 import dev.exactlyonce.listener.RateLimitedLog;
-import dev.exactlyonce.store.jdbc.JdbcIdempotencyStore;
+import dev.exactlyonce.store.jdbc.JdbcRecordPurge;
 
 /**
  * Deletes the JDBC store's expired records on one daemon thread, at a fixed delay: each run deletes
@@ -22,7 +22,7 @@ class JdbcRecordPurgeScheduler implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(JdbcRecordPurgeScheduler.class);
 
-	private final JdbcIdempotencyStore store;
+	private final JdbcRecordPurge purge;
 
 	private final Duration interval;
 
@@ -32,8 +32,8 @@ class JdbcRecordPurgeScheduler implements SmartLifecycle {
 
 	private ScheduledExecutorService scheduler;
 
-	JdbcRecordPurgeScheduler(JdbcIdempotencyStore store, Duration interval, int batchSize) {
-		this.store = store;
+	JdbcRecordPurgeScheduler(JdbcRecordPurge purge, Duration interval, int batchSize) {
+		this.purge = purge;
 		this.interval = interval;
 		this.batchSize = batchSize;
 	}
@@ -44,7 +44,7 @@ class JdbcRecordPurgeScheduler implements SmartLifecycle {
 	 */
 	int purgeOnce() {
 		try {
-			int deleted = this.store.purgeExpired(this.batchSize);
+			int deleted = this.purge.purgeExpired(this.batchSize);
 			if (deleted > 0 && logger.isDebugEnabled()) {
 				logger.debug("Deleted " + deleted + " expired idempotency records");
 			}

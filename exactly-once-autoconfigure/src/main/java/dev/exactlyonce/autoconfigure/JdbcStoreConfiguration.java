@@ -2,6 +2,7 @@ package dev.exactlyonce.autoconfigure;
 
 import javax.sql.DataSource;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -13,18 +14,22 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.exactlyonce.autoconfigure.StoreProperties.InitializeSchema;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.listener.HandlerTransactions;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.jdbc.JdbcDialect;
 import dev.exactlyonce.store.jdbc.JdbcIdempotencyStore;
+import dev.exactlyonce.store.jdbc.JdbcRecordPurge;
 import dev.exactlyonce.store.jdbc.JdbcRecordTable;
 
 /**
  * The JDBC store, only when named, on the application's single {@link DataSource}: creates its
  * table as {@code exactlyonce.store.jdbc.initialize-schema} says, checks at start-up that the table
- * can be read (after Flyway, Liquibase and Boot's SQL initialization), and purges expired records.
+ * can be read (after Flyway, Liquibase and Boot's SQL initialization), purges expired records, and
+ * runs transactional listeners' transactions on the application's transaction manager.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ JdbcTemplate.class, EmbeddedDatabaseConnection.class })
@@ -35,20 +40,33 @@ class JdbcStoreConfiguration {
 
 	@Bean
 	@DependsOnDatabaseInitialization
-	JdbcIdempotencyStore jdbcIdempotencyStore(DataSource dataSource, ExactlyOnceProperties properties) {
-		StoreProperties store = properties.getStore();
-		JdbcRecordTable table = new JdbcRecordTable(store.getJdbc().getTableName(), dialect(dataSource));
-		if (initializesSchema(store.getJdbc().getInitializeSchema(), dataSource)) {
+	JdbcRecordTable exactlyOnceJdbcRecordTable(DataSource dataSource, ExactlyOnceProperties properties) {
+		StoreProperties.Jdbc jdbc = properties.getStore().getJdbc();
+		JdbcRecordTable table = new JdbcRecordTable(jdbc.getTableName(), dialect(dataSource));
+		if (initializesSchema(jdbc.getInitializeSchema(), dataSource)) {
 			table.createIfMissing(dataSource);
 		}
 		requireReadable(table, dataSource);
-		return new JdbcIdempotencyStore(dataSource, table, store.getCompletedTtl());
+		return table;
 	}
 
 	@Bean
-	JdbcRecordPurgeScheduler exactlyOnceJdbcRecordPurge(JdbcIdempotencyStore store, ExactlyOnceProperties properties) {
+	JdbcIdempotencyStore jdbcIdempotencyStore(DataSource dataSource, JdbcRecordTable table,
+			ExactlyOnceProperties properties) {
+		return new JdbcIdempotencyStore(dataSource, table, properties.getStore().getCompletedTtl());
+	}
+
+	@Bean
+	JdbcRecordPurgeScheduler exactlyOnceJdbcRecordPurge(DataSource dataSource, JdbcRecordTable table,
+			ExactlyOnceProperties properties) {
 		StoreProperties.Jdbc jdbc = properties.getStore().getJdbc();
-		return new JdbcRecordPurgeScheduler(store, jdbc.getPurgeInterval(), jdbc.getPurgeBatchSize());
+		return new JdbcRecordPurgeScheduler(new JdbcRecordPurge(dataSource, table), jdbc.getPurgeInterval(),
+				jdbc.getPurgeBatchSize());
+	}
+
+	@Bean
+	HandlerTransactions exactlyOnceHandlerTransactions(ObjectProvider<PlatformTransactionManager> managers) {
+		return new SpringHandlerTransactions(managers);
 	}
 
 	private static boolean initializesSchema(InitializeSchema mode, DataSource dataSource) {

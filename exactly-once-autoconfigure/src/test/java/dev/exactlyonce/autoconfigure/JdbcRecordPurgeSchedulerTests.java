@@ -11,6 +11,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.exactlyonce.store.jdbc.JdbcDialect;
 import dev.exactlyonce.store.jdbc.JdbcIdempotencyStore;
+import dev.exactlyonce.store.jdbc.JdbcRecordPurge;
 import dev.exactlyonce.store.jdbc.JdbcRecordTable;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,7 +50,8 @@ class JdbcRecordPurgeSchedulerTests {
 		}
 		keeping.tryClaim("live-1", "worker", LEASE);
 		keeping.tryClaim("live-2", "worker", LEASE);
-		JdbcRecordPurgeScheduler purge = new JdbcRecordPurgeScheduler(keeping, Duration.ofMinutes(1), 3);
+		JdbcRecordPurgeScheduler purge = new JdbcRecordPurgeScheduler(new JdbcRecordPurge(this.dataSource, this.table),
+				Duration.ofMinutes(1), 3);
 
 		assertThat(purge.purgeOnce()).isEqualTo(3);
 		assertThat(purge.purgeOnce()).isEqualTo(2);
@@ -65,8 +67,8 @@ class JdbcRecordPurgeSchedulerTests {
 		HikariDataSource broken = new HikariDataSource();
 		broken.setJdbcUrl("jdbc:h2:mem:" + UUID.randomUUID());
 		broken.close();
-		JdbcRecordPurgeScheduler failing = new JdbcRecordPurgeScheduler(
-				new JdbcIdempotencyStore(broken, this.table, Duration.ZERO), Duration.ofMinutes(1), 10);
+		JdbcRecordPurgeScheduler failing = new JdbcRecordPurgeScheduler(new JdbcRecordPurge(broken, this.table),
+				Duration.ofMinutes(1), 10);
 
 		assertThat(failing.purgeOnce()).isZero();
 	}

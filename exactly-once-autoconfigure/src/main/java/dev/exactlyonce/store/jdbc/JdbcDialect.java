@@ -70,6 +70,21 @@ public enum JdbcDialect {
 	}
 
 	/**
+	 * An {@code INSERT} that inserts nothing, without an error, when the key's row exists: so a
+	 * claim of a key seen before leaves no duplicate-key error in the database's or the driver's
+	 * logs (which would name the key). H2 reports the duplicate as an error, which the store expects.
+	 * @param insert an {@code INSERT INTO table ...} statement
+	 * @return the statement
+	 */
+	String insertUnlessPresent(String insert) {
+		return switch (this) {
+			case POSTGRESQL -> insert + " ON CONFLICT (record_key) DO NOTHING";
+			case MARIADB -> "INSERT IGNORE" + insert.substring("INSERT".length());
+			case H2 -> insert;
+		};
+	}
+
+	/**
 	 * The dialect of a data source's database.
 	 * @param dataSource the data source
 	 * @return the dialect

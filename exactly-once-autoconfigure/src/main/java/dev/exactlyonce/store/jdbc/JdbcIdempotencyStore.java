@@ -187,17 +187,6 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		});
 	}
 
-	/**
-	 * Deletes expired records (by the database's clock), oldest first, through the index on
-	 * {@code expires_at}.
-	 * @param maxRows the most rows deleted
-	 * @return how many were deleted
-	 * @throws StoreUnavailableException when the database cannot be reached
-	 */
-	public int purgeExpired(int maxRows) {
-		return outside("purge", () -> this.ownConnections.update(this.table.purge(), maxRows));
-	}
-
 	@Override
 	public String name() {
 		return "jdbc";

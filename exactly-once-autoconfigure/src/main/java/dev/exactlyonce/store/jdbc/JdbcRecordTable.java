@@ -109,14 +109,15 @@ public final class JdbcRecordTable {
 	 * milliseconds as parameters after the two keys.
 	 */
 	String insertClaim() {
-		return "INSERT INTO " + this.name + " (record_key, idempotency_key, owner, token, state, attempts, started_at, "
-				+ "lease_until, stream_sequence, expires_at, journal, version) SELECT ?, ?, ?, ?, 'IN_PROGRESS', 1, "
-				+ "n.db_now, n.db_now + ?, 0, n.db_now + ?, '[]', 0 FROM (SELECT " + this.dialect.now() + " AS db_now) n";
+		return this.dialect.insertUnlessPresent("INSERT INTO " + this.name + " (record_key, idempotency_key, owner, "
+				+ "token, state, attempts, started_at, lease_until, stream_sequence, expires_at, journal, version) "
+				+ "SELECT ?, ?, ?, ?, 'IN_PROGRESS', 1, n.db_now, n.db_now + ?, 0, n.db_now + ?, '[]', 0 FROM (SELECT "
+				+ this.dialect.now() + " AS db_now) n");
 	}
 
 	String insert() {
-		return "INSERT INTO " + this.name + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-				+ "?, ?, ?, ?, 0)";
+		return this.dialect.insertUnlessPresent("INSERT INTO " + this.name + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, "
+				+ "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
 	}
 
 	/** A compare-and-set of the whole row: on the key, the token and the version read. */

@@ -1,7 +1,7 @@
 -- exactly-once idempotency records (JDBC store), MariaDB and MySQL. Times are epoch milliseconds of the database's clock.
 CREATE TABLE IF NOT EXISTS ${table} (
 	record_key VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
-	idempotency_key BLOB NOT NULL,
+	idempotency_key LONGBLOB NOT NULL,
 	listener TEXT,
 	owner TEXT NOT NULL,
 	token VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
