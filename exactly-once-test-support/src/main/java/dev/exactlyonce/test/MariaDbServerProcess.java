@@ -13,8 +13,6 @@ import java.util.List;
  */
 public class MariaDbServerProcess extends ServerProcess {
 
-	private boolean initialised;
-
 	/** Creates the handle; call {@link #start()}. */
 	public MariaDbServerProcess() {
 		super("mariadbd");
@@ -31,10 +29,6 @@ public class MariaDbServerProcess extends ServerProcess {
 
 	@Override
 	public synchronized MariaDbServerProcess start() {
-		if (!this.initialised) {
-			initialise();
-			this.initialised = true;
-		}
 		super.start();
 		return this;
 	}
@@ -51,7 +45,8 @@ public class MariaDbServerProcess extends ServerProcess {
 		return directory().resolve("data");
 	}
 
-	private void initialise() {
+	@Override
+	protected void prepareDirectory() {
 		prepare(List.of(binary("/usr/bin", "mariadb-install-db"), "--no-defaults", "--datadir=" + dataDirectory(),
 				"--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"));
 	}

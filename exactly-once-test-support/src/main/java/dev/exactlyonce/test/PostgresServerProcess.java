@@ -16,8 +16,6 @@ public class PostgresServerProcess extends ServerProcess {
 
 	private static final String SERVER_USER = "postgres";
 
-	private boolean initialised;
-
 	/** Creates the handle; call {@link #start()}. */
 	public PostgresServerProcess() {
 		super("postgres");
@@ -32,10 +30,6 @@ public class PostgresServerProcess extends ServerProcess {
 
 	@Override
 	public synchronized PostgresServerProcess start() {
-		if (!this.initialised) {
-			initialise();
-			this.initialised = true;
-		}
 		super.start();
 		return this;
 	}
@@ -60,7 +54,8 @@ public class PostgresServerProcess extends ServerProcess {
 		return directory().resolve("data");
 	}
 
-	private void initialise() {
+	@Override
+	protected void prepareDirectory() {
 		if (isRoot()) {
 			prepare(List.of("chown", "-R", SERVER_USER, directory().toString()));
 		}

@@ -32,6 +32,8 @@ public abstract class ServerProcess implements AutoCloseable {
 
 	private boolean shutdownHookAdded;
 
+	private boolean prepared;
+
 	/**
 	 * Creates the process handle; nothing runs until {@link #start()}.
 	 * @param name a short name for the log file and messages
@@ -67,6 +69,13 @@ public abstract class ServerProcess implements AutoCloseable {
 			return configured;
 		}
 		return Files.isExecutable(Path.of(installedPath)) ? installedPath : name;
+	}
+
+	/**
+	 * Prepares the server's directory before its first start (creates a database cluster, say);
+	 * nothing by default. Restarts reuse what it prepared.
+	 */
+	protected void prepareDirectory() {
 	}
 
 	/**
@@ -110,6 +119,10 @@ public abstract class ServerProcess implements AutoCloseable {
 	public synchronized ServerProcess start() {
 		if (this.process != null && this.process.isAlive()) {
 			return this;
+		}
+		if (!this.prepared) {
+			prepareDirectory();
+			this.prepared = true;
 		}
 		try {
 			this.process = new ProcessBuilder(command()).directory(this.directory.toFile())
