@@ -1,24 +1,41 @@
 package dev.exactlyonce.store.jdbc;
 
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.test.ServerProcess;
 import dev.exactlyonce.test.TcpProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The store contract against {@link JdbcIdempotencyStore} on a real database server, through a
  * HikariCP pool as an application would have; each store gets a table of its own.
  */
 abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteIdempotencyStoreContractTests {
+
+	private static final int PROXIED_POOL_SIZE = 4;
 
 	private final AtomicInteger tables = new AtomicInteger();
 
@@ -71,9 +88,69 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 	}
 
 	@Override
-	protected IdempotencyStore createStoreBehind(TcpProxy proxy) throws MetaDataAccessException {
+	protected IdempotencyStore createStoreBehind(TcpProxy proxy) throws MetaDataAccessException, SQLException {
 		this.proxiedDataSource = pool(jdbcUrl(proxy.port(), CLIENT_TIMEOUT));
-		return new JdbcIdempotencyStore(this.proxiedDataSource, newTable(), LONG_TTL);
+		this.proxiedDataSource.setMaximumPoolSize(PROXIED_POOL_SIZE);
+		this.proxiedDataSource.setMinimumIdle(PROXIED_POOL_SIZE);
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(this.proxiedDataSource, newTable(), LONG_TTL);
+		this.proxiedDataSource.getConnection().close();
+		// a full pool opens no connection while a test holds the replies: only the store's own requests pass
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.proxiedDataSource.getHikariPoolMXBean().getTotalConnections() == PROXIED_POOL_SIZE);
+		return store;
+	}
+
+	@Test
+	void insideAnApplicationTransactionClaimsCommitOnTheirOwnAndTheCompletionCommitsWithTheTransaction() {
+		String key = uniqueKey("in-transaction");
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		IdempotencyStore store = store();
+
+		transaction.executeWithoutResult((status) -> {
+			Claim claim = ((ClaimResult.Acquired) store.tryClaim(key, "worker-1", Duration.ofMinutes(1))).claim();
+			assertThat(runOutside(() -> store.tryClaim(key, "worker-2", Duration.ofMinutes(1))))
+				.as("another instance sees the claim before the application's transaction ends")
+				.isInstanceOf(ClaimResult.HeldElsewhere.class);
+			store.complete(claim, Completion.completed("listener", 1, "done"));
+			assertThat(runOutside(() -> store.find(key).orElseThrow().state()))
+				.as("the completion is not visible before the commit")
+				.isEqualTo(RecordState.IN_PROGRESS);
+			status.setRollbackOnly();
+		});
+
+		IdempotencyRecord record = store.find(key).orElseThrow();
+		assertThat(record.state()).as("the claim outlived the rolled-back transaction").isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(record.owner()).isEqualTo("worker-1");
+	}
+
+	@Test
+	void aZombiesCompletionInsideAnApplicationTransactionFailsItAndLeavesTheRecord() {
+		String key = uniqueKey("zombie-in-transaction");
+		Claim zombie = ((ClaimResult.Acquired) store().tryClaim(key, "worker-1", Duration.ofMillis(200))).claim();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> store().tryClaim(key, "worker-2", Duration.ofMinutes(1)) instanceof ClaimResult.Acquired);
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+
+		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(() -> transaction.executeWithoutResult(
+				(status) -> store().complete(zombie, Completion.completed("listener", 1, "zombie"))));
+
+		IdempotencyRecord record = store().find(key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(record.owner()).isEqualTo("worker-2");
+	}
+
+	/** Runs a call on another thread, which has no transaction: as another instance would see the store. */
+	private <T> T runOutside(Callable<T> call) {
+		ExecutorService other = Executors.newSingleThreadExecutor();
+		try {
+			return other.submit(call).get(30, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			other.shutdownNow();
+		}
 	}
 
 	@Test
