@@ -16,15 +16,26 @@ public class PostgresServerProcess extends ServerProcess {
 
 	private static final String SERVER_USER = "postgres";
 
-	/** Creates the handle; call {@link #start()}. */
+	private final boolean fsync;
+
+	/** Creates the handle of a server that does not fsync (a test's data need not survive the machine); call {@link #start()}. */
 	public PostgresServerProcess() {
+		this(false);
+	}
+
+	/**
+	 * Creates the handle; call {@link #start()}.
+	 * @param fsync whether commits are flushed to disk, as in production (for benchmarks)
+	 */
+	public PostgresServerProcess(boolean fsync) {
 		super("postgres");
+		this.fsync = fsync;
 	}
 
 	@Override
 	protected List<String> command() {
 		return asServerUser(binary("postgres"), "-D", dataDirectory().toString(), "-p", Integer.toString(port()), "-k",
-				directory().toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c",
+				directory().toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=" + (this.fsync ? "on" : "off"), "-c",
 				"max_connections=100");
 	}
 
