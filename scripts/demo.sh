@@ -103,6 +103,8 @@ echo
 echo "posts:   curl http://localhost:$PORT/posts"
 echo "health:  curl http://localhost:$PORT/actuator/health"
 echo "metrics: curl http://localhost:$PORT/actuator/prometheus | grep exactlyonce"
+echo "dashboard: http://localhost:$PORT/exactlyonce   (tasks, dead letters with replay / discard, monthly table;"
+echo "           KEEP_RUNNING=1 keeps the app up to open it)"
 if [ "${KEEP_RUNNING:-0}" = "1" ]; then
   echo "sample-agent-app keeps running (pid $APP_PID); stop it with: kill $APP_PID"
 fi

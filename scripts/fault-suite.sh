@@ -5,13 +5,22 @@
 #                                    docs/fault-injection.md (takes a few hours on 2 cores)
 # More options, passed to dev.exactlyonce.faults.FaultSuite: --rows=KILL_HANDLED_RETRY,NATS_RESTART
 # --injections=N --tasks=N --store=nats-kv --work-dir=DIR --report=FILE. Needs Java 17 and nats-server
-# ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH); every process runs on free loopback ports.
+# ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH) and libfaketime ($FAKETIME_LIB, else Debian's
+# faketime package, installed here when missing); every process runs on free loopback ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ] && [ -z "${NATS_SERVER_BIN:-}" ]; then
   echo "nats-server is missing: apt-get install nats-server (or set NATS_SERVER_BIN)" >&2
   exit 1
+fi
+
+# The CLOCK_AHEAD row preloads libfaketime into one consumer JVM (Debian package faketime).
+if [ -z "${FAKETIME_LIB:-}" ] && ! compgen -G "/usr/lib/*/faketime/libfaketimeMT.so.1" >/dev/null; then
+  echo "Installing faketime (libfaketime, for the skewed-clock row)"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq faketime
 fi
 
 echo "==> building sample-agent-app and the fault-injection driver"

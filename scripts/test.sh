@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of the project: unit and context-runner tests (*Tests) and integration tests
 # against real servers (*IntegrationTests). Installs what the tests need when it is missing
-# (Debian packages nats-server, redis-server, postgresql and mariadb-server, installed without
-# starting their system services); the tests start their own server processes on free ports with
-# temporary directories and never touch services already running here.
+# (Debian packages nats-server, redis-server, postgresql, mariadb-server, chromium, nodejs/npm and
+# faketime for the fault suite's skewed-clock row, installed without starting their system services;
+# npm's playwright-core for the dashboard's browser test); the tests start their own server
+# processes on free ports with temporary directories and never touch services already running here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,10 @@ command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missin
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 [ -x "${POSTGRES_BIN_DIR:-/usr/lib/postgresql/15/bin}/initdb" ] || missing+=(postgresql)
 [ -x "${MARIADB_BIN_DIR:-/usr/sbin}/mariadbd" ] || missing+=(mariadb-server)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+[ -n "${FAKETIME_LIB:-}" ] || compgen -G "/usr/lib/*/faketime/libfaketimeMT.so.1" >/dev/null || missing+=(faketime)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing test prerequisites: ${missing[*]}"
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -29,6 +34,12 @@ FIRESTORE_EMULATOR=/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/c
 if [ ! -x "$FIRESTORE_EMULATOR" ]; then
   echo "Google's Firestore emulator is missing at $FIRESTORE_EMULATOR (preinstalled on this project's machines)" >&2
   exit 1
+fi
+
+BROWSER_TEST=sample-agent-app/src/test/browser
+if [ ! -d "$BROWSER_TEST/node_modules/playwright-core" ]; then
+  echo "Installing playwright-core (npm) for the dashboard's browser test"
+  (cd "$BROWSER_TEST" && npm ci --no-audit --no-fund)
 fi
 
 started=$(date +%s)

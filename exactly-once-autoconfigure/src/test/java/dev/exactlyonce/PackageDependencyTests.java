@@ -31,7 +31,7 @@ class PackageDependencyTests {
 		Set<String> packages = new TreeSet<>();
 		coreSources().forEach((source) -> packages.add(SOURCES.relativize(source.getParent()).toString()));
 		assertThat(packages).contains("listener", "store", "store/natskv", "provision", "publish", "deadletter",
-				"audit", "nats", "actuate")
+				"audit", "nats", "actuate", "operations")
 			.doesNotContain("autoconfigure", "actuate/autoconfigure");
 	}
 

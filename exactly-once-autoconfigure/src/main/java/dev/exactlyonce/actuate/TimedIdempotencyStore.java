@@ -14,6 +14,7 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.StepRecord;
 
@@ -80,6 +81,19 @@ public class TimedIdempotencyStore implements IdempotencyStore {
 			this.delegate.recordStep(claim, step);
 			return null;
 		});
+	}
+
+	@Override
+	public void recordDuplicate(String key, long streamSequence) {
+		timed("duplicate", () -> {
+			this.delegate.recordDuplicate(key, streamSequence);
+			return null;
+		});
+	}
+
+	@Override
+	public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
+		return timed("operator", () -> this.delegate.recordOperatorAction(key, expectedToken, action));
 	}
 
 	@Override

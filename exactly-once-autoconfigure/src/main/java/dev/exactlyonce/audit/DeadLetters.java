@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -18,7 +19,8 @@ import io.nats.client.impl.Headers;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 
 /**
- * Reads the dead-letter stream: how many dead letters a subject holds, and what they say.
+ * Reads the dead-letter stream: how many dead letters a subject holds, and what they say; removes
+ * one an operator replayed or discarded.
  */
 public class DeadLetters {
 
@@ -80,24 +82,81 @@ public class DeadLetters {
 	 * @throws JetStreamApiException when the server refuses
 	 */
 	public List<DeadLetterEntry> read(String subject, long limit) throws IOException, JetStreamApiException {
+		return messages(subject, 1, limit).stream().map(DeadLetters::entry).toList();
+	}
+
+	/**
+	 * Reads the dead letters on a subject, oldest first.
+	 * @param subject the dead-letter subject
+	 * @param fromSequence the first dead-letter stream sequence to look at
+	 * @param limit the most messages to read
+	 * @return the messages, empty when the stream does not exist
+	 * @throws IOException when the server cannot be asked
+	 * @throws JetStreamApiException when the server refuses
+	 */
+	public List<MessageInfo> messages(String subject, long fromSequence, long limit)
+			throws IOException, JetStreamApiException {
 		JetStreamManagement management = this.connection.jetStreamManagement();
-		List<DeadLetterEntry> entries = new ArrayList<>();
-		long sequence = 1;
-		while (entries.size() < limit) {
+		List<MessageInfo> messages = new ArrayList<>();
+		long sequence = Math.max(1, fromSequence);
+		while (messages.size() < limit) {
 			MessageInfo message;
 			try {
 				message = management.getMessage(this.stream, MessageGetRequest.nextForSubject(sequence, subject));
 			}
 			catch (JetStreamApiException ex) {
-				if (ex.getApiErrorCode() == NO_MESSAGE_FOUND || ex.getApiErrorCode() == STREAM_NOT_FOUND) {
+				if (isGone(ex)) {
 					break;
 				}
 				throw ex;
 			}
-			entries.add(entry(message));
+			messages.add(message);
 			sequence = message.getSeq() + 1;
 		}
-		return entries;
+		return messages;
+	}
+
+	/**
+	 * Reads one dead letter.
+	 * @param sequence its sequence in the dead-letter stream
+	 * @return the message, or empty when there is none at that sequence (removed, or no stream)
+	 * @throws IOException when the server cannot be asked
+	 * @throws JetStreamApiException when the server refuses
+	 */
+	public Optional<MessageInfo> message(long sequence) throws IOException, JetStreamApiException {
+		try {
+			return Optional.of(this.connection.jetStreamManagement().getMessage(this.stream, sequence));
+		}
+		catch (JetStreamApiException ex) {
+			if (isGone(ex)) {
+				return Optional.empty();
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Removes one dead letter.
+	 * @param sequence its sequence in the dead-letter stream
+	 * @return {@code true} when this call removed it, {@code false} when it was gone already
+	 * @throws IOException when the server cannot be asked
+	 * @throws JetStreamApiException when the server refuses
+	 */
+	public boolean remove(long sequence) throws IOException, JetStreamApiException {
+		try {
+			return this.connection.jetStreamManagement().deleteMessage(this.stream, sequence);
+		}
+		catch (JetStreamApiException ex) {
+			// the server names a missing message with another code for deletes than for reads
+			if (isGone(ex) || message(sequence).isEmpty()) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	private static boolean isGone(JetStreamApiException ex) {
+		return ex.getApiErrorCode() == NO_MESSAGE_FOUND || ex.getApiErrorCode() == STREAM_NOT_FOUND;
 	}
 
 	private static DeadLetterEntry entry(MessageInfo message) {

@@ -2,7 +2,7 @@ package dev.exactlyonce.audit;
 
 import java.util.Optional;
 
-import io.nats.client.api.MessageInfo;
+import dev.exactlyonce.nats.RawStreamMessage;
 
 /**
  * Resolves the idempotency key of a message read back from its stream, as the listener on its
@@ -17,9 +17,9 @@ public interface MessageKeys {
 	/**
 	 * The key the store keeps the message's record under (with the listener's namespace).
 	 * @param consumer the consumer the message belongs to
-	 * @param message the message as stored on the stream
+	 * @param message the message as stored on the stream, headers not yet parsed
 	 * @return the key, or empty when it cannot be resolved (no listener, no key)
 	 */
-	Optional<String> storeKey(String consumer, MessageInfo message);
+	Optional<String> storeKey(String consumer, RawStreamMessage message);
 
 }

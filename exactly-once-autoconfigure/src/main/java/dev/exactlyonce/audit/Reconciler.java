@@ -15,7 +15,6 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.ConsumerInfo;
-import io.nats.client.api.MessageInfo;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamInfoOptions;
@@ -23,6 +22,8 @@ import io.nats.client.api.StreamState;
 
 import dev.exactlyonce.audit.Discrepancy.Type;
 import dev.exactlyonce.listener.ConsumerSettings;
+import dev.exactlyonce.nats.RawStreamMessage;
+import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
@@ -35,18 +36,21 @@ import dev.exactlyonce.store.RecordState;
  * The range of stream sequences inspected runs from the lowest to the highest sequence with
  * evidence in the window (a completion record or a dead letter). Every sequence in it must be
  * completed, dead-lettered, or still on the stream awaiting processing; anything else is listed.
- * A WorkQueue or Interest stream removes acked messages, so there a sequence that is gone without
- * a record means "acknowledged without a completion record" (or purged by an operator); a Limits
- * stream keeps them, so there a message at or below the ack floor is the finding only when neither
- * its sequence nor its idempotency key (resolved by {@link MessageKeys} as the listener resolves it)
- * has a record: a copy of a completed key acked as a duplicate, by any instance, balances. Duplicate
+ * A WorkQueue or Interest stream removes acked messages, so there a sequence that is gone is the
+ * finding "acknowledged without a completion record" (or purged by an operator) unless a record
+ * accounts for it: its own completion, or its note among the duplicate copies of a final record of a
+ * consumer on the same stream ({@link IdempotencyRecord#duplicateSequences()}: a copy settled as a
+ * duplicate, by any instance). A Limits stream keeps acked messages, so there a message at or below
+ * the ack floor is the finding only when neither its sequence nor its idempotency key (resolved by
+ * {@link MessageKeys} as the listener resolves it) has a record. Messages are read through
+ * {@link RawStreamReader}, so headers the Java client cannot decode never fail a run. Duplicate
  * counts come from {@link PipelineTally}: this instance, since start-up.
  */
 public class Reconciler {
 
-	private static final int NO_MESSAGE_FOUND = 10037;
-
 	private final Connection connection;
+
+	private final RawStreamReader reader;
 
 	private final Map<String, ConsumerSettings> consumers;
 
@@ -65,6 +69,7 @@ public class Reconciler {
 	/**
 	 * Creates the reconciler.
 	 * @param connection the NATS connection
+	 * @param reader reads messages back from their streams
 	 * @param consumers the declared consumers, by name
 	 * @param store the idempotency store (records are listed when it is a {@link RecordScanner})
 	 * @param deadLetters the dead-letter stream reader
@@ -73,9 +78,11 @@ public class Reconciler {
 	 * @param keys resolves the idempotency keys of messages still on their stream
 	 * @param clock the clock
 	 */
-	public Reconciler(Connection connection, Map<String, ConsumerSettings> consumers, IdempotencyStore store,
-			DeadLetters deadLetters, PipelineTally tally, long maxSequences, MessageKeys keys, Clock clock) {
+	public Reconciler(Connection connection, RawStreamReader reader, Map<String, ConsumerSettings> consumers,
+			IdempotencyStore store, DeadLetters deadLetters, PipelineTally tally, long maxSequences, MessageKeys keys,
+			Clock clock) {
 		this.connection = connection;
+		this.reader = reader;
 		this.consumers = Map.copyOf(consumers);
 		this.store = store;
 		this.deadLetters = deadLetters;
@@ -152,6 +159,8 @@ public class Reconciler {
 
 		private final Set<Long> caughtDuplicates = new HashSet<>();
 
+		private final Set<Long> notedDuplicates = new HashSet<>();
+
 		private final List<Discrepancy> discrepancies = new ArrayList<>();
 
 		private final List<String> notes = new ArrayList<>();
@@ -189,7 +198,7 @@ public class Reconciler {
 					published++;
 					continue;
 				}
-				if (this.caughtDuplicates.contains(sequence)) {
+				if (this.caughtDuplicates.contains(sequence) || this.notedDuplicates.contains(sequence)) {
 					published++;
 					continue;
 				}
@@ -198,9 +207,9 @@ public class Reconciler {
 				}
 				boolean present = sequence >= state.getFirstSequence() && sequence <= state.getLastSequence()
 						&& !deleted.contains(sequence);
-				MessageInfo message = present ? message(stream, sequence) : null;
+				RawStreamMessage message = present ? Reconciler.this.reader.read(stream, sequence).orElse(null) : null;
 				if (message != null) {
-					if (!Subjects.matches(filter, message.getSubject())) {
+					if (!Subjects.matches(filter, message.subject())) {
 						continue;
 					}
 					published++;
@@ -214,9 +223,9 @@ public class Reconciler {
 				else if (this.allRecords != null) {
 					published++;
 					this.discrepancies.add(new Discrepancy(Type.ACKED_WITHOUT_RECORD, sequence, null,
-							"gone from the stream with no completion record or dead letter (acked without a record, "
-									+ "a duplicate caught by another instance's idempotency check, purged, removed by a "
-									+ "stream limit" + ((filter != null && !filter.isEmpty())
+							"gone from the stream with no completion record, dead letter or duplicate note (acked "
+									+ "without a record, a duplicate whose note on its key's record failed, purged, removed "
+									+ "by a stream limit" + ((filter != null && !filter.isEmpty())
 											? ", or a subject outside filter " + filter + ")" : ")")));
 				}
 			}
@@ -244,12 +253,12 @@ public class Reconciler {
 		}
 
 		/** A message acked with no record of its own: a finding unless its key has a final record. */
-		private void ackedWithoutSequenceRecord(MessageInfo message, long ackFloor) {
+		private void ackedWithoutSequenceRecord(RawStreamMessage message, long ackFloor) {
 			String key = Reconciler.this.keys.storeKey(this.consumer.consumer(), message).orElse(null);
 			if (key != null && this.finalRecordsByKey.containsKey(key)) {
 				return;
 			}
-			this.discrepancies.add(new Discrepancy(Type.ACKED_WITHOUT_RECORD, message.getSeq(), key,
+			this.discrepancies.add(new Discrepancy(Type.ACKED_WITHOUT_RECORD, message.sequence(), key,
 					"at or below the ack floor " + ackFloor + " with no completion record or dead letter"
 							+ ((key != null) ? " for its key" : "")));
 		}
@@ -267,9 +276,11 @@ public class Reconciler {
 				}
 				if (this.consumer.consumer().equals(record.listener())) {
 					this.records.put(record.streamSequence(), record);
+					this.notedDuplicates.addAll(record.duplicateSequences());
 				}
 				else if (isSameStream(record.listener())) {
 					this.otherConsumers.add(record.streamSequence());
+					this.otherConsumers.addAll(record.duplicateSequences());
 				}
 			}
 		}
@@ -307,18 +318,6 @@ public class Reconciler {
 			long low = evidence.stream().mapToLong(Long::longValue).min().getAsLong();
 			long high = evidence.stream().mapToLong(Long::longValue).max().getAsLong();
 			return new long[] { Math.max(low, high - Reconciler.this.maxSequences + 1), high };
-		}
-
-		private MessageInfo message(String stream, long sequence) throws IOException, JetStreamApiException {
-			try {
-				return this.management.getMessage(stream, sequence);
-			}
-			catch (JetStreamApiException ex) {
-				if (ex.getApiErrorCode() == NO_MESSAGE_FOUND) {
-					return null;
-				}
-				throw ex;
-			}
 		}
 
 		private void completedNotAcked(RetentionPolicy retention, StreamState state, Set<Long> deleted, long ackFloor) {

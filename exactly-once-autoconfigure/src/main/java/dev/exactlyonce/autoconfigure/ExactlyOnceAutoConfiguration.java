@@ -47,7 +47,7 @@ public final class ExactlyOnceAutoConfiguration {
 	@ConditionalOnMissingBean
 	ExactlyOnceConsumers exactlyOnceConsumers(Connection connection, ExactlyOnceProperties properties) {
 		JetStreamRequirement.check(connection);
-		return StartupRetry.call("Provisioning the declared streams and consumers",
+		return StartupRetry.call("Provisioning the declared streams and consumers", connection,
 				() -> ExactlyOnceConsumers.provision(management(connection), properties));
 	}
 

@@ -58,6 +58,12 @@ public class ExactlyOnceProperties {
 	/** Durable step settings ({@code ExactlyOnceContext.step}). */
 	private final Steps steps = new Steps();
 
+	/** Operator tools: task inspection, replay, resubmit and discard. */
+	private final Operations operations = new Operations();
+
+	/** The operations dashboard page. */
+	private final Dashboard dashboard = new Dashboard();
+
 	/** Name of this application instance in claims; host name and process id when unset. */
 	private String instanceId;
 
@@ -95,6 +101,14 @@ public class ExactlyOnceProperties {
 
 	public Steps getSteps() {
 		return this.steps;
+	}
+
+	public Operations getOperations() {
+		return this.operations;
+	}
+
+	public Dashboard getDashboard() {
+		return this.dashboard;
 	}
 
 	public String getInstanceId() {
@@ -334,6 +348,71 @@ public class ExactlyOnceProperties {
 
 		public void setMaxResultSize(DataSize maxResultSize) {
 			this.maxResultSize = maxResultSize;
+		}
+
+	}
+
+	/** Operator tools: task inspection, replay, resubmit and discard. */
+	public static class Operations {
+
+		/** Whether dead-letter listings include payloads; off because payloads can hold personal data. */
+		private boolean showPayloads;
+
+		/** NATS KV bucket keeping the fleet-wide monthly counts (created when missing). */
+		private String tallyBucket = "EXACTLYONCE_TALLIES";
+
+		/** How often each instance adds its counts to the tally bucket; a crash loses at most this much. */
+		private Duration tallyInterval = Duration.ofSeconds(10);
+
+		public boolean isShowPayloads() {
+			return this.showPayloads;
+		}
+
+		public void setShowPayloads(boolean showPayloads) {
+			this.showPayloads = showPayloads;
+		}
+
+		public String getTallyBucket() {
+			return this.tallyBucket;
+		}
+
+		public void setTallyBucket(String tallyBucket) {
+			this.tallyBucket = tallyBucket;
+		}
+
+		public Duration getTallyInterval() {
+			return this.tallyInterval;
+		}
+
+		public void setTallyInterval(Duration tallyInterval) {
+			this.tallyInterval = tallyInterval;
+		}
+
+	}
+
+	/** The operations dashboard page. */
+	public static class Dashboard {
+
+		/** Whether the application serves the dashboard page (servlet web applications only). */
+		private boolean enabled;
+
+		/** Path of the dashboard page; it reads the exactlyonce and exactlyonceops actuator endpoints. */
+		private String path = "/exactlyonce";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
 		}
 
 	}

@@ -25,7 +25,7 @@ class NatsKvStoreConfiguration {
 		JetStreamRequirement.check(connection);
 		NatsKvBucketProvisioner provisioner = new NatsKvBucketProvisioner(connection,
 				properties.getNats().getRequestTimeout());
-		return new NatsKvIdempotencyStore(StartupRetry.call("Provisioning the idempotency bucket",
+		return new NatsKvIdempotencyStore(StartupRetry.call("Provisioning the idempotency bucket", connection,
 				() -> provisioner.provision(properties.getStore().toBucketSpec())), rules,
 				connection.getServerInfo().getMaxPayload());
 	}

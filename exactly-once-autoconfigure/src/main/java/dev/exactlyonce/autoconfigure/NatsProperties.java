@@ -30,6 +30,9 @@ public class NatsProperties {
 	/** Path to a NATS credentials (JWT + NKey) file. */
 	private Path credentialsFile;
 
+	/** Path to a file holding an NKey seed (SU...), for NKey authentication without a JWT. */
+	private Path nkeyFile;
+
 	/** Timeout for establishing the connection. */
 	private Duration connectionTimeout = Duration.ofSeconds(5);
 
@@ -90,6 +93,14 @@ public class NatsProperties {
 		this.credentialsFile = credentialsFile;
 	}
 
+	public Path getNkeyFile() {
+		return this.nkeyFile;
+	}
+
+	public void setNkeyFile(Path nkeyFile) {
+		this.nkeyFile = nkeyFile;
+	}
+
 	public Duration getConnectionTimeout() {
 		return this.connectionTimeout;
 	}
@@ -124,7 +135,7 @@ public class NatsProperties {
 	 */
 	public NatsConnectionSettings toConnectionSettings() {
 		return new NatsConnectionSettings(this.servers, this.connectionName, this.username, this.password, this.token,
-				this.credentialsFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled());
+				this.credentialsFile, this.nkeyFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled());
 	}
 
 	/** TLS settings of the NATS connection. */

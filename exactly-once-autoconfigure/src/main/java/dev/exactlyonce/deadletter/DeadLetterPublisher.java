@@ -2,17 +2,13 @@ package dev.exactlyonce.deadletter;
 
 import java.io.IOException;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.api.PublishAck;
-import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 
 import dev.exactlyonce.nats.HeaderEncoding;
-import dev.exactlyonce.nats.ServerDirectives;
 
 /**
  * Publishes dead letters to JetStream: the original payload byte for byte, the original headers
@@ -31,14 +27,6 @@ public class DeadLetterPublisher {
 
 	/** Names the starter's headers dropped to make the dead letter fit the size limit. */
 	public static final String TRIMMED = HEADER_PREFIX + "Trimmed";
-
-	private static final String MESSAGE_ID = "Nats-Msg-Id";
-
-	private static final int MAX_TEXT = 512;
-
-	/** The starter's headers a dead letter can do without, dropped in this order when it is too large. */
-	private static final List<String> OPTIONAL = List.of(HEADER_PREFIX + "Exception-Message", HEADER_PREFIX + "Key",
-			HEADER_PREFIX + "Exception", HEADER_PREFIX + "Timestamp", HEADER_PREFIX + "Deliveries");
 
 	private final JetStream jetStream;
 
@@ -68,7 +56,7 @@ public class DeadLetterPublisher {
 	public long publish(DeadLetter deadLetter) {
 		NatsMessage message = NatsMessage.builder()
 			.subject(deadLetter.subject())
-			.headers(fitting(headers(deadLetter), deadLetter))
+			.headers(DeadLetterHeaders.of(deadLetter, this.clock.instant(), this.sizeLimit.forSubject(deadLetter.subject())))
 			.data(deadLetter.original().getData())
 			.build();
 		try {
@@ -86,63 +74,6 @@ public class DeadLetterPublisher {
 					+ "' for stream '" + deadLetter.stream() + "', consumer '" + deadLetter.consumer() + "', sequence "
 					+ deadLetter.streamSequence() + ": " + ex.getMessage(), ex);
 		}
-	}
-
-	private Headers headers(DeadLetter deadLetter) {
-		Headers headers = new Headers(deadLetter.original().getHeaders());
-		ServerDirectives.remove(headers);
-		HeaderEncoding.put(headers, MESSAGE_ID, "dl-" + deadLetter.stream() + "-" + deadLetter.streamSequence());
-		HeaderEncoding.put(headers, HEADER_PREFIX + "Original-Subject", deadLetter.original().getSubject());
-		HeaderEncoding.put(headers, HEADER_PREFIX + "Stream", deadLetter.stream());
-		HeaderEncoding.put(headers, HEADER_PREFIX + "Consumer", deadLetter.consumer());
-		HeaderEncoding.put(headers, HEADER_PREFIX + "Stream-Sequence", Long.toString(deadLetter.streamSequence()));
-		if (deadLetter.deliveries() > 0) {
-			HeaderEncoding.put(headers, HEADER_PREFIX + "Deliveries", Long.toString(deadLetter.deliveries()));
-		}
-		HeaderEncoding.put(headers, HEADER_PREFIX + "Reason", truncate(deadLetter.reason()));
-		HeaderEncoding.put(headers, HEADER_PREFIX + "Timestamp", this.clock.instant().toString());
-		if (deadLetter.key() != null) {
-			HeaderEncoding.put(headers, HEADER_PREFIX + "Key", deadLetter.key());
-		}
-		if (deadLetter.failure() != null) {
-			HeaderEncoding.put(headers, HEADER_PREFIX + "Exception", deadLetter.failure().getClass().getName());
-			HeaderEncoding.put(headers, HEADER_PREFIX + "Exception-Message",
-					truncate(String.valueOf(deadLetter.failure().getMessage())));
-		}
-		return headers;
-	}
-
-	/** Drops optional headers until the dead letter fits; fails when it cannot. */
-	private Headers fitting(Headers headers, DeadLetter deadLetter) {
-		DeadLetterSizeLimit.Limit limit = this.sizeLimit.forSubject(deadLetter.subject());
-		int body = (deadLetter.original().getData() != null) ? deadLetter.original().getData().length : 0;
-		List<String> dropped = new ArrayList<>();
-		for (String optional : OPTIONAL) {
-			if (headers.serializedLength() + body <= limit.bytes()) {
-				break;
-			}
-			if (headers.containsKey(optional)) {
-				HeaderEncoding.remove(headers, optional);
-				dropped.add(optional);
-				HeaderEncoding.put(headers, TRIMMED, String.join(",", dropped));
-			}
-		}
-		long size = headers.serializedLength() + body;
-		if (size > limit.bytes()) {
-			throw new DeadLetterException("Message at stream '" + deadLetter.stream() + "', consumer '"
-					+ deadLetter.consumer() + "', sequence " + deadLetter.streamSequence()
-					+ " does not fit in a dead letter: its body (" + body + " bytes) with its headers and the required "
-					+ "dead-letter headers make " + size + " bytes, above the limit of " + limit.bytes() + " bytes on '"
-					+ deadLetter.subject() + "' (" + limit.source() + "). It stays on "
-					+ "its stream. Raise max_payload in the nats-server configuration (and the dead-letter stream's "
-					+ "max_msg_size if set), or publish a reference to the data instead of the data.", null);
-		}
-		return headers;
-	}
-
-	private static String truncate(String text) {
-		String singleLine = text.replace('\r', ' ').replace('\n', ' ');
-		return (singleLine.length() > MAX_TEXT) ? singleLine.substring(0, MAX_TEXT) : singleLine;
 	}
 
 }

@@ -3,7 +3,6 @@ package dev.exactlyonce.listener;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.lang.reflect.Type;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import io.nats.client.Message;
@@ -13,7 +12,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Resolves the arguments of a listener method from a delivery: the payload (JSON, or raw
- * {@code byte[]} / {@code String}), the {@link ExactlyOnceContext} and the raw {@link Message}.
+ * {@code byte[]} / {@code String}), the {@link ExactlyOnceContext} and the raw {@link Message}. A
+ * payload the parameter cannot hold (invalid JSON, too deeply nested, a {@code String} that is not
+ * UTF-8, JSON {@code null}) is a {@link PoisonMessageException}.
  */
 final class ArgumentResolver {
 
@@ -88,10 +89,14 @@ final class ArgumentResolver {
 			return data;
 		}
 		if (type.getRawClass() == String.class) {
-			return new String(data, StandardCharsets.UTF_8);
+			return StrictUtf8.decode(data)
+				.orElseThrow(() -> new PoisonMessageException("Payload of the message at " + delivery.describe()
+						+ " is not valid UTF-8 and cannot be read as a String",
+						"Fix the publisher, or take byte[] to read the payload's bytes yourself", null));
 		}
+		Object value;
 		try {
-			return this.mapper.readValue(data, type);
+			value = this.mapper.readValue(data, type);
 		}
 		catch (JacksonException ex) {
 			throw new PoisonMessageException("Payload of the message at " + delivery.describe()
@@ -99,6 +104,12 @@ final class ArgumentResolver {
 					+ ex.getLocation() + ")",
 					"Fix the publisher, or take byte[] or String to read the payload yourself", null);
 		}
+		if (value == null) {
+			throw new PoisonMessageException("Payload of the message at " + delivery.describe()
+					+ " is JSON null, not a " + type.toCanonical(),
+					"Fix the publisher, or take byte[] or String to read the payload yourself", null);
+		}
+		return value;
 	}
 
 }

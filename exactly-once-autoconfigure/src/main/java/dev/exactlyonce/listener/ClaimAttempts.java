@@ -95,7 +95,11 @@ final class ClaimAttempts {
 				throw new StoreUnavailableException("Idempotency store failed to claim the message at "
 						+ delivery.describe() + ": " + ex, ex);
 			}
-			if (!(result instanceof ClaimResult.Acquired acquired) || answeredInTime(delivery, sent)) {
+			if (!(result instanceof ClaimResult.Acquired acquired)) {
+				return result;
+			}
+			if (answeredInTime(delivery, sent)) {
+				delivery.leaseStarted(sent);
 				return result;
 			}
 			holding.begin();
@@ -137,6 +141,7 @@ final class ClaimAttempts {
 				continue;
 			}
 			if (answeredInTime(delivery, sent)) {
+				delivery.leaseStarted(sent);
 				return new ClaimResult.Acquired(claim, acquired.previousAttempt(), acquired.journal());
 			}
 		}

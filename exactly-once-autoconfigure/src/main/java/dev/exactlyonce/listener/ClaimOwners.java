@@ -7,7 +7,7 @@ import java.util.OptionalLong;
  * {@link ClaimAttempts#ownerOf}): which message made the attempt, so that an attempt of a key can be
  * told apart from the attempts of its other copies (the same key published under another message id).
  */
-final class ClaimOwners {
+public final class ClaimOwners {
 
 	private static final char SEPARATOR = '#';
 
@@ -19,7 +19,7 @@ final class ClaimOwners {
 	 * @param owner a claim's owner, may be {@code null}
 	 * @return the sequence, or empty when the owner names none (an owner written without one)
 	 */
-	static OptionalLong streamSequenceOf(String owner) {
+	public static OptionalLong streamSequenceOf(String owner) {
 		int separator = (owner != null) ? owner.lastIndexOf(SEPARATOR) : -1;
 		if (separator < 0 || separator == owner.length() - 1) {
 			return OptionalLong.empty();

@@ -1,13 +1,12 @@
 package dev.exactlyonce.listener;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 import io.nats.client.Message;
-import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
-import io.nats.client.impl.NatsMessage;
 
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.Claim;
@@ -40,6 +39,8 @@ final class Delivery implements ExactlyOnceContext {
 
 	private volatile PreviousAttempt previousAttempt;
 
+	private volatile long leaseStartedNanos;
+
 	private volatile Settlement settlement;
 
 	private volatile Thread handlerThread;
@@ -58,17 +59,6 @@ final class Delivery implements ExactlyOnceContext {
 	Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
 			ConsumerSettings settings) {
 		this(message, streamSequence, deliveryCount, endpoint, settings, () -> false);
-	}
-
-	/** A message read back from its stream, delivered {@code deliveryCount} times so far. */
-	static Delivery readBack(MessageInfo stored, long deliveryCount, ListenerEndpoint endpoint,
-			ConsumerSettings settings) {
-		Message message = NatsMessage.builder()
-			.subject(stored.getSubject())
-			.headers(stored.getHeaders())
-			.data(stored.getData())
-			.build();
-		return new Delivery(message, stored.getSeq(), deliveryCount, endpoint, settings);
 	}
 
 	private Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
@@ -147,8 +137,26 @@ final class Delivery implements ExactlyOnceContext {
 		this.steps = session;
 	}
 
-	void renewed(Claim renewed) {
+	void renewed(Claim renewed, long sentNanos) {
 		this.claim = renewed;
+		leaseStarted(sentNanos);
+	}
+
+	/**
+	 * Notes that the store started (or extended) the claim's lease no earlier than
+	 * {@code sentNanos}, when the request that did it was sent ({@link System#nanoTime()}).
+	 */
+	void leaseStarted(long sentNanos) {
+		this.leaseStartedNanos = sentNanos;
+	}
+
+	/**
+	 * How much of the claim's lease is surely left, on this instance's monotonic clock (counted from
+	 * when the last claim or renewal answered was sent, so a skewed wall clock never matters).
+	 */
+	Duration leaseLeft() {
+		Duration left = this.settings.lease().minusNanos(System.nanoTime() - this.leaseStartedNanos);
+		return left.isNegative() ? Duration.ZERO : left;
 	}
 
 	Claim claim() {

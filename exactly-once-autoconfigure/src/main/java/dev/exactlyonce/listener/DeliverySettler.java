@@ -21,7 +21,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * Settles a delivery with the server once the pipeline decided its fate: ack, nak with a delay,
  * or dead-letter then terminate. Acks come only after the completion record is durable; by default
  * they are synchronous so a completed delivery is known to be acknowledged. Whether confirmed or
- * not, a lost ack only causes a redelivery, which is recognised as a duplicate.
+ * not, a lost ack only causes a redelivery, which is recognised as a duplicate. A copy settled as a
+ * duplicate of a final key is first noted on the key's record ({@link DuplicateTrace}).
  */
 final class DeliverySettler {
 
@@ -43,9 +44,12 @@ final class DeliverySettler {
 
 	private final Requeue requeue;
 
+	private final DuplicateTrace duplicates;
+
 	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, Requeue requeue,
 			PipelineObservers observers, Duration ackTimeout, boolean confirmAcks, Clock clock) {
 		this.store = store;
+		this.duplicates = new DuplicateTrace(store);
 		this.deadLetters = deadLetters;
 		this.requeue = requeue;
 		this.observers = observers;
@@ -65,6 +69,7 @@ final class DeliverySettler {
 				logger.debug("Message at " + delivery.describe() + " is a duplicate of key '" + delivery.key()
 						+ "', completed before; acknowledged without running");
 			}
+			this.duplicates.note(delivery);
 			ack(delivery, DeliveryOutcome.DUPLICATE);
 		}
 		else if (settlement instanceof Settlement.HeldElsewhere held) {
@@ -74,6 +79,7 @@ final class DeliverySettler {
 		}
 		else if (settlement instanceof Settlement.AlreadyDeadLettered) {
 			logger.warn(alreadyDeadLettered(delivery, "terminated without running it"));
+			this.duplicates.note(delivery);
 			term(delivery);
 			outcome(delivery, DeliveryOutcome.ALREADY_DEAD_LETTERED);
 		}

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
-import io.nats.client.api.MessageInfo;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
@@ -23,6 +22,7 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.nats.NatsReaderListener;
+import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.IdempotencyStore;
 
@@ -211,13 +211,23 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	}
 
 	/**
+	 * The store namespace of the listener on a consumer: what its keys are prefixed with
+	 * ({@code <namespace>:<key>}).
+	 * @param consumer the consumer
+	 * @return the namespace, or empty when no listener listens on the consumer
+	 */
+	public synchronized Optional<String> namespace(String consumer) {
+		return Optional.ofNullable(this.endpoints.get(consumer)).map(ListenerEndpoint::namespace);
+	}
+
+	/**
 	 * The store key (with namespace) of a message read back from its stream, resolved as the
 	 * pipeline resolves it for the listener on the consumer.
 	 * @param consumer the consumer
 	 * @param stored the message as stored on the stream
 	 * @return the key, or empty when no listener listens on the consumer or the message has no key
 	 */
-	public Optional<String> storeKey(String consumer, MessageInfo stored) {
+	public Optional<String> storeKey(String consumer, RawStreamMessage stored) {
 		ListenerEndpoint endpoint;
 		ArgumentResolver arguments;
 		synchronized (this) {
@@ -227,7 +237,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		if (endpoint == null) {
 			return Optional.empty();
 		}
-		Delivery delivery = Delivery.readBack(stored, 0, endpoint, this.consumers.get(consumer));
+		Delivery delivery = new Delivery(stored.toMessage(), stored.sequence(), 0, endpoint,
+				this.consumers.get(consumer));
 		try {
 			delivery.key(this.keys.resolve(delivery, () -> arguments.payloadForKey(delivery, null)));
 			return Optional.of(delivery.storeKey());

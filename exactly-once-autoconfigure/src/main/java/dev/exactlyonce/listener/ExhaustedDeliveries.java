@@ -41,7 +41,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * it, even on a WorkQueue stream) through the raw message API (so headers the Java client cannot
  * decode are read too), decides on the key's record, and then removes it from a WorkQueue stream:
  * <ul>
- * <li>completed key: a duplicate, only the ack was lost; already dead-lettered key: nothing more;</li>
+ * <li>completed key: a duplicate, only the ack was lost; already dead-lettered key: nothing more;
+ * either way the copy is noted on the key's record first ({@link DuplicateTrace});</li>
  * <li>key held by a live attempt: decided again when that attempt's lease ends, so a copy that
  * waited for a long task is settled as a duplicate of it rather than dead-lettered;</li>
  * <li>key whose last attempt (released for a retry, or abandoned) was another copy's: decided again
@@ -95,6 +96,8 @@ final class ExhaustedDeliveries {
 
 	private final RateLimitedLog failures = new RateLimitedLog(logger, Duration.ofMinutes(1));
 
+	private final DuplicateTrace duplicates;
+
 	private final Set<Long> pending = ConcurrentHashMap.newKeySet();
 
 	private final Map<Long, String> waitingFor = new ConcurrentHashMap<>();
@@ -113,6 +116,7 @@ final class ExhaustedDeliveries {
 		this.arguments = arguments;
 		this.keys = keys;
 		this.store = store;
+		this.duplicates = new DuplicateTrace(store);
 		this.settler = settler;
 		this.requeue = requeue;
 		this.jsonMapper = jsonMapper;
@@ -280,10 +284,12 @@ final class ExhaustedDeliveries {
 		else if (record != null && record.state() == RecordState.COMPLETED) {
 			logger.info("Message at " + delivery.describe() + " ran out of deliveries but its key is completed; "
 					+ "removing this copy as a duplicate");
+			this.duplicates.note(delivery);
 			outcome = DeliveryOutcome.DUPLICATE;
 		}
 		else if (record != null && record.state() == RecordState.DEAD_LETTERED) {
 			logger.warn(DeliverySettler.alreadyDeadLettered(delivery, "removed after its last delivery"));
+			this.duplicates.note(delivery);
 			outcome = DeliveryOutcome.ALREADY_DEAD_LETTERED;
 		}
 		else {

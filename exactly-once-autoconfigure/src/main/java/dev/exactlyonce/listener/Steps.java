@@ -83,9 +83,7 @@ final class Steps {
 	 * @throws IllegalStateException when the record with this entry is too large for the store
 	 */
 	void journal(Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepRecord step) {
-		Duration leaseLeft = Duration.between(now(), delivery.claim().leaseUntil());
-		Duration retryFor = (step.state() == StepState.DONE) ? this.doneRetryTimeout
-				: leaseLeft.isNegative() ? Duration.ZERO : leaseLeft;
+		Duration retryFor = (step.state() == StepState.DONE) ? this.doneRetryTimeout : delivery.leaseLeft();
 		try {
 			Uninterrupted.call(() -> StoreWriteRetry.write(() -> heartbeat.exclusive(() -> {
 				this.store.recordStep(delivery.claim(), step);

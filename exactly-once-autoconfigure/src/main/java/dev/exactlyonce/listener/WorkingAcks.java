@@ -128,8 +128,9 @@ final class WorkingAcks {
 
 		private boolean renew() {
 			Duration lease = this.delivery.settings().lease();
+			long sent = System.nanoTime();
 			try {
-				this.delivery.renewed(WorkingAcks.this.store.renew(this.delivery.claim(), lease));
+				this.delivery.renewed(WorkingAcks.this.store.renew(this.delivery.claim(), lease), sent);
 				return true;
 			}
 			catch (ClaimLostException ex) {

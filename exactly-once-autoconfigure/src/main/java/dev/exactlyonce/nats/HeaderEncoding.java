@@ -16,7 +16,8 @@ import io.nats.client.impl.Headers;
  * Writes any header name and value so that the Java client accepts it, and reads it back. The Java
  * client takes only printable US-ASCII names and values; a header that does not fit has its name
  * and every value percent-encoded (each byte of its UTF-8 form outside printable US-ASCII, and
- * {@code %}, as {@code %XX}; in names also {@code :} and {@code ,}), and its encoded name is listed
+ * {@code %}, as {@code %XX}; in names also {@code :} and {@code ,}; in values also a space at
+ * either end, which the client's parser trims), and its encoded name is listed
  * in lower case in the {@value #ENCODED_HEADERS} header (comma-separated, compared ignoring case).
  * Headers not listed there are as sent. Lower case, because nats-server 2.9 finds a header by the
  * first occurrence of its name anywhere in the header block: a list spelling {@code Nats-Msg-Id}
@@ -62,6 +63,7 @@ public final class HeaderEncoding {
 			if (listed.remove(listName(encodedName))) {
 				headers.remove(encodedName);
 			}
+			listed.remove(listName(plainName));
 			headers.put(plainName, values.stream().map(HeaderEncoding::ascii).toList());
 		}
 		relist(headers, listed);
@@ -87,15 +89,50 @@ public final class HeaderEncoding {
 	 * @return the value, or {@code null} when absent
 	 */
 	public static String first(Headers headers, String name) {
+		byte[] value = firstBytes(headers, name);
+		return (value != null) ? new String(value, StandardCharsets.UTF_8) : null;
+	}
+
+	/**
+	 * The first value of a header as it was sent, as bytes: decoded when the header is listed as
+	 * encoded, so bytes that are not UTF-8 are kept exactly.
+	 * @param headers the headers, may be {@code null}
+	 * @param name the header name as sent
+	 * @return the value's bytes, or {@code null} when absent
+	 */
+	public static byte[] firstBytes(Headers headers, String name) {
 		if (headers == null) {
 			return null;
 		}
 		String encodedName = percentEncode(utf8(name), true);
 		if (listed(headers).contains(listName(encodedName))) {
 			String value = headers.getFirst(encodedName);
-			return (value != null) ? decode(value) : null;
+			return (value != null) ? decodeBytes(value) : null;
 		}
-		return headers.getFirst(name);
+		String value = headers.getFirst(name);
+		return (value != null) ? utf8(value) : null;
+	}
+
+	/**
+	 * The first value of every header as it was sent, as bytes (see {@link #firstBytes}), by
+	 * decoded name, without {@value #ENCODED_HEADERS}.
+	 * @param headers the headers, may be {@code null}
+	 * @return the first values by name, in order
+	 */
+	public static Map<String, byte[]> firstBytesByName(Headers headers) {
+		Map<String, byte[]> values = new LinkedHashMap<>();
+		if (headers == null) {
+			return values;
+		}
+		Set<String> listed = listed(headers);
+		for (String name : headers.keySet()) {
+			String value = headers.getFirst(name);
+			if (!name.equals(ENCODED_HEADERS) && value != null) {
+				boolean encoded = listed.contains(listName(name));
+				values.put(encoded ? decode(name) : name, encoded ? decodeBytes(value) : utf8(value));
+			}
+		}
+		return values;
 	}
 
 	/**
@@ -181,20 +218,25 @@ public final class HeaderEncoding {
 	}
 
 	private static boolean isWritableValue(byte[] value) {
-		for (byte b : value) {
-			if (b < 0x20 || b > 0x7E) {
+		for (int i = 0; i < value.length; i++) {
+			if (value[i] < 0x20 || value[i] > 0x7E || isEdgeSpace(value, i)) {
 				return false;
 			}
 		}
 		return true;
 	}
 
+	/** A space the client's parser would trim: the first or last byte of a value. */
+	private static boolean isEdgeSpace(byte[] value, int index) {
+		return value[index] == ' ' && (index == 0 || index == value.length - 1);
+	}
+
 	private static String percentEncode(byte[] bytes, boolean name) {
 		StringBuilder encoded = new StringBuilder(bytes.length);
-		for (byte b : bytes) {
-			int unsigned = b & 0xFF;
+		for (int i = 0; i < bytes.length; i++) {
+			int unsigned = bytes[i] & 0xFF;
 			boolean escape = unsigned < (name ? 0x21 : 0x20) || unsigned > 0x7E || unsigned == '%'
-					|| (name && (unsigned == ':' || unsigned == ','));
+					|| (name ? (unsigned == ':' || unsigned == ',') : isEdgeSpace(bytes, i));
 			if (escape) {
 				encoded.append('%').append(HEX[unsigned >> 4]).append(HEX[unsigned & 0xF]);
 			}

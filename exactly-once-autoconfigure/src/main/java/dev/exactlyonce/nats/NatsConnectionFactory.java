@@ -58,7 +58,8 @@ public class NatsConnectionFactory {
 					+ redactor.redact(innermostMessage(ex)),
 					"Start nats-server with JetStream (nats-server -js -sd <store dir>) where exactlyonce.nats.servers "
 							+ "points, or correct that property; if the server refused the login, check "
-							+ "exactlyonce.nats.username and password, token or credentials-file.",
+							+ "exactlyonce.nats.username and password, token, credentials-file or nkey-file; if it "
+							+ "requires TLS, set exactlyonce.nats.tls.bundle (or tls.enabled for the JVM's trust store).",
 					redactor.redact(ex));
 		}
 		catch (InterruptedException ex) {
@@ -85,15 +86,24 @@ public class NatsConnectionFactory {
 			.connectionName(this.settings.connectionName())
 			.connectionTimeout(this.settings.connectionTimeout())
 			.reconnectWait(this.settings.reconnectWait())
-			.maxReconnects(-1);
+			.maxReconnects(-1)
+			.errorListener(new PermissionViolations());
 		if (this.settings.username() != null) {
 			builder.userInfo(this.settings.username(), this.settings.password());
 		}
 		if (this.settings.token() != null) {
 			builder.token(this.settings.token().toCharArray());
 		}
+		if (this.settings.credentialsFile() != null && this.settings.nkeyFile() != null) {
+			throw new ExactlyOnceConfigurationException(
+					"Both exactlyonce.nats.credentials-file and exactlyonce.nats.nkey-file are set",
+					"Keep one: credentials-file for a .creds file (JWT and seed), nkey-file for a seed alone.");
+		}
 		if (this.settings.credentialsFile() != null) {
 			builder.authHandler(Nats.credentials(this.settings.credentialsFile().toString()));
+		}
+		if (this.settings.nkeyFile() != null) {
+			builder.authHandler(Nats.credentials(null, this.settings.nkeyFile().toString()));
 		}
 		applyTls(builder);
 		if (this.readerRecovery != null) {

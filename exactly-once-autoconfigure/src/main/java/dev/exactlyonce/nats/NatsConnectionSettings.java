@@ -13,12 +13,13 @@ import java.util.List;
  * @param password the password for user/password authentication, or {@code null}
  * @param token the token for token authentication, or {@code null}
  * @param credentialsFile a credentials (JWT + NKey) file, or {@code null}
+ * @param nkeyFile a file holding an NKey seed, for NKey authentication without a JWT, or {@code null}
  * @param connectionTimeout the timeout for establishing the connection
  * @param reconnectWait the wait between reconnect attempts
  * @param defaultTls whether to use TLS with the JVM's default context when no other is given
  */
 public record NatsConnectionSettings(List<String> servers, String connectionName, String username, String password,
-		String token, Path credentialsFile, Duration connectionTimeout, Duration reconnectWait, boolean defaultTls) {
+		String token, Path credentialsFile, Path nkeyFile, Duration connectionTimeout, Duration reconnectWait, boolean defaultTls) {
 
 	public NatsConnectionSettings {
 		servers = List.copyOf(servers);

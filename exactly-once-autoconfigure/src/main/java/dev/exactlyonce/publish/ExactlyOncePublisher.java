@@ -18,7 +18,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.listener.KeyResolver;
 import dev.exactlyonce.nats.HeaderEncoding;
+import dev.exactlyonce.operations.KeyReopener;
+import dev.exactlyonce.store.OperatorAction;
 
 /**
  * Publishes tasks to JetStream with a {@code Nats-Msg-Id}, so that the stream stores each task
@@ -54,6 +57,8 @@ public class ExactlyOncePublisher {
 	private final List<PublishObserver> observers;
 
 	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private KeyReopener keyReopener;
 
 	/**
 	 * Creates the publisher.
@@ -96,6 +101,43 @@ public class ExactlyOncePublisher {
 	 */
 	public void setObservationRegistry(ObservationRegistry observationRegistry) {
 		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Lets this publisher resubmit tasks ({@link #resubmit}).
+	 * @param keyReopener records resubmits on the tasks' records
+	 */
+	public void setKeyReopener(KeyReopener keyReopener) {
+		this.keyReopener = keyReopener;
+	}
+
+	/**
+	 * Resubmits a completed or failed task on purpose (a controlled resubmit): records who and why
+	 * on the task's record and reopens it (with an empty step journal), then publishes the payload
+	 * as {@code <key>/resubmit-<n>} with the key in {@code Exactly-Once-Original-Msg-Id}, so the
+	 * listener runs it once more under the same key, and once only. A task that is running, or
+	 * dead-lettered (replay it instead), is refused.
+	 * @param consumer the declared consumer whose listener runs the task
+	 * @param key the task's key without namespace (its original message id, for a listener without
+	 * a key expression)
+	 * @param subject the subject
+	 * @param payload the task's payload, as {@link #publish(String, Object, String)} takes it
+	 * @param operator who resubmits it (a service or user name, kept in the record's audit)
+	 * @param reason why (kept in the record's audit)
+	 * @return the stored sequence and whether it was a duplicate
+	 * @throws dev.exactlyonce.operations.OperationRefusedException when the task's state does not
+	 * allow a resubmit or the store holds no record of it
+	 * @throws IllegalStateException when the application has no idempotency store or no consumers
+	 */
+	public PublishResult resubmit(String consumer, String key, String subject, Object payload, String operator,
+			String reason) {
+		if (this.keyReopener == null) {
+			throw new IllegalStateException("Resubmitting task '" + key + "' needs the idempotency store and the "
+					+ "consumer '" + consumer + "' declared under exactlyonce.consumers in this application");
+		}
+		int number = this.keyReopener.reopen(consumer, key, OperatorAction.Kind.RESUBMIT, 0, operator, reason);
+		return publish(subject, payload, key + "/resubmit-" + number,
+				Map.of(KeyResolver.ORIGINAL_MESSAGE_ID_HEADER, key));
 	}
 
 	/**

@@ -15,4 +15,12 @@ public class ClaimLostException extends RuntimeException {
 		super("Claim on key '" + key + "' with token " + token + " is no longer held (lease lost to another worker)");
 	}
 
+	/**
+	 * Creates the exception with a message of a subclass.
+	 * @param message the message
+	 */
+	protected ClaimLostException(String message) {
+		super(message);
+	}
+
 }

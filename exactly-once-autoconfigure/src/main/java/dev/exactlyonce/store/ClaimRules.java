@@ -3,26 +3,50 @@ package dev.exactlyonce.store;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
 
 /**
  * The state transitions of an idempotency record, shared by stores that read a record and then
- * write it back with a compare-and-set (in-memory, NATS KV, Firestore). Pure: it never touches a
- * store, so the atomicity is the caller's.
+ * write it back with a compare-and-set (in-memory, NATS KV, Firestore). It never writes to a store,
+ * so the atomicity is the caller's. Lease expiry is decided on a {@link StoreClock}: this instance's
+ * own clock for a store inside this process, the store server's clock for a shared store
+ * ({@link #onServerClock}), so instances whose clocks disagree still agree on every lease.
  */
 public final class ClaimRules {
 
-	private final Clock clock;
+	private final Clock localClock;
+
+	private final StoreClock clock;
 
 	private final Duration completedTtl;
 
 	/**
 	 * Creates the rules.
-	 * @param clock the clock that decides lease expiry
+	 * @param clock this instance's clock, which decides lease expiry unless the rules are put
+	 * {@link #onServerClock on a server's clock}
 	 * @param completedTtl how long records are kept after their last write
 	 */
 	public ClaimRules(Clock clock, Duration completedTtl) {
+		this(clock, StoreClock.of(clock), completedTtl);
+	}
+
+	private ClaimRules(Clock localClock, StoreClock clock, Duration completedTtl) {
+		this.localClock = localClock;
 		this.clock = clock;
 		this.completedTtl = completedTtl;
+	}
+
+	/**
+	 * These rules deciding on a store server's clock, read through {@code probe}; this instance's
+	 * own clock then only expresses store instants to callers
+	 * ({@link ClaimResult.HeldElsewhere#leaseUntil()}, {@link #onLocalClock}).
+	 * @param probe a request the server stamps with its time
+	 * @return the rules for a store shared by instances whose clocks may disagree
+	 */
+	public ClaimRules onServerClock(ServerTimeProbe probe) {
+		return new ClaimRules(this.localClock, new MeasuredStoreClock(this.localClock, probe), this.completedTtl);
 	}
 
 	/**
@@ -35,13 +59,15 @@ public final class ClaimRules {
 	 * write whose answer was lost can be recognised by it; a record already holding this owner's
 	 * token is that claimant's own claim (written by an earlier call that never learnt it) and is
 	 * acquired again with a fresh lease, as the same attempt
-	 * @return the decision: a result to return as is, or a record to write (then the result)
+	 * @return the decision: a result to return as is, or a record to write (then the result); a
+	 * holder's lease end is on this instance's own clock
 	 */
 	public ClaimDecision claim(IdempotencyRecord current, String key, String owner, Duration lease, String token) {
-		Instant now = this.clock.instant();
+		Instant now = this.clock.earliest();
 		IdempotencyRecord live = isExpired(current, now) ? null : current;
 		if (live != null && LandedWrites.claimOf(owner, token).test(live)) {
-			return acquire(live.attempts(), live.previousAttempt(), live.journal(), key, owner, lease, token, now);
+			return acquire(live.attempts(), live.previousAttempt(), live.journal(), live.audit(), key, owner, lease,
+					token);
 		}
 		if (live != null) {
 			switch (live.state()) {
@@ -51,7 +77,7 @@ public final class ClaimRules {
 					return ClaimDecision.answer(new ClaimResult.DeadLettered(live));
 				case IN_PROGRESS:
 					if (live.isLiveClaim(now)) {
-						return ClaimDecision.answer(new ClaimResult.HeldElsewhere(live.owner(), live.leaseUntil()));
+						return ClaimDecision.answer(new ClaimResult.HeldElsewhere(live.owner(), toLocal(live.leaseUntil())));
 					}
 					break;
 				default:
@@ -59,14 +85,16 @@ public final class ClaimRules {
 			}
 		}
 		return (live != null)
-				? acquire(live.attempts() + 1, PreviousAttempt.of(live), live.journal(), key, owner, lease, token, now)
-				: acquire(1, null, StepJournal.EMPTY, key, owner, lease, token, now);
+				? acquire(live.attempts() + 1, PreviousAttempt.of(live), live.journal(), live.audit(), key, owner, lease,
+						token)
+				: acquire(1, null, StepJournal.EMPTY, List.of(), key, owner, lease, token);
 	}
 
-	private ClaimDecision acquire(int attempt, PreviousAttempt previous, StepJournal journal, String key,
-			String owner, Duration lease, String token, Instant now) {
+	private ClaimDecision acquire(int attempt, PreviousAttempt previous, StepJournal journal,
+			List<OperatorAction> audit, String key, String owner, Duration lease, String token) {
+		Instant now = this.clock.latest();
 		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, token, RecordState.IN_PROGRESS, attempt,
-				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal);
+				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal, null, audit);
 		return ClaimDecision.write(written, ClaimResult.Acquired.of(written));
 	}
 
@@ -80,10 +108,10 @@ public final class ClaimRules {
 	 */
 	public IdempotencyRecord renew(IdempotencyRecord current, Claim claim, Duration lease) {
 		IdempotencyRecord held = requireHeld(current, claim);
-		Instant now = this.clock.instant();
+		Instant now = this.clock.latest();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), now.plus(lease), 0, null, now.plus(this.completedTtl), null,
-				held.previousAttempt(), held.journal());
+				held.previousAttempt(), held.journal(), held.duplicateSequences(), held.audit());
 	}
 
 	/**
@@ -96,10 +124,11 @@ public final class ClaimRules {
 	 */
 	public IdempotencyRecord complete(IdempotencyRecord current, Claim claim, Completion completion) {
 		IdempotencyRecord held = requireHeld(current, claim);
-		Instant now = this.clock.instant();
+		Instant now = this.clock.latest();
 		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
 				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
-				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt(), held.journal());
+				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt(), held.journal(),
+				held.duplicateSequences(), held.audit());
 	}
 
 	/**
@@ -113,10 +142,11 @@ public final class ClaimRules {
 	 */
 	public IdempotencyRecord release(IdempotencyRecord current, Claim claim, String failure) {
 		IdempotencyRecord held = requireHeld(current, claim);
-		Instant now = this.clock.instant();
+		Instant now = this.clock.latest();
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.FAILED,
 				attemptsAfterRelease(held.attempts(), failure), held.startedAt(), now, 0, null,
-				now.plus(this.completedTtl), failure, held.previousAttempt(), held.journal());
+				now.plus(this.completedTtl), failure, held.previousAttempt(), held.journal(), held.duplicateSequences(),
+				held.audit());
 	}
 
 	/**
@@ -142,7 +172,53 @@ public final class ClaimRules {
 		IdempotencyRecord held = requireHeld(current, claim);
 		return new IdempotencyRecord(held.key(), null, held.owner(), held.token(), RecordState.IN_PROGRESS,
 				held.attempts(), held.startedAt(), held.leaseUntil(), 0, null,
-				this.clock.instant().plus(this.completedTtl), null, held.previousAttempt(), held.journal().with(step));
+				this.clock.latest().plus(this.completedTtl), null, held.previousAttempt(), held.journal().with(step),
+				held.duplicateSequences(), held.audit());
+	}
+
+	/**
+	 * The record after an operator's action: appended to the audit; replay and resubmit reopen the
+	 * key as a failed attempt with no attempts counted (its next delivery runs it with a fresh
+	 * budget), resubmit also empties the step journal. A new token is written every time, so of two
+	 * operators acting on what they both read, one succeeds.
+	 * @param current the stored record, or {@code null}
+	 * @param key the key
+	 * @param expectedToken the token of the record the operator read
+	 * @param action the action
+	 * @return the record to write
+	 * @throws RecordChangedException when the record is gone, holds another token or its state does
+	 * not allow the action
+	 */
+	public IdempotencyRecord applyOperatorAction(IdempotencyRecord current, String key, String expectedToken,
+			OperatorAction action) {
+		if (isExpired(current, this.clock.earliest()) || !current.token().equals(expectedToken)
+				|| !action.kind().appliesTo(current.state())) {
+			throw new RecordChangedException(key, expectedToken, action.kind());
+		}
+		List<OperatorAction> audit = new ArrayList<>(current.audit());
+		audit.add(action);
+		String token = UUID.randomUUID().toString();
+		Instant now = this.clock.latest();
+		if (!action.kind().reopens()) {
+			return new IdempotencyRecord(current.key(), current.listener(), current.owner(), token, current.state(),
+					current.attempts(), current.startedAt(), current.leaseUntil(), current.streamSequence(),
+					current.completedAt(), now.plus(this.completedTtl), current.resultSummary(),
+					current.previousAttempt(), current.journal(), current.duplicateSequences(), audit);
+		}
+		StepJournal journal = action.kind().clearsJournal() ? StepJournal.EMPTY : current.journal();
+		return new IdempotencyRecord(current.key(), null, current.owner(), token, RecordState.FAILED, 0,
+				current.startedAt(), now, 0, null, now.plus(this.completedTtl), reopenedSummary(action),
+				current.previousAttempt(), journal, current.duplicateSequences(), audit);
+	}
+
+	/**
+	 * The result summary of a key an operator reopened (what its next attempt sees as the previous
+	 * attempt's failure).
+	 * @param action the action
+	 * @return e.g. {@code REPLAY 1 by alice: fixed the parser}
+	 */
+	public static String reopenedSummary(OperatorAction action) {
+		return action.kind() + " " + action.number() + " by " + action.operator() + ": " + action.reason();
 	}
 
 	/**
@@ -156,11 +232,35 @@ public final class ClaimRules {
 	}
 
 	/**
-	 * The current time of these rules' clock.
+	 * A stored record as callers that compare its instants with their own clock read it (listing
+	 * in-flight claims, waiting for a holder): its instants moved from the store's clock to this
+	 * instance's ({@link StoreClock#toLocal}). The journal's instants are kept as their writers'
+	 * clocks gave them.
+	 * @param stored a record as the store holds it
+	 * @return the record on this instance's clock
+	 */
+	public IdempotencyRecord onLocalClock(IdempotencyRecord stored) {
+		PreviousAttempt previous = stored.previousAttempt();
+		PreviousAttempt previousOnLocalClock = (previous != null) ? new PreviousAttempt(previous.owner(),
+				toLocal(previous.startedAt()), previous.attempts(), previous.state(), previous.failure(),
+				previous.unfinishedStep()) : null;
+		return new IdempotencyRecord(stored.key(), stored.listener(), stored.owner(), stored.token(), stored.state(),
+				stored.attempts(), toLocal(stored.startedAt()), toLocal(stored.leaseUntil()), stored.streamSequence(),
+				toLocal(stored.completedAt()), toLocal(stored.expiresAt()), stored.resultSummary(), previousOnLocalClock,
+				stored.journal(), stored.duplicateSequences(), stored.audit());
+	}
+
+	private Instant toLocal(Instant storeInstant) {
+		return (storeInstant != null) ? this.clock.toLocal(storeInstant) : null;
+	}
+
+	/**
+	 * The current time of these rules' clock, to judge expiry with: the earliest the store's clock
+	 * can read now.
 	 * @return now
 	 */
 	public Instant now() {
-		return this.clock.instant();
+		return this.clock.earliest();
 	}
 
 	private IdempotencyRecord requireHeld(IdempotencyRecord current, Claim claim) {

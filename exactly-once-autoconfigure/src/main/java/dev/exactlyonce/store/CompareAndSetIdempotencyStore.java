@@ -59,10 +59,52 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step));
 	}
 
+	/**
+	 * One atomic read-modify-write that ends without a write when the copy is noted already or the
+	 * key has no final record.
+	 */
+	@Override
+	public void recordDuplicate(String key, long streamSequence) {
+		try {
+			transition(key, (current) -> {
+				if (!isNoteWanted(current, streamSequence)) {
+					throw new NoteNotWanted();
+				}
+				return current.withDuplicate(streamSequence);
+			});
+		}
+		catch (RuntimeException ex) {
+			if (!isCausedBy(ex, NoteNotWanted.class)) {
+				throw ex;
+			}
+		}
+	}
+
+	private boolean isNoteWanted(IdempotencyRecord record, long streamSequence) {
+		return !this.rules.isExpired(record, this.rules.now()) && record.isFinal()
+				&& !record.duplicateSequences().contains(streamSequence);
+	}
+
+	private static boolean isCausedBy(Throwable ex, Class<? extends Throwable> type) {
+		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (type.isInstance(cause)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@Override
+	public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
+		return this.rules.onLocalClock(
+				transition(key, (current) -> this.rules.applyOperatorAction(current, key, expectedToken, action)));
+	}
+
 	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		IdempotencyRecord record = readRecord(key);
-		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty() : Optional.of(record);
+		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty()
+				: Optional.of(this.rules.onLocalClock(record));
 	}
 
 	/**
@@ -90,5 +132,14 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	 * @return the record, or {@code null} when there is none
 	 */
 	protected abstract IdempotencyRecord readRecord(String key);
+
+	/** Ends a transition without a write: the record is no longer one to note a duplicate on. */
+	private static final class NoteNotWanted extends RuntimeException {
+
+		NoteNotWanted() {
+			super(null, null, false, false);
+		}
+
+	}
 
 }

@@ -1,6 +1,9 @@
 package dev.exactlyonce.store;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * Everything a store keeps about one idempotency key.
@@ -23,16 +26,45 @@ import java.time.Instant;
  * {@code null} for a first attempt; kept so that a claim whose answer was lost can be recognised
  * with what it took over
  * @param journal the steps the key's attempts journaled, never {@code null}
+ * @param duplicateSequences the stream sequences of the latest copies settled as duplicates of this
+ * final record (see {@link IdempotencyStore#recordDuplicate}), oldest first, at most
+ * {@link IdempotencyStore#DUPLICATE_SEQUENCES_KEPT}; never {@code null}
+ * @param audit the operators' actions on the key, oldest first, never {@code null}
  */
 public record IdempotencyRecord(String key, String listener, String owner, String token, RecordState state,
 		int attempts, Instant startedAt, Instant leaseUntil, long streamSequence, Instant completedAt,
-		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt, StepJournal journal) {
+		Instant expiresAt, String resultSummary, PreviousAttempt previousAttempt, StepJournal journal,
+		List<Long> duplicateSequences, List<OperatorAction> audit) {
 
 	/**
-	 * Creates a record; a {@code null} journal (a record written before steps existed) is empty.
+	 * Creates a record; a {@code null} journal, duplicate list or audit (a record written before
+	 * they existed) is empty.
 	 */
 	public IdempotencyRecord {
 		journal = (journal != null) ? journal : StepJournal.EMPTY;
+		duplicateSequences = (duplicateSequences != null) ? List.copyOf(duplicateSequences) : List.of();
+		audit = (audit != null) ? List.copyOf(audit) : List.of();
+	}
+
+	/**
+	 * The number the next operator action of a kind gets.
+	 * @param kind the kind
+	 * @return 1 + the actions of that kind so far
+	 */
+	public int nextActionNumber(OperatorAction.Kind kind) {
+		return 1 + (int) this.audit.stream().filter((action) -> action.kind() == kind).count();
+	}
+
+	/**
+	 * The action of a kind taken on a dead letter, if any.
+	 * @param kind the kind
+	 * @param deadLetterSequence the dead letter's sequence in the dead-letter stream
+	 * @return the action, or empty
+	 */
+	public Optional<OperatorAction> actionOn(OperatorAction.Kind kind, long deadLetterSequence) {
+		return this.audit.stream()
+			.filter((action) -> action.kind() == kind && action.deadLetterSequence() == deadLetterSequence)
+			.findFirst();
 	}
 
 	/**
@@ -50,6 +82,26 @@ public record IdempotencyRecord(String key, String listener, String owner, Strin
 	 */
 	public boolean isFinal() {
 		return this.state == RecordState.COMPLETED || this.state == RecordState.DEAD_LETTERED;
+	}
+
+	/**
+	 * This record with the copy at {@code streamSequence} noted as a duplicate: appended to
+	 * {@link #duplicateSequences()}, of which only the last
+	 * {@link IdempotencyStore#DUPLICATE_SEQUENCES_KEPT} are kept.
+	 * @param streamSequence the stream sequence of the copy
+	 * @return the record with the copy noted, or this record when it is noted already
+	 */
+	public IdempotencyRecord withDuplicate(long streamSequence) {
+		if (this.duplicateSequences.contains(streamSequence)) {
+			return this;
+		}
+		List<Long> sequences = new ArrayList<>(this.duplicateSequences);
+		sequences.add(streamSequence);
+		List<Long> kept = sequences.subList(Math.max(0, sequences.size() - IdempotencyStore.DUPLICATE_SEQUENCES_KEPT),
+				sequences.size());
+		return new IdempotencyRecord(this.key, this.listener, this.owner, this.token, this.state, this.attempts,
+				this.startedAt, this.leaseUntil, this.streamSequence, this.completedAt, this.expiresAt,
+				this.resultSummary, this.previousAttempt, this.journal, kept, this.audit);
 	}
 
 }

@@ -23,6 +23,15 @@ public interface IdempotencyStore {
 	String RELEASED_BY_SHUTDOWN = "interrupted by shutdown";
 
 	/**
+	 * How many duplicate copies {@link #recordDuplicate} keeps per record: the latest 32. A key
+	 * normally has a few copies (publisher retries, double publishes); 32 sequences take at most
+	 * about 650 bytes, so a flood of copies can never push a record past a store's value limit
+	 * (NATS {@code max_payload}, a Firestore document's 1 MiB). Older copies of a key published
+	 * more often than that are reported by the reconciliation, which is worth a look anyway.
+	 */
+	int DUPLICATE_SEQUENCES_KEPT = 32;
+
+	/**
 	 * Claims {@code key} for {@code owner} until {@code lease} from now. A fresh key, a released
 	 * (failed) attempt and an abandoned claim (lease expired, never completed) are acquired
 	 * atomically; exactly one of several racing callers wins.
@@ -73,7 +82,43 @@ public interface IdempotencyStore {
 	void recordStep(Claim claim, StepRecord step);
 
 	/**
-	 * Reads the record of a key.
+	 * Notes on a key's final record (completed or dead-lettered) that the copy at
+	 * {@code streamSequence} of the listener's stream is about to be settled as its duplicate
+	 * (acked, terminated or deleted without running), so that reconciliation can account for the
+	 * copy once a WorkQueue stream removed it. Appends the sequence to
+	 * {@link IdempotencyRecord#duplicateSequences()}, keeping the last
+	 * {@link #DUPLICATE_SEQUENCES_KEPT}; a sequence already noted changes nothing. An atomic
+	 * read-modify-write of the record (a concurrent note or transition is never lost) that leaves
+	 * everything else as it is, expiry included. Does nothing when the key has no final record
+	 * (never claimed, in progress, released, expired).
+	 * @param key the namespaced idempotency key
+	 * @param streamSequence the stream sequence of the duplicate copy
+	 * @throws StoreUnavailableException when the store cannot answer
+	 */
+	void recordDuplicate(String key, long streamSequence);
+
+	/**
+	 * Records an operator's action on a key that no attempt holds, as a compare-and-set on the
+	 * token of the record the operator read: the action is appended to the record's audit
+	 * ({@link IdempotencyRecord#audit()}), and a new token is written. {@link OperatorAction.Kind#REPLAY}
+	 * and {@link OperatorAction.Kind#RESUBMIT} reopen the key: state {@link RecordState#FAILED}, no
+	 * attempts counted, so the next delivery of the key runs it with a fresh budget (a replay keeps
+	 * the step journal, so steps done are not paid for again; a resubmit empties it).
+	 * {@link OperatorAction.Kind#DISCARD} keeps the state. The record lives {@code completed-ttl}
+	 * from now. Never called on the message path.
+	 * @param key the namespaced idempotency key
+	 * @param expectedToken the token of the record as the operator read it
+	 * @param action the action, with its number ({@link IdempotencyRecord#nextActionNumber})
+	 * @return the record written
+	 * @throws RecordChangedException when the record is gone, holds another token, or its state
+	 * does not allow the action ({@link OperatorAction.Kind#appliesTo})
+	 */
+	IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action);
+
+	/**
+	 * Reads the record of a key. Its instants are for comparing with this instance's clock: a store
+	 * that decides leases on its server's clock moves them onto this instance's (NATS KV, Firestore;
+	 * Redis gives the server's as they are).
 	 * @param key the namespaced idempotency key
 	 * @return the record, or empty when the key was never claimed or its record expired
 	 */

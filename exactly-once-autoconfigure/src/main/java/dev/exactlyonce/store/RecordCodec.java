@@ -1,5 +1,7 @@
 package dev.exactlyonce.store;
 
+import java.util.List;
+
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -70,6 +72,43 @@ public final class RecordCodec {
 		}
 		catch (JacksonException ex) {
 			throw new StoreUnavailableException("Step journal is not readable: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/**
+	 * Serialises an audit trail, for stores that keep it in a field of their own.
+	 * @param audit the operators' actions
+	 * @return a JSON array
+	 */
+	public String encodeAudit(List<OperatorAction> audit) {
+		return this.mapper.writeValueAsString(audit);
+	}
+
+	/**
+	 * Serialises one operator action.
+	 * @param action the action
+	 * @return a JSON object
+	 */
+	public String encodeAction(OperatorAction action) {
+		return this.mapper.writeValueAsString(action);
+	}
+
+	/**
+	 * Deserialises an audit trail.
+	 * @param json a JSON array written by {@link #encodeAudit} (or a store script), or {@code null}
+	 * for none
+	 * @return the actions, empty for {@code null}
+	 * @throws StoreUnavailableException when the text is not an audit trail (a corrupted store)
+	 */
+	public List<OperatorAction> decodeAudit(String json) {
+		if (json == null) {
+			return List.of();
+		}
+		try {
+			return List.of(this.mapper.readValue(json, OperatorAction[].class));
+		}
+		catch (JacksonException ex) {
+			throw new StoreUnavailableException("Operator audit is not readable: " + ex.getOriginalMessage(), ex);
 		}
 	}
 

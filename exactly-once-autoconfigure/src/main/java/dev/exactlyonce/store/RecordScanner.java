@@ -12,7 +12,8 @@ public interface RecordScanner {
 
 	/**
 	 * Calls {@code action} once with every record that has not expired, in no particular order.
-	 * Reads the whole store, so it is as slow as the store is large.
+	 * Reads the whole store, so it is as slow as the store is large. Instants are given as
+	 * {@link IdempotencyStore#find} gives them.
 	 * @param action what to do with each record
 	 * @throws StoreUnavailableException when the store cannot be read completely
 	 */

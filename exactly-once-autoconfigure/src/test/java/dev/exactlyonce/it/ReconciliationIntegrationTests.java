@@ -23,6 +23,7 @@ import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
 import dev.exactlyonce.listener.ConsumerSettings;
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -85,7 +86,8 @@ class ReconciliationIntegrationTests {
 			IdempotencyStore store = new NatsKvIdempotencyStore(bucket,
 					new ClaimRules(Clock.systemUTC(), Duration.ofHours(72)));
 			store.tryClaim("worker:stuck", "dead-instance:42", Duration.ofMillis(1));
-			Reconciler reconciler = new Reconciler(probe.connection(), consumers, store,
+			Reconciler reconciler = new Reconciler(probe.connection(),
+					new RawStreamReader(probe.connection(), Duration.ofSeconds(5)), consumers, store,
 					new DeadLetters(probe.connection(), "DEAD_LETTERS"), new PipelineTally(Clock.systemUTC()), 1000,
 					MessageKeys.NONE, Clock.systemUTC());
 

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import io.nats.client.impl.Headers;
+import io.nats.client.support.IncomingHeadersProcessor;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,6 +35,28 @@ class HeaderEncodingTests {
 		assertThat(HeaderEncoding.decoded(headers)).containsExactly(
 				org.assertj.core.api.Assertions.entry("X-Title", List.of("Café 100%\r\n\u0000\u200F🚀")),
 				org.assertj.core.api.Assertions.entry("Nats-Msg-Id", List.of("tâche-1")));
+	}
+
+	@Test
+	void spacesAtEitherEndOfAValueSurviveTheWireWhereTheClientWouldTrimThem() {
+		for (String value : List.of(" t-1", "t-1 ", "  ", " \u0000")) {
+			Headers headers = new Headers();
+			HeaderEncoding.put(headers, "Nats-Msg-Id", value);
+
+			Headers received = new IncomingHeadersProcessor(headers.getSerialized()).getHeaders();
+
+			assertThat(HeaderEncoding.first(received, "Nats-Msg-Id")).as("'%s'", value).isEqualTo(value);
+		}
+	}
+
+	@Test
+	void aHeaderWrittenAsItIsIsReadAsItIsEvenWhenAForgedListNamesIt() {
+		Headers headers = new Headers().put(HeaderEncoding.ENCODED_HEADERS, "x%41");
+		HeaderEncoding.put(headers, "x%41", "v%42");
+
+		Headers received = new IncomingHeadersProcessor(headers.getSerialized()).getHeaders();
+
+		assertThat(HeaderEncoding.decoded(received)).containsExactly(org.assertj.core.api.Assertions.entry("x%41", List.of("v%42")));
 	}
 
 	@Test

@@ -18,7 +18,7 @@ class NatsConnectionSettingsTests {
 	void textFormLeavesOutPasswordTokenAndUserInfo() {
 		NatsConnectionSettings settings = new NatsConnectionSettings(
 				List.of("nats://alice:url-secret@nats-1:4222", "nats://nats-2:4222"), "worker", "alice",
-				"password-secret", "token-secret", Path.of("/etc/nats/worker.creds"), Duration.ofSeconds(5),
+				"password-secret", "token-secret", Path.of("/etc/nats/worker.creds"), null, Duration.ofSeconds(5),
 				Duration.ofSeconds(2), false);
 
 		assertThat(settings.toString()).contains("nats-1:4222", "nats-2:4222", "worker", "alice")

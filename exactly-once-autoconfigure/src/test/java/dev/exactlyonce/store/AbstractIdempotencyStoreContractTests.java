@@ -42,9 +42,20 @@ public abstract class AbstractIdempotencyStoreContractTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
+	/**
+	 * How far a store's instants may be from this JVM's clock, and a record {@code find} gives from
+	 * the claim's: a store that decides leases on its server's clock writes that clock's time, known
+	 * to within a round trip, and moves what {@code find} gives onto this JVM's clock (the servers of
+	 * these tests run on this machine, so their clocks agree with this JVM's).
+	 */
+	private static final Duration CLOCK_TOLERANCE = Duration.ofMillis(100);
+
 	private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
 
 	private static final int RACERS = 16;
+
+	/** Writers racing on one record: each must write, so a transactional store retries every loser. */
+	private static final int NOTE_RACERS = 4;
 
 	private IdempotencyStore store;
 
@@ -116,7 +127,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(claim.owner()).isEqualTo("worker-1");
 		assertThat(claim.token()).isNotBlank();
 		assertThat(claim.attempt()).isEqualTo(1);
-		assertThat(claim.startedAt()).isBetween(before, Instant.now());
+		assertThat(claim.startedAt()).isBetween(before.minus(CLOCK_TOLERANCE), Instant.now().plus(CLOCK_TOLERANCE));
 		assertThat(claim.leaseUntil()).isCloseTo(claim.startedAt().plus(LEASE), within(1, ChronoUnit.MILLIS));
 		IdempotencyRecord record = this.store.find(key).orElseThrow();
 		assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
@@ -134,7 +145,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 
 		assertThat(second).isInstanceOfSatisfying(ClaimResult.HeldElsewhere.class, (held) -> {
 			assertThat(held.owner()).isEqualTo("worker-1");
-			assertThat(held.leaseUntil()).isCloseTo(first.leaseUntil(), within(1, ChronoUnit.MILLIS));
+			assertThat(held.leaseUntil()).isCloseTo(first.leaseUntil(), within(CLOCK_TOLERANCE.toMillis(), ChronoUnit.MILLIS));
 		});
 	}
 
@@ -187,7 +198,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOfSatisfying(
 				ClaimResult.HeldElsewhere.class, (held) -> assertThat(held.owner()).isEqualTo("worker-1"));
 		assertThat(this.store.find(key).orElseThrow().leaseUntil()).isCloseTo(renewed.leaseUntil(),
-				within(1, ChronoUnit.MILLIS));
+				within(CLOCK_TOLERANCE.toMillis(), ChronoUnit.MILLIS));
 	}
 
 	@Test
@@ -236,7 +247,8 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(record.resultSummary()).isEqualTo("posted #17");
 		assertThat(record.attempts()).isEqualTo(1);
 		assertThat(record.startedAt()).isCloseTo(claim.startedAt(), within(1, ChronoUnit.MILLIS));
-		assertThat(record.completedAt()).isBetween(beforeCompletion, Instant.now());
+		assertThat(record.completedAt()).isBetween(beforeCompletion.minus(CLOCK_TOLERANCE),
+				Instant.now().plus(CLOCK_TOLERANCE));
 		assertThat(record.expiresAt()).isCloseTo(record.completedAt().plus(LONG_TTL), within(1, ChronoUnit.MILLIS));
 		assertThat(written.completedAt()).isCloseTo(record.completedAt(), within(1, ChronoUnit.MILLIS));
 		assertThat(this.store.find(key)).hasValueSatisfying((found) -> {
@@ -384,7 +396,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(done.doneAt()).isEqualTo(now.plusMillis(2));
 		assertThat(record.journal().find("commit").orElseThrow().result()).isNull();
 		assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
-		assertThat(record.leaseUntil()).isCloseTo(claim.leaseUntil(), within(1, ChronoUnit.MILLIS));
+		assertThat(record.leaseUntil()).isCloseTo(claim.leaseUntil(), within(CLOCK_TOLERANCE.toMillis(), ChronoUnit.MILLIS));
 		this.store.renew(claim, LEASE);
 		assertThat(this.store.find(key).orElseThrow().journal()).isEqualTo(record.journal());
 	}
@@ -461,6 +473,92 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	}
 
 	@Test
+	void replayReopensADeadLetteredKeyWithItsAuditAndJournalAndTheNextClaimRunsItWithAFreshBudget() {
+		String key = uniqueKey("replayed");
+		IdempotencyRecord dead = finishedAfterAStep(key, Completion.deadLettered("listener", 5, "poison"));
+		OperatorAction replay = new OperatorAction(OperatorAction.Kind.REPLAY, dead.nextActionNumber(
+				OperatorAction.Kind.REPLAY), "alice", "parser fixed", Instant.parse("2026-11-23T10:15:30Z"), 17);
+
+		IdempotencyRecord reopened = this.store.recordOperatorAction(key, dead.token(), replay);
+
+		assertThat(reopened.state()).isEqualTo(RecordState.FAILED);
+		assertThat(reopened.attempts()).isZero();
+		assertThat(reopened.token()).isNotEqualTo(dead.token());
+		assertThat(this.store.find(key).orElseThrow()).satisfies((found) -> {
+			assertThat(found.audit()).containsExactly(replay);
+			assertThat(found.actionOn(OperatorAction.Kind.REPLAY, 17)).contains(replay);
+			assertThat(found.nextActionNumber(OperatorAction.Kind.REPLAY)).isEqualTo(2);
+		});
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+		assertThat(next.claim().attempt()).isEqualTo(1);
+		assertThat(next.previousAttempt().failure()).isEqualTo("REPLAY 1 by alice: parser fixed");
+		assertThat(next.journal().find("draft")).isPresent();
+		this.store.complete(next.claim(), Completion.completed("listener", 9, "done"));
+		assertThat(this.store.find(key).orElseThrow().audit()).containsExactly(replay);
+	}
+
+	@Test
+	void ofOperatorsActingOnTheSameReadRecordExactlyOneSucceeds() throws Exception {
+		String key = uniqueKey("replay-race");
+		IdempotencyRecord dead = this.store.complete(acquire(key, "worker-1", LEASE).claim(),
+				Completion.deadLettered("listener", 5, "poison"));
+
+		List<ClaimResult> results = race((i) -> () -> {
+			try {
+				IdempotencyRecord written = this.store.recordOperatorAction(key, dead.token(), new OperatorAction(
+						OperatorAction.Kind.REPLAY, 1, "operator-" + i, "race", Instant.now(), 17));
+				return ClaimResult.Acquired.of(written);
+			}
+			catch (RecordChangedException ex) {
+				return new ClaimResult.DeadLettered(dead);
+			}
+		});
+
+		assertThat(acquiredOf(results)).hasSize(1);
+		assertThat(this.store.find(key).orElseThrow().audit()).hasSize(1);
+	}
+
+	@Test
+	void resubmitReopensACompletedKeyWithAnEmptyJournalAndRefusesWhatItDoesNotApplyTo() {
+		String key = uniqueKey("resubmitted");
+		IdempotencyRecord completed = finishedAfterAStep(key, Completion.completed("listener", 3, "wrong output"));
+		OperatorAction replay = new OperatorAction(OperatorAction.Kind.REPLAY, 1, "bob", "not dead", Instant.now(), 4);
+		assertThatExceptionOfType(RecordChangedException.class)
+			.isThrownBy(() -> this.store.recordOperatorAction(key, completed.token(), replay));
+		OperatorAction resubmit = new OperatorAction(OperatorAction.Kind.RESUBMIT, 1, "bob", "output was wrong",
+				Instant.now(), 0);
+
+		this.store.recordOperatorAction(key, completed.token(), resubmit);
+
+		assertThatExceptionOfType(RecordChangedException.class)
+			.isThrownBy(() -> this.store.recordOperatorAction(key, completed.token(), resubmit));
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+		assertThat(next.journal().steps()).isEmpty();
+		assertThatExceptionOfType(RecordChangedException.class).isThrownBy(() -> this.store.recordOperatorAction(key,
+				next.claim().token(), new OperatorAction(OperatorAction.Kind.RESUBMIT, 2, "bob", "held", Instant.now(), 0)));
+		assertThatExceptionOfType(RecordChangedException.class).isThrownBy(() -> this.store.recordOperatorAction(
+				uniqueKey("never-claimed"), "no-token", resubmit));
+	}
+
+	@Test
+	void discardKeepsTheKeyDeadLetteredWithItsAudit() {
+		String key = uniqueKey("discarded");
+		IdempotencyRecord dead = this.store.complete(acquire(key, "worker-1", LEASE).claim(),
+				Completion.deadLettered("listener", 5, "poison"));
+		OperatorAction discard = new OperatorAction(OperatorAction.Kind.DISCARD, 1, "carol", "customer cancelled",
+				Instant.now(), 8);
+
+		this.store.recordOperatorAction(key, dead.token(), discard);
+
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOfSatisfying(ClaimResult.DeadLettered.class,
+				(stillDead) -> {
+					assertThat(stillDead.record().resultSummary()).isEqualTo("poison");
+					assertThat(stillDead.record().audit()).extracting(OperatorAction::operator, OperatorAction::reason)
+						.containsExactly(tuple("carol", "customer cancelled"));
+				});
+	}
+
+	@Test
 	void journalIsKeptWithTheCompletionRecord() {
 		String key = uniqueKey("journal-completed");
 		Claim claim = acquire(key, "worker-1", LEASE).claim();
@@ -516,6 +614,93 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(this.store.find(key).orElseThrow().journal().find("after")).isPresent();
 	}
 
+	@Test
+	void duplicateCopiesOfACompletedKeyAreNotedOnItsRecordOnceEachOldestFirst() {
+		String key = uniqueKey("duplicates");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		IdempotencyRecord completed = this.store.complete(claim, Completion.completed("task-listener", 7, "done"));
+
+		this.store.recordDuplicate(key, 9);
+		this.store.recordDuplicate(key, 8);
+		this.store.recordDuplicate(key, 9);
+
+		IdempotencyRecord record = this.store.find(key).orElseThrow();
+		assertThat(record.duplicateSequences()).containsExactly(9L, 8L);
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.streamSequence()).isEqualTo(7);
+		assertThat(record.token()).isEqualTo(claim.token());
+		assertThat(record.expiresAt()).isCloseTo(completed.expiresAt(), within(CLOCK_TOLERANCE.toMillis(), ChronoUnit.MILLIS));
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOf(ClaimResult.Completed.class);
+	}
+
+	@Test
+	void duplicateCopiesOfADeadLetteredKeyAreNoted() {
+		String key = uniqueKey("dead-lettered-duplicates");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		this.store.complete(claim, Completion.deadLettered("task-listener", 5, "poison"));
+
+		this.store.recordDuplicate(key, 6);
+
+		assertThat(this.store.find(key).orElseThrow().duplicateSequences()).containsExactly(6L);
+		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOf(ClaimResult.DeadLettered.class);
+	}
+
+	@Test
+	void onlyTheLatestDuplicateCopiesAreKeptSoAFloodCannotGrowTheRecord() {
+		String key = uniqueKey("duplicate-flood");
+		this.store.complete(acquire(key, "worker-1", LEASE).claim(), Completion.completed("task-listener", 1, null));
+		int copies = IdempotencyStore.DUPLICATE_SEQUENCES_KEPT + 5;
+
+		for (long sequence = 2; sequence < 2 + copies; sequence++) {
+			this.store.recordDuplicate(key, sequence);
+		}
+
+		List<Long> kept = this.store.find(key).orElseThrow().duplicateSequences();
+		assertThat(kept).hasSize(IdempotencyStore.DUPLICATE_SEQUENCES_KEPT)
+			.startsWith(7L)
+			.endsWith((long) 1 + copies);
+	}
+
+	@Test
+	void racingDuplicateNotesAreAllKept() throws Exception {
+		String key = uniqueKey("racing-duplicates");
+		this.store.complete(acquire(key, "worker-1", LEASE).claim(), Completion.completed("task-listener", 1, null));
+		CountDownLatch start = new CountDownLatch(1);
+		List<Future<?>> notes = new ArrayList<>();
+		for (int i = 0; i < NOTE_RACERS; i++) {
+			long sequence = 100 + i;
+			notes.add(this.racers.submit(() -> {
+				start.await();
+				this.store.recordDuplicate(key, sequence);
+				return null;
+			}));
+		}
+		start.countDown();
+		for (Future<?> note : notes) {
+			note.get();
+		}
+
+		assertThat(this.store.find(key).orElseThrow().duplicateSequences()).hasSize(NOTE_RACERS)
+			.allSatisfy((sequence) -> assertThat(sequence).isBetween(100L, 100L + NOTE_RACERS - 1));
+	}
+
+	@Test
+	void aDuplicateOfAKeyWithoutAFinalRecordIsNotNoted() {
+		String key = uniqueKey("duplicate-in-progress");
+		String unknown = uniqueKey("duplicate-unknown");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+
+		this.store.recordDuplicate(key, 3);
+		this.store.recordDuplicate(unknown, 4);
+
+		assertThat(this.store.find(unknown)).isEmpty();
+		IdempotencyRecord held = this.store.find(key).orElseThrow();
+		assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(held.duplicateSequences()).isEmpty();
+		assertThat(this.store.complete(claim, Completion.completed("task-listener", 2, null)).duplicateSequences())
+			.isEmpty();
+	}
+
 	/**
 	 * Claims a key that must be free.
 	 * @param key the key
@@ -552,6 +737,13 @@ public abstract class AbstractIdempotencyStoreContractTests {
 			}
 		}
 		return journaled;
+	}
+
+	/** Claims a key, journals a DONE step {@code draft} and finishes the attempt with {@code completion}. */
+	private IdempotencyRecord finishedAfterAStep(String key, Completion completion) {
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		this.store.recordStep(claim, StepRecord.started("draft", 1, Instant.now()).done("\"draft\"", Instant.now()));
+		return this.store.complete(claim, completion);
 	}
 
 	private static void awaitLeaseEnd(Claim claim) {

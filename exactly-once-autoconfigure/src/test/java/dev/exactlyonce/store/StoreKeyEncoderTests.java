@@ -7,6 +7,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Keys are encoded into a store's restricted alphabet without collisions and within its length.
@@ -28,6 +29,14 @@ class StoreKeyEncoderTests {
 			String encoded = this.encoder.encode(key);
 			assertThat(encoded).matches("[-_=a-zA-Z0-9]+").hasSizeLessThanOrEqualTo(128);
 		}
+	}
+
+	@Test
+	void aKeyWithALoneSurrogateIsRefusedNotEncodedAsAQuestionMark() {
+		assertThat(this.encoder.encode("a?")).isEqualTo("a=3F");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.encoder.encode("a\uD800"))
+			.withMessageContaining("surrogate");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.encoder.encode("\uDC00b"));
 	}
 
 	@Test

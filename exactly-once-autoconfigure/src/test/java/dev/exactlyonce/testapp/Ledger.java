@@ -2,6 +2,7 @@ package dev.exactlyonce.testapp;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +24,8 @@ public class Ledger {
 	private final Map<String, Long> firstStartNanos = new ConcurrentHashMap<>();
 
 	private volatile CountDownLatch gate = new CountDownLatch(0);
+
+	private final Set<String> fixed = ConcurrentHashMap.newKeySet();
 
 	void recordStart(Execution attempt) {
 		this.firstStartNanos.putIfAbsent(attempt.taskId(), System.nanoTime());
@@ -53,6 +56,15 @@ public class Ledger {
 
 	public long executionsOf(String taskId) {
 		return this.executions.stream().filter((e) -> e.taskId().equals(taskId)).count();
+	}
+
+	/** Makes the tasks {@code test.always-failing} lists succeed from now on: the "fix" is deployed. */
+	public void fix(String taskId) {
+		this.fixed.add(taskId);
+	}
+
+	boolean isFixed(String taskId) {
+		return this.fixed.contains(taskId);
 	}
 
 	/** Makes handlers wait inside their work until {@link #open()}. */

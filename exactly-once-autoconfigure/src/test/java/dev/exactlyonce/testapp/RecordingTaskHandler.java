@@ -13,7 +13,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * {@code test.work-duration}, fails the first {@code test.failures} attempts (with an
  * {@link IllegalArgumentException} when {@code test.failure=illegal-argument}, else an
  * {@link IllegalStateException}; with the message {@code test.failure-message} when set) and every attempt of the tasks listed in
- * {@code test.always-failing}, and otherwise records its side effect. When interrupted mid-work it
+ * {@code test.always-failing} (until {@link Ledger#fix}), and otherwise records its side effect.
+ * When interrupted mid-work it
  * throws the {@link InterruptedException}, or with {@code test.on-interrupt=restore-and-fail} or
  * {@code restore-and-finish} restores the thread's interrupt flag, as well-behaved code does, and
  * then fails or finishes its work; with {@code test.on-interrupt=ignore} it works its full duration,
@@ -60,7 +61,8 @@ public class RecordingTaskHandler {
 		this.ledger.recordStart(attempt);
 		this.ledger.passGate();
 		work();
-		if (this.ledger.startedOf(task.taskId()) <= this.failures || this.alwaysFailing.contains(task.taskId())) {
+		if (this.ledger.startedOf(task.taskId()) <= this.failures
+				|| (this.alwaysFailing.contains(task.taskId()) && !this.ledger.isFixed(task.taskId()))) {
 			throw this.failure.equals("illegal-argument")
 					? new IllegalArgumentException(messageOr("simulated bad task"))
 					: new IllegalStateException(messageOr("simulated model failure"));

@@ -11,6 +11,7 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -26,9 +27,16 @@ public class StoreFaults implements BeanPostProcessor {
 
 	private volatile long completionsFailUntil;
 
+	private volatile boolean duplicateNotesFail;
+
 	/** From now on, renewals fail as if the store were unreachable. */
 	public void blockRenewals() {
 		this.renewalsBlocked = true;
+	}
+
+	/** From now on, notes of duplicate copies fail as if the store were unreachable. */
+	public void failDuplicateNotes() {
+		this.duplicateNotesFail = true;
 	}
 
 	/** For the given time from now, completions fail as if the store were unreachable. */
@@ -79,8 +87,21 @@ public class StoreFaults implements BeanPostProcessor {
 		}
 
 		@Override
+		public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
+			return this.delegate.recordOperatorAction(key, expectedToken, action);
+		}
+
+		@Override
 		public void recordStep(Claim claim, StepRecord step) {
 			this.delegate.recordStep(claim, step);
+		}
+
+		@Override
+		public void recordDuplicate(String key, long streamSequence) {
+			if (StoreFaults.this.duplicateNotesFail) {
+				throw new StoreUnavailableException("duplicate notes failing by the test", null);
+			}
+			this.delegate.recordDuplicate(key, streamSequence);
 		}
 
 		@Override

@@ -21,6 +21,8 @@ final class ConsumerSlot {
 
 	private final SampleAppLauncher launcher;
 
+	private final Map<String, String> environment;
+
 	private int incarnation;
 
 	private Process process;
@@ -31,10 +33,18 @@ final class ConsumerSlot {
 
 	private boolean armed;
 
-	ConsumerSlot(String name, Path directory, SampleAppLauncher launcher) {
+	/**
+	 * Creates the slot.
+	 * @param name its name, the prefix of its instance ids
+	 * @param directory its output directory
+	 * @param launcher starts its JVMs
+	 * @param environment added to the environment of each of its JVMs (e.g. a preloaded libfaketime)
+	 */
+	ConsumerSlot(String name, Path directory, SampleAppLauncher launcher, Map<String, String> environment) {
 		this.name = name;
 		this.directory = directory;
 		this.launcher = launcher;
+		this.environment = environment;
 		try {
 			Files.createDirectories(directory);
 		}
@@ -56,7 +66,7 @@ final class ConsumerSlot {
 		properties.put("sample.instance-id", instanceId);
 		properties.put("sample.output-dir", this.directory.toString());
 		properties.putAll(chaos);
-		this.process = this.launcher.start(properties, this.directory.resolve("console.log"));
+		this.process = this.launcher.start(properties, this.directory.resolve("console.log"), this.environment);
 		this.stopped = false;
 		this.startedNanos = System.nanoTime();
 	}

@@ -67,7 +67,14 @@ public enum FaultRow {
 
 	/** One node of a 3-node JetStream cluster (R3 stream and KV bucket) killed and restarted under load. */
 	CLUSTER_NODE_KILL("3-node cluster (R3 stream + R3 KV): one node kill -9 + restart under load",
-			Fault.CLUSTER_NODE_KILL, null, "retry");
+			Fault.CLUSTER_NODE_KILL, null, "retry"),
+
+	/**
+	 * One consumer JVM's clock a minute ahead (far more than the lease), each task published twice so
+	 * that both consumers claim it at once, tasks longer than half the lease.
+	 */
+	CLOCK_AHEAD("one consumer's clock 60 s ahead (libfaketime), each task published twice, tasks of 3/4 lease",
+			Fault.CLOCK_SKEW, null, "retry");
 
 	private final String label;
 
@@ -181,7 +188,14 @@ public enum FaultRow {
 		NATS_RESTART,
 
 		/** {@code kill -9} of one node of a 3-node cluster, restarted on the same ports and directory. */
-		CLUSTER_NODE_KILL
+		CLUSTER_NODE_KILL,
+
+		/**
+		 * {@code libfaketime} preloaded into one consumer JVM, its wall clock ahead by
+		 * {@link RowRun#CLOCK_SKEW}; every task published a second time once the stream's (shortened)
+		 * duplicate window passed, so two instances whose clocks disagree claim one key at once.
+		 */
+		CLOCK_SKEW
 
 	}
 

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -36,6 +37,10 @@ final class PublisherProcess {
 
 	private final long pauseMillis;
 
+	private final int copies;
+
+	private final Duration copyGap;
+
 	private Process process;
 
 	private int incarnation;
@@ -54,19 +59,26 @@ final class PublisherProcess {
 
 	private int kills;
 
-	PublisherProcess(Path directory, List<String> urls, String prefix, int count, long pauseMillis) {
+	/**
+	 * A publisher of every task {@code copies} times, {@code copyGap} apart (see {@link TaskPublisher}).
+	 */
+	PublisherProcess(Path directory, List<String> urls, String prefix, int count, long pauseMillis, int copies,
+			Duration copyGap) {
 		this.directory = directory;
 		this.urls = urls;
 		this.prefix = prefix;
 		this.count = count;
 		this.pauseMillis = pauseMillis;
+		this.copies = copies;
+		this.copyGap = copyGap;
 	}
 
 	void start(int from) {
 		this.incarnation++;
 		List<String> command = List.of(Binaries.java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m",
 				"-cp", classpath(), TaskPublisher.class.getName(), String.join(",", this.urls), this.prefix,
-				Integer.toString(from), Integer.toString(this.count), Long.toString(this.pauseMillis));
+				Integer.toString(from), Integer.toString(this.count), Long.toString(this.pauseMillis),
+				Integer.toString(this.copies), Long.toString(this.copyGap.toMillis()));
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(currentLog().toFile())

@@ -34,6 +34,15 @@ final class RowRun {
 	/** Exit status of a chaos halt ({@code sample.chaos.exit-status}). */
 	static final int HALT_STATUS = 99;
 
+	/** How far the clock of one consumer JVM runs ahead in a {@link Fault#CLOCK_SKEW} row: far more than the lease. */
+	static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
+
+	/** The stream's duplicate window in a {@link Fault#CLOCK_SKEW} row, so that a task's second copy is stored. */
+	private static final Duration SHORT_DUPLICATE_WINDOW = Duration.ofMillis(100);
+
+	/** The gap between a task's two copies in a {@link Fault#CLOCK_SKEW} row: past the duplicate window. */
+	private static final Duration COPY_GAP = Duration.ofMillis(300);
+
 	private static final long STATE_POLL_MILLIS = 200;
 
 	private final FaultRow row;
@@ -113,14 +122,15 @@ final class RowRun {
 			this.nats.awaitJetStream(this.connection, Duration.ofSeconds(60));
 			this.common = commonProperties();
 			for (int i = 1; i <= this.profile.consumers(); i++) {
-				ConsumerSlot slot = new ConsumerSlot("c" + i, this.directory.resolve("c" + i), this.launcher);
+				ConsumerSlot slot = new ConsumerSlot("c" + i, this.directory.resolve("c" + i), this.launcher,
+						(i == 1) ? clockEnvironment() : Map.of());
 				this.slots.add(slot);
 				slot.start(this.common, chaosProperties(slot));
 			}
 			Waits.until("the consumers to provision stream TASKS and consumer " + CONSUMER, Duration.ofSeconds(90),
 					() -> superviseAnd(this::consumerExists));
 			this.publisher = new PublisherProcess(this.directory, this.nats.urls(), this.prefix,
-					this.profile.tasksPerRow(), 20);
+					this.profile.tasksPerRow(), 20, copiesPerTask(), COPY_GAP);
 			this.publisher.start(0);
 			long deadline = System.nanoTime() + this.profile.rowTimeout().toNanos();
 			while (!this.drained) {
@@ -177,12 +187,40 @@ final class RowRun {
 		}
 		properties.put(consumer + "on-abandoned", this.row.onAbandoned());
 		properties.put("exactlyonce.listener.shutdown-timeout", "20s");
-		Duration work = (this.row.fault() == Fault.ZOMBIE) ? this.profile.zombieWorkDuration()
-				: this.profile.workDuration();
-		properties.put("sample.work-duration", work.toMillis() + "ms");
+		properties.put("sample.work-duration", workDuration().toMillis() + "ms");
+		if (this.row.fault() == Fault.CLOCK_SKEW) {
+			properties.put("exactlyonce.streams.TASKS.duplicate-window", SHORT_DUPLICATE_WINDOW.toMillis() + "ms");
+		}
 		properties.put("sample.repository", repository().toString());
 		properties.put("sample.commit-probe", Boolean.toString(this.row.commitProbe()));
 		return properties;
+	}
+
+	/** The marketing agent's work: long enough that a zombie pause lands mid-handler, or that a lease is renewed. */
+	private Duration workDuration() {
+		return switch (this.row.fault()) {
+			case ZOMBIE -> this.profile.zombieWorkDuration();
+			case CLOCK_SKEW -> this.profile.lease().multipliedBy(3).dividedBy(4);
+			default -> this.profile.workDuration();
+		};
+	}
+
+	/** Each task is published twice in a {@link Fault#CLOCK_SKEW} row, once otherwise. */
+	private int copiesPerTask() {
+		return (this.row.fault() == Fault.CLOCK_SKEW) ? 2 : 1;
+	}
+
+	/**
+	 * The environment of the first consumer slot: in a {@link Fault#CLOCK_SKEW} row, libfaketime puts
+	 * its wall clock {@link #CLOCK_SKEW} ahead. Its monotonic clock moves by the same constant, which
+	 * leaves every interval it measures true; {@code FAKETIME_DONT_FAKE_MONOTONIC=1} is not set because
+	 * it makes timed waits overshoot ({@code Thread.sleep(200)} took 0.9-1.6 s with it, measured here).
+	 */
+	private Map<String, String> clockEnvironment() {
+		if (this.row.fault() != Fault.CLOCK_SKEW) {
+			return Map.of();
+		}
+		return Map.of("LD_PRELOAD", Binaries.libfaketime(), "FAKETIME", "+" + CLOCK_SKEW.toSeconds() + "s");
 	}
 
 	/** The git repository every consumer of the row commits its posts to, so the commit probe sees them all. */
@@ -408,12 +446,17 @@ final class RowRun {
 		Map<String, Integer> executions = Evidence.executions(this.slots);
 		Map<String, String> deadLetters = this.deadLetters.read();
 		List<String> halts = Evidence.chaosHalts(this.slots);
-		int injected = (this.row.fault() == Fault.CHAOS) ? halts.size() : this.injections;
+		long stored = this.publisher.storedTasks();
+		int tasks = this.profile.tasksPerRow();
+		int injected = switch (this.row.fault()) {
+			case CHAOS -> halts.size();
+			case CLOCK_SKEW -> (int) Math.max(0, stored - tasks);
+			default -> this.injections;
+		};
 		if (this.row.fault() == Fault.CHAOS && halts.size() != this.chaosHalts) {
 			this.unexpected.add(halts.size() + " chaos log lines but " + this.chaosHalts + " JVMs exited with status "
 					+ HALT_STATUS);
 		}
-		int tasks = this.profile.tasksPerRow();
 		int duplicates = 0;
 		int lost = 0;
 		int deadLettered = 0;
@@ -441,11 +484,10 @@ final class RowRun {
 		});
 		SideEffects sideEffects = SideEffects.read(repository(), this.slots);
 		checkSideEffects(sideEffects, deadLetters, tasks);
-		long stored = this.publisher.storedTasks();
 		if (stored < tasks) {
 			this.unexpected.add("stream TASKS stored " + stored + " messages for " + tasks + " task ids");
 		}
-		else if (stored > tasks) {
+		else if (stored > tasks && this.row.fault() != Fault.CLOCK_SKEW) {
 			this.notes.add((stored - tasks) + " republished task(s) stored again (the restarted server no longer knew "
 					+ "the message id of a consumed WorkQueue message); the consumer acked them as duplicates unrun");
 		}
@@ -493,6 +535,11 @@ final class RowRun {
 		}
 		if (this.row.fault() == Fault.CLUSTER_NODE_KILL) {
 			this.notes.add(this.tasksWhileNodeDown + " task(s) completed while a node was down");
+		}
+		if (this.row.fault() == Fault.CLOCK_SKEW) {
+			int ahead = Evidence.ledgerLines(List.of(this.slots.get(0)));
+			this.notes.add(ahead + " of " + Evidence.ledgerLines(this.slots) + " executions by the consumer whose clock "
+					+ "is " + CLOCK_SKEW.toSeconds() + " s ahead (" + this.slots.get(0).name() + ")");
 		}
 		Map<String, Integer> reasons = new java.util.TreeMap<>();
 		deadLetters.values().forEach((reason) -> reasons.merge(String.valueOf(reason), 1, Integer::sum));

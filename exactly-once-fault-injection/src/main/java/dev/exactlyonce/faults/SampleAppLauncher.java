@@ -106,9 +106,10 @@ final class SampleAppLauncher {
 	 * Starts one app JVM.
 	 * @param properties Spring properties given as {@code --key=value}
 	 * @param console file that gets its output (appended)
+	 * @param environment variables added to this JVM's environment (e.g. a preloaded libfaketime)
 	 * @return the process
 	 */
-	Process start(Map<String, String> properties, Path console) {
+	Process start(Map<String, String> properties, Path console, Map<String, String> environment) {
 		List<String> command = new ArrayList<>();
 		command.add(Binaries.java());
 		command.addAll(this.jvmOptions);
@@ -116,9 +117,10 @@ final class SampleAppLauncher {
 		command.add(this.jar.toString());
 		properties.forEach((key, value) -> command.add("--" + key + "=" + value));
 		try {
-			return new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.appendTo(console.toFile()))
-				.start();
+			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(console.toFile()));
+			builder.environment().putAll(environment);
+			return builder.start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + command, ex);

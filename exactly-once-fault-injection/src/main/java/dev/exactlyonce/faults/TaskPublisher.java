@@ -21,7 +21,10 @@ import io.nats.client.impl.NatsMessage;
  * stream confirms it. Prints {@code ack <i> <seq> <duplicate>} per confirmation and {@code done}
  * at the end; the driver kills it with {@code -9} mid-batch and starts it again a few tasks back.
  * <p>
- * Arguments: {@code <servers> <prefix> <from> <count> <pause-millis>}.
+ * Arguments: {@code <servers> <prefix> <from> <count> <pause-millis> [<copies> <copy-gap-millis>]}: with
+ * copies, each task is published that many times, {@code copy-gap-millis} apart (longer than the
+ * stream's duplicate window, so that every copy is stored: a client retrying with the same id
+ * after the window).
  */
 public final class TaskPublisher {
 
@@ -38,15 +41,22 @@ public final class TaskPublisher {
 		int from = Integer.parseInt(args[2]);
 		int count = Integer.parseInt(args[3]);
 		long pause = Long.parseLong(args[4]);
+		int copies = (args.length > 5) ? Integer.parseInt(args[5]) : 1;
+		long copyGap = (args.length > 6) ? Long.parseLong(args[6]) : 0;
 		Connection connection = connect(servers);
 		JetStream jetStream = connection.jetStream(JetStreamOptions.builder()
 			.requestTimeout(Duration.ofSeconds(2))
 			.build());
 		for (int i = from; i < count; i++) {
 			String taskId = taskId(prefix, i);
-			PublishAck ack = publish(jetStream, taskId, i);
-			System.out.println("ack " + i + " " + ack.getSeqno() + " " + ack.isDuplicate());
-			System.out.flush();
+			for (int copy = 0; copy < copies; copy++) {
+				if (copy > 0) {
+					Thread.sleep(copyGap);
+				}
+				PublishAck ack = publish(jetStream, taskId, i);
+				System.out.println("ack " + i + " " + ack.getSeqno() + " " + ack.isDuplicate());
+				System.out.flush();
+			}
 			if (pause > 0) {
 				Thread.sleep(pause);
 			}

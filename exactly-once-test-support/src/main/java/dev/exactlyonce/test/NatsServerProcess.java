@@ -1,5 +1,10 @@
 package dev.exactlyonce.test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -11,14 +16,27 @@ public class NatsServerProcess extends ServerProcess {
 
 	private final boolean jetStream;
 
+	private final String configuration;
+
 	/** Creates the handle; call {@link #start()}. */
 	public NatsServerProcess() {
-		this(true);
+		this(true, null);
 	}
 
-	private NatsServerProcess(boolean jetStream) {
+	private NatsServerProcess(boolean jetStream, String configuration) {
 		super("nats-server");
 		this.jetStream = jetStream;
+		this.configuration = configuration;
+	}
+
+	/**
+	 * A server with JetStream that also reads a configuration file (TLS, authorization, accounts);
+	 * address, port and store directory stay the ones the handle chose.
+	 * @param configuration the file's text, in nats-server's configuration syntax
+	 * @return the handle; call {@link #start()}
+	 */
+	public static NatsServerProcess withConfiguration(String configuration) {
+		return new NatsServerProcess(true, configuration);
 	}
 
 	/**
@@ -26,7 +44,7 @@ public class NatsServerProcess extends ServerProcess {
 	 * @return the handle; call {@link #start()}
 	 */
 	public static NatsServerProcess withoutJetStream() {
-		return new NatsServerProcess(false);
+		return new NatsServerProcess(false, null);
 	}
 
 	@Override
@@ -35,8 +53,19 @@ public class NatsServerProcess extends ServerProcess {
 		if (!this.jetStream) {
 			return List.of(executable, "-a", "127.0.0.1", "-p", Integer.toString(port()));
 		}
-		return List.of(executable, "-a", "127.0.0.1", "-p", Integer.toString(port()), "-js", "-sd",
-				directory().resolve("jetstream").toString());
+		List<String> command = new ArrayList<>(List.of(executable, "-a", "127.0.0.1", "-p", Integer.toString(port()),
+				"-js", "-sd", directory().resolve("jetstream").toString()));
+		if (this.configuration != null) {
+			Path file = directory().resolve("nats-server.conf");
+			try {
+				Files.writeString(file, this.configuration);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			command.addAll(List.of("-c", file.toString()));
+		}
+		return command;
 	}
 
 	/**

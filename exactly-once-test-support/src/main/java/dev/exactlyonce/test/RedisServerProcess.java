@@ -6,13 +6,18 @@ import java.util.List;
 /**
  * A {@code redis-server} on a free loopback port, working in its own temporary directory; by
  * default without persistence ({@code --save "" --appendonly no}), so a restart starts empty as a
- * Redis without persistence does after a crash, or with an append-only file. The binary is
+ * Redis without persistence does after a crash, or with an append-only file; optionally over TLS
+ * with a password. The binary is
  * {@code $REDIS_SERVER_BIN}, else {@code /usr/bin/redis-server}, else {@code redis-server} on the
  * path.
  */
 public class RedisServerProcess extends ServerProcess {
 
 	private final String appendFsync;
+
+	private final SelfSignedCertificate certificate;
+
+	private final String password;
 
 	/** Creates the handle of a server without persistence; call {@link #start()}. */
 	public RedisServerProcess() {
@@ -25,15 +30,42 @@ public class RedisServerProcess extends ServerProcess {
 	 * or {@code null} for no persistence
 	 */
 	public RedisServerProcess(String appendFsync) {
+		this(appendFsync, null, null);
+	}
+
+	private RedisServerProcess(String appendFsync, SelfSignedCertificate certificate, String password) {
 		super("redis-server");
 		this.appendFsync = appendFsync;
+		this.certificate = certificate;
+		this.password = password;
+	}
+
+	/**
+	 * A server without persistence that takes only TLS connections on its port (no client
+	 * certificate asked) and requires a password ({@code requirepass}).
+	 * @param certificate the certificate the server presents
+	 * @param password the password clients must give
+	 * @return the handle; call {@link #start()}
+	 */
+	public static RedisServerProcess withTlsAndPassword(SelfSignedCertificate certificate, String password) {
+		return new RedisServerProcess(null, certificate, password);
 	}
 
 	@Override
 	protected List<String> command() {
 		List<String> command = new ArrayList<>(List.of(executable("REDIS_SERVER_BIN", "/usr/bin/redis-server",
-				"redis-server"), "--port", Integer.toString(port()), "--bind", "127.0.0.1", "--save", "", "--dir",
-				directory().toString()));
+				"redis-server"), "--bind", "127.0.0.1", "--save", "", "--dir", directory().toString()));
+		if (this.certificate != null) {
+			command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(port()), "--tls-cert-file",
+					this.certificate.certificate().toString(), "--tls-key-file", this.certificate.privateKey().toString(),
+					"--tls-ca-cert-file", this.certificate.certificate().toString(), "--tls-auth-clients", "no"));
+		}
+		else {
+			command.addAll(List.of("--port", Integer.toString(port())));
+		}
+		if (this.password != null) {
+			command.addAll(List.of("--requirepass", this.password));
+		}
 		if (this.appendFsync != null) {
 			command.addAll(List.of("--appendonly", "yes", "--appendfsync", this.appendFsync));
 		}

@@ -51,6 +51,10 @@ class MarketingAgent {
 
 	@ExactlyOnceListener(consumer = "marketing-task-worker")
 	String handle(TaskAssignment task, ExactlyOnceContext context) {
+		Object topic = (task.payload() != null) ? task.payload().get("topic") : null;
+		if (topic != null && this.properties.getRejectedTopics().contains(topic.toString())) {
+			throw new RejectedTopicException(task.taskId(), topic.toString());
+		}
 		context.previousAttempt()
 			.ifPresent((previous) -> logger.info("Task " + task.taskId() + " was attempted before by "
 					+ previous.owner() + " (" + (previous.abandoned() ? "died mid-work" : "failed")

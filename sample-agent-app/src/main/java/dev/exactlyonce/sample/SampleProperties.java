@@ -5,6 +5,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -34,6 +36,21 @@ public class SampleProperties {
 	 * false shows what a step without a probe does after a crash inside it.
 	 */
 	private boolean commitProbe = true;
+
+	/**
+	 * Topics the marketing agent refuses ({@link RejectedTopicException}, dead-lettered at once): a
+	 * stand-in for a bug; clearing it while the application runs is the "fix", after which the
+	 * dead letters can be replayed.
+	 */
+	private Set<String> rejectedTopics = new LinkedHashSet<>();
+
+	public Set<String> getRejectedTopics() {
+		return this.rejectedTopics;
+	}
+
+	public void setRejectedTopics(Set<String> rejectedTopics) {
+		this.rejectedTopics = rejectedTopics;
+	}
 
 	public Duration getWorkDuration() {
 		return this.workDuration;

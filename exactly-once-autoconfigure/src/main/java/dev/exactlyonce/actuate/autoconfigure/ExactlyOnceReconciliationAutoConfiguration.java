@@ -25,6 +25,7 @@ import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 import dev.exactlyonce.autoconfigure.ReconciliationProperties;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
@@ -55,10 +56,11 @@ public final class ExactlyOnceReconciliationAutoConfiguration {
 	@ConditionalOnMissingBean
 	Reconciler exactlyOnceReconciler(Connection connection, ExactlyOnceConsumers consumers, IdempotencyStore store,
 			DeadLetters deadLetters, PipelineTally tally, ReconciliationProperties properties,
-			ObjectProvider<ExactlyOnceListenerRegistry> listeners) {
+			ExactlyOnceProperties exactlyOnceProperties, ObjectProvider<ExactlyOnceListenerRegistry> listeners) {
 		ExactlyOnceListenerRegistry registry = listeners.getIfAvailable();
 		MessageKeys keys = (registry != null) ? registry::storeKey : MessageKeys.NONE;
-		return new Reconciler(connection, consumers.settings(), store, deadLetters, tally,
+		RawStreamReader reader = new RawStreamReader(connection, exactlyOnceProperties.getNats().getRequestTimeout());
+		return new Reconciler(connection, reader, consumers.settings(), store, deadLetters, tally,
 				properties.getMaxSequences(), keys, Clock.systemUTC());
 	}
 

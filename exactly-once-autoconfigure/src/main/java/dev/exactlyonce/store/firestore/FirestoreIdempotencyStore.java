@@ -42,6 +42,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * {@code /}, never a reserved {@code __id__}). Every document carries an {@code expiresAt}
  * timestamp for a Firestore TTL policy; until that policy deletes a document, reads treat it as
  * absent once it expired.
+ * <p>
+ * Leases are decided on Firestore's clock, not this instance's: {@link FirestoreServerTime} reads
+ * it (once a minute) and the JVM's monotonic clock carries it forward, so instances whose wall
+ * clocks disagree still agree on when a lease ends.
  */
 public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore implements RecordScanner {
 
@@ -67,11 +71,11 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	 * Creates the store.
 	 * @param firestore the application's Firestore client
 	 * @param collection the collection holding the records
-	 * @param rules the claim rules
+	 * @param rules the claim rules, put on Firestore's clock here
 	 * @param timeout how long one operation may take before the store counts as unavailable
 	 */
 	public FirestoreIdempotencyStore(Firestore firestore, String collection, ClaimRules rules, Duration timeout) {
-		super(rules);
+		super(rules.onServerClock(new FirestoreServerTime(firestore.collection(collection), timeout)));
 		this.firestore = firestore;
 		this.collection = firestore.collection(collection);
 		this.timeout = timeout;
@@ -111,7 +115,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 			for (QueryDocumentSnapshot document : documents) {
 				IdempotencyRecord record = FirestoreRecordDocument.record(document);
 				if (!this.rules.isExpired(record, now)) {
-					action.accept(record);
+					action.accept(this.rules.onLocalClock(record));
 				}
 			}
 			if (documents.size() < SCAN_PAGE_SIZE) {

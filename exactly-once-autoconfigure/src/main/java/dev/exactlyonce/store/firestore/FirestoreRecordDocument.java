@@ -3,6 +3,7 @@ package dev.exactlyonce.store.firestore;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.google.cloud.Timestamp;
@@ -18,7 +19,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
 /**
  * Maps an {@link IdempotencyRecord} to the fields of its Firestore document and back. Instants
  * are Firestore timestamps, so {@code expiresAt} can drive a Firestore TTL policy; the step journal
- * is one JSON string field; absent values are absent fields.
+ * is one JSON string field, and so is the operators' audit; the duplicate copies' sequences are an
+ * array of integers; absent values are absent fields.
  */
 final class FirestoreRecordDocument {
 
@@ -53,6 +55,12 @@ final class FirestoreRecordDocument {
 		if (!record.journal().isEmpty()) {
 			fields.put("journal", journal(record));
 		}
+		if (!record.duplicateSequences().isEmpty()) {
+			fields.put("duplicateSequences", record.duplicateSequences());
+		}
+		if (!record.audit().isEmpty()) {
+			fields.put("audit", CODEC.encodeAudit(record.audit()));
+		}
 		return fields;
 	}
 
@@ -72,7 +80,8 @@ final class FirestoreRecordDocument {
 					instant(snapshot.getTimestamp("startedAt")), instant(snapshot.getTimestamp("leaseUntil")),
 					snapshot.getLong("streamSequence"), instant(snapshot.getTimestamp("completedAt")),
 					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"),
-					previousAttempt(snapshot), CODEC.decodeJournal(snapshot.getString("journal")));
+					previousAttempt(snapshot), CODEC.decodeJournal(snapshot.getString("journal")),
+					duplicateSequences(snapshot), CODEC.decodeAudit(snapshot.getString("audit")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency document " + snapshot.getId() + " is not readable", ex);
@@ -87,6 +96,14 @@ final class FirestoreRecordDocument {
 			throw new RecordTooLargeException(record.key(), size, MAX_JOURNAL_BYTES);
 		}
 		return json;
+	}
+
+	private static List<Long> duplicateSequences(DocumentSnapshot snapshot) {
+		Object sequences = snapshot.get("duplicateSequences");
+		if (!(sequences instanceof List<?> list)) {
+			return List.of();
+		}
+		return list.stream().map((sequence) -> ((Number) sequence).longValue()).toList();
 	}
 
 	private static Map<String, Object> previousAttemptFields(PreviousAttempt previous) {

@@ -43,6 +43,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * instance wrote last for a claim it holds are remembered, so renewing and completing it is a
  * single {@code update} against that revision. Whenever the remembered revision is stale (someone
  * else wrote), the update fails and the store reads the key and decides again.
+ * <p>
+ * Leases are decided on the server's clock, not this instance's: {@link NatsKvServerTime} reads it
+ * (once a minute) and the JVM's monotonic clock carries it forward, so instances whose wall clocks
+ * disagree still agree on when a lease ends.
  */
 public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implements RecordScanner {
 
@@ -77,7 +81,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	 * Creates the store on an existing bucket of a server with the default {@code max_payload}
 	 * (1 MiB).
 	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner})
-	 * @param rules the claim rules
+	 * @param rules the claim rules, put on the bucket's server clock here
 	 */
 	public NatsKvIdempotencyStore(KeyValue bucket, ClaimRules rules) {
 		this(bucket, rules, DEFAULT_MAX_PAYLOAD);
@@ -86,11 +90,11 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	/**
 	 * Creates the store on an existing bucket.
 	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner})
-	 * @param rules the claim rules
+	 * @param rules the claim rules, put on the bucket's server clock here
 	 * @param maxPayload the server's {@code max_payload}, which bounds a record with its headers
 	 */
 	public NatsKvIdempotencyStore(KeyValue bucket, ClaimRules rules, long maxPayload) {
-		super(rules);
+		super(rules.onServerClock(new NatsKvServerTime(bucket)));
 		this.bucket = bucket;
 		this.maxRecordBytes = maxPayload - HEADER_ROOM;
 	}
@@ -165,9 +169,10 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 			snapshot = List.copyOf(entries);
 		}
 		snapshot.stream()
-			.filter((entry) -> entry.getOperation() == KeyValueOperation.PUT)
+			.filter((entry) -> entry.getOperation() == KeyValueOperation.PUT && !NatsKvServerTime.isProbe(entry))
 			.map(this::decode)
 			.filter((record) -> !this.rules.isExpired(record, this.rules.now()))
+			.map(this.rules::onLocalClock)
 			.forEach(action);
 	}
 

@@ -6,11 +6,14 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
@@ -29,8 +32,10 @@ import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.LandedWrites;
+import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.RecordChangedException;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -44,7 +49,8 @@ import dev.exactlyonce.store.UnconfirmedClaims;
  * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules};
  * a write applied without an answer is recognised by reading it back ({@link LandedWrites},
  * {@link UnconfirmedClaims}). The step journal is one JSON field of the hash, spliced by a script on
- * the server.
+ * the server, and so is the operators' audit; the duplicate copies' sequences are one
+ * comma-separated field.
  */
 public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
@@ -56,6 +62,12 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> STEP = script("step.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> DUPLICATE = script("duplicate.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> OPERATOR = script("operator.lua");
 
 	private final RecordCodec codec = new RecordCodec();
 
@@ -135,6 +147,31 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		if ("LOST".equals(String.valueOf(reply.get(0)))) {
 			throw new ClaimLostException(claim.key(), claim.token());
 		}
+	}
+
+	/** One script on the server: the state check and the append are atomic, the key's TTL is kept. */
+	@Override
+	public void recordDuplicate(String key, long streamSequence) {
+		run(DUPLICATE, key, Long.toString(streamSequence), Integer.toString(DUPLICATE_SEQUENCES_KEPT));
+	}
+
+	@Override
+	public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
+		String states = Arrays.stream(RecordState.values())
+			.filter(action.kind()::appliesTo)
+			.map(RecordState::name)
+			.collect(Collectors.joining(","));
+		List<?> reply = run(OPERATOR, key, expectedToken, this.ttlMillis, states, UUID.randomUUID().toString(),
+				flag(action.kind().reopens()), flag(action.kind().clearsJournal()), this.codec.encodeAction(action),
+				ClaimRules.reopenedSummary(action));
+		if ("CHANGED".equals(String.valueOf(reply.get(0)))) {
+			throw new RecordChangedException(key, expectedToken, action.kind());
+		}
+		return RedisRecordHash.decode(reply, 2);
+	}
+
+	private static String flag(boolean set) {
+		return set ? "1" : "0";
 	}
 
 	@Override

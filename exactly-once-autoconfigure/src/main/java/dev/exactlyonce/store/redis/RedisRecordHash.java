@@ -1,6 +1,7 @@
 package dev.exactlyonce.store.redis;
 
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
 /**
  * Reads an {@link IdempotencyRecord} from the Redis hash that holds it: one field per record
  * component (the previous attempt's in {@code previous*} fields), instants as epoch milliseconds,
- * the step journal as a JSON array, absent fields for absent values.
+ * the step journal and the operators' audit as JSON arrays, the duplicate copies' sequences
+ * comma-separated, absent fields for absent values.
  */
 final class RedisRecordHash {
 
@@ -52,7 +54,8 @@ final class RedisRecordHash {
 					Integer.parseInt(fields.get("attempts")), instant(fields.get("startedAt")),
 					instant(fields.get("leaseUntil")), Long.parseLong(fields.getOrDefault("streamSequence", "0")),
 					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"),
-					previousAttempt(fields), CODEC.decodeJournal(fields.get("journal")));
+					previousAttempt(fields), CODEC.decodeJournal(fields.get("journal")),
+					sequences(fields.get("duplicateSequences")), CODEC.decodeAudit(fields.get("audit")));
 		}
 		catch (RuntimeException ex) {
 			throw new StoreUnavailableException("Idempotency record in Redis is not readable: " + ex.getMessage(), ex);
@@ -68,6 +71,12 @@ final class RedisRecordHash {
 		return new PreviousAttempt(fields.get("previousOwner"), instant(fields.get("previousStartedAt")),
 				Integer.parseInt(fields.get("previousAttempts")), RecordState.valueOf(state),
 				fields.get("previousFailure"), fields.get("previousUnfinishedStep"));
+	}
+
+	/** Parses the comma-separated {@code duplicateSequences} field. */
+	private static List<Long> sequences(String field) {
+		return (field != null && !field.isEmpty()) ? Arrays.stream(field.split(",")).map(Long::valueOf).toList()
+				: List.of();
 	}
 
 	/**

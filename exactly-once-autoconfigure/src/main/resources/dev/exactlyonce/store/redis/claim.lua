@@ -4,7 +4,7 @@
 -- holding this owner's token is the caller's own claim from a call that got no answer), ARGV[4] lease (ms),
 -- ARGV[5] record TTL (ms)
 -- Returns {status, now (ms), field, value, ...}: ACQUIRED with the hash as written (the attempt it took
--- over in the previous* fields, its step journal kept), HELD (a live claim) or FINAL with the hash as it is.
+-- over in the previous* fields, its step journal and operators' audit kept), HELD (a live claim) or FINAL with the hash as it is.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(value)
@@ -43,6 +43,9 @@ redis.call('HSET', KEYS[1], 'key', ARGV[1], 'owner', ARGV[2], 'token', ARGV[3], 
 	'expiresAt', ms(now + ttl))
 if fields.journal then
 	redis.call('HSET', KEYS[1], 'journal', fields.journal)
+end
+if fields.audit then
+	redis.call('HSET', KEYS[1], 'audit', fields.audit)
 end
 if fields.state then
 	redis.call('HSET', KEYS[1], 'previousOwner', fields.owner, 'previousStartedAt', fields.startedAt,

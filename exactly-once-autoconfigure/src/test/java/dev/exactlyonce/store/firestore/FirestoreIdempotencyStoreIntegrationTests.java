@@ -5,12 +5,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.google.cloud.firestore.Firestore;
-import com.google.cloud.firestore.FirestoreOptions;
 
 import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.test.FirestoreEmulatorProcess;
 import dev.exactlyonce.test.ServerProcess;
 import dev.exactlyonce.test.TcpProxy;
 
@@ -21,27 +19,17 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 
 	private final AtomicInteger collections = new AtomicInteger();
 
-	private FirestoreEmulatorProcess emulator;
-
-	private Firestore firestore;
+	private RunningEmulator emulator;
 
 	private Firestore proxiedFirestore;
 
 	@Override
 	protected void startInfrastructure() {
-		this.emulator = new FirestoreEmulatorProcess().start();
-		this.firestore = FirestoreOptions.newBuilder()
-			.setProjectId("exactly-once-test")
-			.setEmulatorHost(this.emulator.hostPort())
-			.build()
-			.getService();
+		this.emulator = RunningEmulator.start();
 	}
 
 	@Override
 	protected void stopInfrastructure() throws Exception {
-		if (this.firestore != null) {
-			this.firestore.close();
-		}
 		if (this.proxiedFirestore != null) {
 			this.proxiedFirestore.close();
 		}
@@ -50,24 +38,20 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 
 	@Override
 	protected IdempotencyStore createStore(Duration completedTtl) {
-		return new FirestoreIdempotencyStore(this.firestore, "contract-" + this.collections.incrementAndGet(),
+		return new FirestoreIdempotencyStore(this.emulator.client(), "contract-" + this.collections.incrementAndGet(),
 				new ClaimRules(Clock.systemUTC(), completedTtl), Duration.ofSeconds(5));
 	}
 
 	@Override
 	protected IdempotencyStore createStoreBehind(TcpProxy proxy) {
-		this.proxiedFirestore = FirestoreOptions.newBuilder()
-			.setProjectId("exactly-once-test")
-			.setEmulatorHost("127.0.0.1:" + proxy.port())
-			.build()
-			.getService();
+		this.proxiedFirestore = RunningEmulator.connect("127.0.0.1:" + proxy.port());
 		return new FirestoreIdempotencyStore(this.proxiedFirestore, "contract-behind-proxy",
 				new ClaimRules(Clock.systemUTC(), LONG_TTL), CLIENT_TIMEOUT);
 	}
 
 	@Override
 	protected ServerProcess server() {
-		return this.emulator;
+		return this.emulator.process();
 	}
 
 }

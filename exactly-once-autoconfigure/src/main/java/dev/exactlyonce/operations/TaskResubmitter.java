@@ -1,0 +1,102 @@
+package dev.exactlyonce.operations;
+
+import java.io.IOException;
+import java.util.OptionalLong;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.api.PublishAck;
+
+import dev.exactlyonce.listener.ClaimOwners;
+import dev.exactlyonce.listener.ConsumerSettings;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.OperatorAction;
+
+/**
+ * Resubmits a completed or failed task on purpose (a controlled resubmit): reopens its record with
+ * an audit entry and an empty step journal, then republishes its message, still on its stream, as
+ * {@code <key>/resubmit-<n>}. The task runs once more, and once only: the copy runs under the
+ * task's key. A stream that removed the message (WorkQueue, Interest) cannot give it back: the
+ * service that published the task resubmits it with
+ * {@link dev.exactlyonce.publish.ExactlyOncePublisher#resubmit}.
+ */
+public class TaskResubmitter {
+
+	private final Connection connection;
+
+	private final IdempotencyStore store;
+
+	private final OperatedConsumers consumers;
+
+	private final KeyReopener reopener;
+
+	private final Republisher republisher;
+
+	/**
+	 * Creates the resubmitter.
+	 * @param connection the NATS connection
+	 * @param store the idempotency store
+	 * @param consumers the declared consumers
+	 * @param reopener records the resubmit on the record
+	 * @param republisher publishes the copy
+	 */
+	public TaskResubmitter(Connection connection, IdempotencyStore store, OperatedConsumers consumers,
+			KeyReopener reopener, Republisher republisher) {
+		this.connection = connection;
+		this.store = store;
+		this.consumers = consumers;
+		this.reopener = reopener;
+		this.republisher = republisher;
+	}
+
+	/**
+	 * Resubmits a task from its stream.
+	 * @param consumer the consumer whose listener runs it
+	 * @param key its key, without namespace
+	 * @param operator who resubmits it
+	 * @param reason why
+	 * @return what was done
+	 */
+	public OperationOutcome resubmit(String consumer, String key, String operator, String reason) {
+		ConsumerSettings settings = this.consumers.settings(consumer);
+		IdempotencyRecord record = this.store.find(this.consumers.storeKey(consumer, key))
+			.orElseThrow(() -> new OperationRefusedException("The store holds no record of key '" + key
+					+ "' of consumer '" + consumer + "' (never claimed, or older than "
+					+ "exactlyonce.store.completed-ttl): publish it as a new task instead"));
+		MessageInfo original = original(settings, key, record);
+		int number = this.reopener.reopen(consumer, key, OperatorAction.Kind.RESUBMIT, 0, operator, reason);
+		String messageId = key + "/resubmit-" + number;
+		PublishAck ack = this.republisher.publish(original, original.getSubject(), settings.stream(), key, messageId);
+		return new OperationOutcome(consumer, key, OperatorAction.Kind.RESUBMIT, number, 0, messageId, ack.getSeqno(),
+				ack.isDuplicate());
+	}
+
+	private MessageInfo original(ConsumerSettings settings, String key, IdempotencyRecord record) {
+		OptionalLong sequence = (record.streamSequence() > 0) ? OptionalLong.of(record.streamSequence())
+				: ClaimOwners.streamSequenceOf(record.owner());
+		MessageInfo original = null;
+		if (sequence.isPresent()) {
+			try {
+				original = this.connection.jetStreamManagement().getMessage(settings.stream(), sequence.getAsLong());
+			}
+			catch (JetStreamApiException ex) {
+				// not on the stream any more: refused below
+			}
+			catch (IOException ex) {
+				throw new OperationRefusedException("Stream '" + settings.stream() + "' could not be read: "
+						+ ex.getMessage() + ". Try again", ex);
+			}
+		}
+		if (original == null) {
+			throw new OperationRefusedException("The message of task '" + key + "' of consumer '" + settings.consumer()
+					+ "' is no longer on stream '" + settings.stream() + "'"
+					+ (sequence.isPresent() ? " at sequence " + sequence.getAsLong() : "")
+					+ " (WorkQueue and Interest streams remove acknowledged messages): resubmit it from the service "
+					+ "that publishes it, with ExactlyOncePublisher.resubmit");
+		}
+		return original;
+	}
+
+}

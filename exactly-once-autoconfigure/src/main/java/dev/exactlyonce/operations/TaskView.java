@@ -1,0 +1,48 @@
+package dev.exactlyonce.operations;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.OperatorAction;
+import dev.exactlyonce.store.StepRecord;
+
+/**
+ * One task as the store holds it, for operators.
+ *
+ * @param consumer the consumer whose listener runs it
+ * @param key its idempotency key, without the listener's namespace
+ * @param status its status
+ * @param owner who made the last attempt ({@code <instance-id>#<stream sequence>})
+ * @param attempts the attempts counted against {@code max-deliver}
+ * @param startedAt when the last attempt started
+ * @param leaseUntil when the last attempt's lease ends (ended)
+ * @param leaseLeftSeconds seconds left on a live claim's lease, 0 otherwise
+ * @param streamSequence the stream sequence of the message that completed it (or was dead-lettered), 0 otherwise
+ * @param completedAt when it was completed or dead-lettered, or {@code null}
+ * @param resultSummary the result summary, the failure of a released attempt or the dead-letter reason
+ * @param steps the step journal, in the order the steps first started
+ * @param audit the operators' actions on it, oldest first
+ */
+public record TaskView(String consumer, String key, TaskStatus status, String owner, int attempts, Instant startedAt,
+		Instant leaseUntil, long leaseLeftSeconds, long streamSequence, Instant completedAt, String resultSummary,
+		List<StepRecord> steps, List<OperatorAction> audit) {
+
+	/**
+	 * The view of a record.
+	 * @param consumer the consumer
+	 * @param key the key without namespace
+	 * @param record the record
+	 * @param now the current time
+	 * @return the view
+	 */
+	public static TaskView of(String consumer, String key, IdempotencyRecord record, Instant now) {
+		TaskStatus status = TaskStatus.of(record, now);
+		long leaseLeft = (status == TaskStatus.IN_PROGRESS) ? Duration.between(now, record.leaseUntil()).toSeconds() : 0;
+		return new TaskView(consumer, key, status, record.owner(), record.attempts(), record.startedAt(),
+				record.leaseUntil(), leaseLeft, record.streamSequence(), record.completedAt(), record.resultSummary(),
+				record.journal().steps(), record.audit());
+	}
+
+}

@@ -1,0 +1,68 @@
+package dev.exactlyonce.store;
+
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * An operator's action on a task, kept on the task's {@link IdempotencyRecord} as its audit trail.
+ *
+ * @param kind what was done
+ * @param number how many actions of this kind the key has had, this one included (1 for the first);
+ * it makes the message id of a republished copy deterministic ({@code <key>/replay-<number>})
+ * @param operator who did it (the authenticated user, or {@code anonymous})
+ * @param reason why, in the operator's words
+ * @param at when
+ * @param deadLetterSequence the sequence of the dead letter it was done to in the dead-letter stream,
+ * or 0 for a resubmit
+ */
+public record OperatorAction(Kind kind, int number, String operator, String reason, Instant at,
+		long deadLetterSequence) {
+
+	/**
+	 * What an operator can do to a task that no attempt holds.
+	 */
+	public enum Kind {
+
+		/** Run a dead-lettered task again: reopened, the dead letter republished and removed. */
+		REPLAY(Set.of(RecordState.DEAD_LETTERED)),
+
+		/** Run a completed or failed task once more on purpose: reopened with an empty step journal. */
+		RESUBMIT(Set.of(RecordState.COMPLETED, RecordState.FAILED)),
+
+		/** Drop a dead letter for good: the record stays dead-lettered. */
+		DISCARD(Set.of(RecordState.DEAD_LETTERED));
+
+		private final Set<RecordState> from;
+
+		Kind(Set<RecordState> from) {
+			this.from = from;
+		}
+
+		/**
+		 * Whether a record in this state may take this action.
+		 * @param state the record's state
+		 * @return {@code true} when allowed
+		 */
+		public boolean appliesTo(RecordState state) {
+			return this.from.contains(state);
+		}
+
+		/**
+		 * Whether the action reopens the key, so that its next delivery runs it.
+		 * @return {@code true} for replay and resubmit
+		 */
+		public boolean reopens() {
+			return this != DISCARD;
+		}
+
+		/**
+		 * Whether the action empties the step journal, so that every step runs again.
+		 * @return {@code true} for resubmit
+		 */
+		public boolean clearsJournal() {
+			return this == RESUBMIT;
+		}
+
+	}
+
+}

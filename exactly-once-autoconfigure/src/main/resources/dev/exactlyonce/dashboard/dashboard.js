@@ -1,0 +1,360 @@
+'use strict';
+// The exactly-once dashboard: reads the exactlyonce and exactlyonceops actuator endpoints (and the
+// metrics endpoint when exposed) every 2 seconds; replay, discard and resubmit go through the same
+// endpoint operations, after a confirmation with a reason. Text from the server is only ever set
+// as text, never as HTML.
+(function () {
+	const REFRESH_MS = 2000;
+	const STATES = ['IN_PROGRESS', 'ABANDONED', 'FAILED', 'DEAD_LETTERED', 'COMPLETED'];
+	const OUTCOMES = ['processed', 'duplicate', 'in_progress_elsewhere', 'retried', 'dead_lettered',
+		'already_dead_lettered', 'claim_lost', 'completion_unrecorded'];
+	const state = { actuator: '/actuator', consumers: [], listed: null, watched: null, processed: [], lastProcessed: null,
+		busy: false, pending: null };
+
+	const $ = (id) => document.getElementById(id);
+
+	function el(tag, text, className) {
+		const node = document.createElement(tag);
+		if (text !== undefined && text !== null) {
+			node.textContent = String(text);
+		}
+		if (className) {
+			node.className = className;
+		}
+		return node;
+	}
+
+	function badge(status) {
+		return el('span', status.replace('_', ' ').toLowerCase(), 'status status-' + status);
+	}
+
+	function fill(tbody, rows, columns, emptyText) {
+		tbody.replaceChildren();
+		if (rows.length === 0) {
+			const cell = el('td', emptyText, 'empty');
+			cell.colSpan = columns;
+			const tr = el('tr');
+			tr.append(cell);
+			tbody.append(tr);
+			return;
+		}
+		rows.forEach((cells) => {
+			const tr = el('tr');
+			cells.forEach((cell) => {
+				const td = el('td');
+				if (cell instanceof Node) {
+					td.append(cell);
+				}
+				else {
+					td.textContent = (cell === null || cell === undefined) ? '—' : String(cell);
+					if (typeof cell === 'number') {
+						td.className = 'num';
+					}
+				}
+				tr.append(td);
+			});
+			tbody.append(tr);
+		});
+	}
+
+	async function api(path, options) {
+		const response = await fetch(state.actuator + path, Object.assign({ headers: { 'Accept': 'application/json' } }, options));
+		const text = await response.text();
+		const body = text ? JSON.parse(text) : null;
+		if (!response.ok) {
+			const reason = (body && body.error) ? body.error : response.status + ' ' + response.statusText;
+			const error = new Error(response.status === 405
+				? 'This application does not allow writes through the endpoint (management.endpoint.exactlyonceops.access=unrestricted): ' + reason
+				: reason);
+			error.status = response.status;
+			throw error;
+		}
+		return body;
+	}
+
+	function say(text, ok) {
+		const message = $('message');
+		message.textContent = text;
+		message.className = ok ? 'ok' : 'error';
+		message.hidden = false;
+	}
+
+	function time(iso) {
+		return iso ? new Date(iso).toLocaleString() : '—';
+	}
+
+	function currentStep(task) {
+		const running = (task.steps || []).filter((step) => step.state === 'STARTED');
+		return running.length ? running[running.length - 1].name : '—';
+	}
+
+	async function refresh() {
+		if (state.busy) {
+			return;
+		}
+		state.busy = true;
+		try {
+			const [overview, exactlyOnce] = await Promise.all([api('/exactlyonceops'), api('/exactlyonce')]);
+			state.consumers = Object.keys(overview.consumers);
+			renderSummary(overview, exactlyOnce);
+			renderListeners(exactlyOnce);
+			renderStates(overview);
+			fillConsumerChoice();
+			await Promise.all([renderInFlight(overview), renderDeadLetters(overview), renderMonthly(),
+				renderListed(), renderWatched(), renderCharts()]);
+		}
+		catch (error) {
+			$('summary').textContent = 'Cannot read the endpoints: ' + error.message
+				+ ' (expose them: management.endpoints.web.exposure.include=exactlyonce,exactlyonceops)';
+		}
+		finally {
+			state.busy = false;
+		}
+	}
+
+	function renderSummary(overview, exactlyOnce) {
+		const dead = Object.values(overview.consumers).reduce((sum, c) => sum + (c.deadLetters || 0), 0);
+		$('summary').textContent = 'Store: ' + overview.store + ' · ' + exactlyOnce.listeners.length + ' listener(s) · '
+			+ dead + ' dead letter(s) · updated ' + new Date().toLocaleTimeString();
+		$('payload-note').textContent = overview.showPayloads ? 'Payloads are shown (exactlyonce.operations.show-payloads=true).'
+			: 'Payloads are hidden: they can hold personal data (exactlyonce.operations.show-payloads).';
+	}
+
+	function renderListeners(exactlyOnce) {
+		fill($('listeners').tBodies[0], exactlyOnce.listeners.map((listener) => {
+			const consumer = exactlyOnce.consumers[listener.consumer] || {};
+			return [listener.consumer, listener.stream, listener.running ? 'yes' : 'no', listener.inFlight,
+				(consumer.pending !== undefined && consumer.pending !== null) ? consumer.pending : null];
+		}), 5, 'No listeners in this application.');
+	}
+
+	async function renderInFlight(overview) {
+		const rows = [];
+		for (const consumer of Object.keys(overview.consumers)) {
+			if (!overview.listable) {
+				continue;
+			}
+			const page = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/tasks?state=IN_PROGRESS&size=20');
+			page.tasks.forEach((task) => rows.push([consumer, task.key, task.owner, task.attempts,
+				task.leaseLeftSeconds + ' s', currentStep(task)]));
+		}
+		fill($('in-flight').tBodies[0], rows, 6, overview.listable ? 'Nothing is running.'
+			: 'The store cannot list its records: find tasks by key below.');
+	}
+
+	function renderStates(overview) {
+		fill($('states').tBodies[0], Object.entries(overview.consumers).map(([consumer, info]) => [consumer].concat(
+			STATES.map((status) => {
+				if (!info.tasks) {
+					return 'n/a';
+				}
+				const button = el('button', info.tasks[status], 'link');
+				button.setAttribute('aria-label', 'List ' + status.toLowerCase().replace('_', ' ') + ' tasks of ' + consumer);
+				button.addEventListener('click', () => {
+					state.listed = { consumer, status };
+					renderListed();
+				});
+				return button;
+			}))), 6, 'No consumers declared.');
+	}
+
+	async function renderListed() {
+		const listed = state.listed;
+		if (!listed) {
+			return;
+		}
+		const page = await api('/exactlyonceops/' + encodeURIComponent(listed.consumer) + '/tasks?state=' + listed.status + '&size=20');
+		$('state-list').hidden = false;
+		$('state-list-title').textContent = listed.status.replace('_', ' ').toLowerCase() + ' tasks of ' + listed.consumer
+			+ ' (' + page.total + ', newest 20)';
+		fill($('state-list').querySelector('tbody'), page.tasks.map((task) => {
+			let action = '—';
+			if (task.status === 'COMPLETED' || task.status === 'FAILED') {
+				action = el('button', 'Resubmit');
+				action.setAttribute('aria-label', 'Resubmit task ' + task.key);
+				action.addEventListener('click', () => confirmAction({
+					title: 'Resubmit task ' + task.key + '?',
+					text: 'It runs once more, from its first step, under the same key. Its message must still be on its '
+						+ 'stream (otherwise resubmit it from the service that publishes it).',
+					button: 'Resubmit',
+					run: (reason) => api('/exactlyonceops/' + encodeURIComponent(listed.consumer) + '/tasks/' + encodeURIComponent(task.key),
+						{ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ action: 'resubmit', reason }) }),
+					consumer: listed.consumer, key: task.key
+				}));
+			}
+			return [task.key, task.attempts, time(task.startedAt), task.resultSummary, action];
+		}), 5, 'None.');
+	}
+
+	async function renderDeadLetters(overview) {
+		const rows = [];
+		for (const consumer of Object.keys(overview.consumers)) {
+			const letters = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters?size=50');
+			letters.forEach((letter) => rows.push(deadLetterRow(consumer, letter, overview.showPayloads)));
+		}
+		fill($('dead-letters').tBodies[0], rows, 9, 'No dead letters.');
+	}
+
+	function deadLetterRow(consumer, letter, showPayloads) {
+		const actions = el('span');
+		const replay = el('button', 'Replay', 'primary');
+		replay.setAttribute('aria-label', 'Replay dead letter ' + letter.sequence + ' (task ' + letter.key + ')');
+		replay.disabled = !letter.key;
+		replay.addEventListener('click', () => confirmAction({
+			title: 'Replay task ' + letter.key + '?',
+			text: 'Its payload is published again to ' + letter.originalSubject + ' and runs once (steps already done are not repeated). Do this after the cause is fixed.',
+			button: 'Replay',
+			run: (reason) => api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters/' + letter.sequence,
+				{ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ action: 'replay', reason }) }),
+			consumer, key: letter.key
+		}));
+		const discard = el('button', 'Discard', 'danger');
+		discard.setAttribute('aria-label', 'Discard dead letter ' + letter.sequence + ' (task ' + letter.key + ')');
+		discard.addEventListener('click', () => confirmAction({
+			title: 'Discard task ' + letter.key + '?',
+			text: 'The dead letter is deleted for good; the task stays dead-lettered and never runs.',
+			button: 'Discard',
+			run: (reason) => api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters/' + letter.sequence
+				+ '?reason=' + encodeURIComponent(reason), { method: 'DELETE' }),
+			consumer, key: letter.key
+		}));
+		actions.append(replay, ' ', discard);
+		const payload = showPayloads ? el('span', letter.payload, 'payload') : 'hidden';
+		return [letter.sequence, consumer, letter.key, letter.reason, letter.exception, letter.deliveries, time(letter.at), payload, actions];
+	}
+
+	async function renderMonthly() {
+		const rows = await api('/exactlyonceops/monthly');
+		fill($('monthly').tBodies[0], rows.map((row) => [row.month, row.published, row.completed,
+			row.duplicatesCaughtByStreamDedup, row.duplicatesCaughtByIdempotencyCheck, row.duplicatesReachedExecution,
+			(row.netDuplicationRate * 100).toFixed(2) + ' %']), 7, 'Nothing counted yet.');
+	}
+
+	async function renderCharts() {
+		let counts;
+		try {
+			counts = await Promise.all(OUTCOMES.map((outcome) => api('/metrics/exactlyonce.messages?tag=outcome:' + outcome)
+				.then((metric) => metric.measurements[0].value)));
+		}
+		catch (error) {
+			$('charts-note').textContent = 'Expose the metrics endpoint to see charts (management.endpoints.web.exposure.include=...,metrics).';
+			return;
+		}
+		$('charts-note').textContent = '';
+		const processed = counts[0];
+		if (state.lastProcessed !== null) {
+			state.processed.push(Math.max(0, processed - state.lastProcessed));
+			state.processed = state.processed.slice(-60);
+		}
+		state.lastProcessed = processed;
+		const svg = $('throughput');
+		svg.replaceChildren();
+		const max = Math.max(1, ...state.processed);
+		state.processed.forEach((value, index) => {
+			const bar = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+			const height = 110 * value / max;
+			bar.setAttribute('x', String(index * 10));
+			bar.setAttribute('y', String(115 - height));
+			bar.setAttribute('width', '8');
+			bar.setAttribute('height', String(height));
+			svg.append(bar);
+		});
+		const total = Math.max(1, counts.reduce((a, b) => a + b, 0));
+		fill($('outcomes').tBodies[0], OUTCOMES.map((outcome, index) => {
+			const bar = el('span', null, 'bar');
+			bar.style.width = (12 * counts[index] / total) + 'rem';
+			return [outcome.replaceAll('_', ' '), counts[index], bar];
+		}), 3, '');
+	}
+
+	function fillConsumerChoice() {
+		const select = $('find-consumer');
+		if (select.options.length === state.consumers.length) {
+			return;
+		}
+		select.replaceChildren(...state.consumers.map((consumer) => el('option', consumer)));
+	}
+
+	async function renderWatched() {
+		const watched = state.watched;
+		const detail = $('task-detail');
+		if (!watched) {
+			return;
+		}
+		let task;
+		try {
+			task = await api('/exactlyonceops/' + encodeURIComponent(watched.consumer) + '/tasks/' + encodeURIComponent(watched.key));
+		}
+		catch (error) {
+			detail.replaceChildren(el('p', error.status === 404 ? 'No record of task ' + watched.key + ' of ' + watched.consumer
+				+ ' (never claimed, or expired).' : error.message, 'empty'));
+			return;
+		}
+		const list = el('dl', null, 'task');
+		const add = (term, value) => {
+			list.append(el('dt', term));
+			const dd = el('dd');
+			dd.append(value instanceof Node ? value : document.createTextNode(value === null || value === undefined ? '—' : String(value)));
+			list.append(dd);
+		};
+		add('Task', task.key);
+		add('Consumer', task.consumer);
+		add('Status', badge(task.status));
+		add('Owner', task.owner);
+		add('Attempts', task.attempts);
+		add('Lease left', task.status === 'IN_PROGRESS' ? task.leaseLeftSeconds + ' s' : '—');
+		add('Stream sequence', task.streamSequence || '—');
+		add('Result or failure', task.resultSummary);
+		add('Steps', (task.steps || []).map((step) => step.name + ' ' + step.state.toLowerCase()).join(', ') || '—');
+		add('Audit', (task.audit || []).map((action) => action.kind.toLowerCase() + ' ' + action.number + ' by ' + action.operator
+			+ ' at ' + time(action.at) + ': ' + action.reason).join('; ') || '—');
+		detail.replaceChildren(list);
+	}
+
+	function confirmAction(action) {
+		const dialog = $('confirm');
+		$('confirm-title').textContent = action.title;
+		$('confirm-text').textContent = action.text;
+		$('confirm-ok').textContent = action.button;
+		$('confirm-reason').value = '';
+		state.pending = action;
+		dialog.showModal();
+		$('confirm-reason').focus();
+	}
+
+	$('confirm-cancel').addEventListener('click', () => $('confirm').close());
+	$('confirm-form').addEventListener('submit', async (event) => {
+		event.preventDefault();
+		const reason = $('confirm-reason').value.trim();
+		if (!reason) {
+			$('confirm-reason').reportValidity();
+			return;
+		}
+		const action = state.pending;
+		$('confirm').close();
+		try {
+			const outcome = await action.run(reason);
+			say(outcome.action.toLowerCase() + ' of task ' + outcome.key + ' done'
+				+ (outcome.messageId ? ': republished as ' + outcome.messageId : '') + '.', true);
+			state.watched = { consumer: action.consumer, key: action.key };
+			$('find-consumer').value = action.consumer;
+			$('find-key').value = action.key;
+			await refresh();
+		}
+		catch (error) {
+			say(error.message, false);
+		}
+	});
+	$('find-task').addEventListener('submit', (event) => {
+		event.preventDefault();
+		state.watched = { consumer: $('find-consumer').value, key: $('find-key').value.trim() };
+		renderWatched();
+	});
+
+	fetch('config.json').then((response) => response.json()).then((config) => {
+		state.actuator = config.actuator;
+	}).catch(() => { /* the default /actuator */ }).finally(() => {
+		refresh();
+		setInterval(refresh, REFRESH_MS);
+	});
+}());

@@ -1,0 +1,62 @@
+package dev.exactlyonce.it;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+/**
+ * Calls a running instance's actuator endpoints over HTTP and reads the answers as JSON.
+ */
+final class ActuatorHttp {
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	private final JsonMapper json = JsonMapper.builder().build();
+
+	private final String base;
+
+	ActuatorHttp(Instance instance) {
+		this.base = "http://127.0.0.1:" + instance.context().getEnvironment().getProperty("local.server.port");
+	}
+
+	/** The answer to a GET of {@code path}, after checking its status. */
+	JsonNode get(String path, int expectedStatus) throws Exception {
+		return send(HttpRequest.newBuilder(uri(path)).GET(), expectedStatus);
+	}
+
+	/** The answer to a JSON POST of {@code body} to {@code path}, after checking its status. */
+	JsonNode post(String path, String body, int expectedStatus) throws Exception {
+		return send(HttpRequest.newBuilder(uri(path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body)), expectedStatus);
+	}
+
+	/** The answer to a DELETE of {@code path}, after checking its status. */
+	JsonNode delete(String path, int expectedStatus) throws Exception {
+		return send(HttpRequest.newBuilder(uri(path)).DELETE(), expectedStatus);
+	}
+
+	private JsonNode send(HttpRequest.Builder request, int expectedStatus) throws Exception {
+		HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		assertStatus(response, expectedStatus);
+		return response.body().isEmpty() ? this.json.createObjectNode() : this.json.readTree(response.body());
+	}
+
+	private static void assertStatus(HttpResponse<String> response, int expectedStatus) {
+		if (response.statusCode() != expectedStatus) {
+			throw new AssertionError(response.request().method() + " " + response.uri() + " answered "
+					+ response.statusCode() + " instead of " + expectedStatus + ": " + response.body());
+		}
+	}
+
+	private URI uri(String path) {
+		return URI.create(this.base + path);
+	}
+
+}

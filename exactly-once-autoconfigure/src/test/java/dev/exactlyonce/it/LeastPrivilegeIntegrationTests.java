@@ -1,0 +1,167 @@
+package dev.exactlyonce.it;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.nats.client.impl.NatsMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Status;
+
+import dev.exactlyonce.actuate.ExactlyOnceEndpoint;
+import dev.exactlyonce.actuate.ExactlyOnceHealthIndicator;
+import dev.exactlyonce.audit.ReconciliationReport;
+import dev.exactlyonce.audit.Reconciliations;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The starter needs no more than the permission block README documents (section "Least
+ * privilege"): a NATS user allowed exactly that runs the whole pipeline — provisioning, publish,
+ * claim, completion, dead letters (poison and last delivery), reconciliation, health and the
+ * endpoint — and the server records no permission violation. A permission missing from it fails
+ * start-up at once, naming the subject and what to allow.
+ */
+class LeastPrivilegeIntegrationTests {
+
+	/** The block README documents, for stream TASKS, consumer worker, the default bucket and dead letters. */
+	static final String WORKER_PERMISSIONS = """
+			permissions: {
+			  publish: {
+			    allow: [
+			      "$JS.API.INFO",
+			      "$JS.API.STREAM.NAMES",
+			      "$JS.API.STREAM.INFO.TASKS", "$JS.API.STREAM.CREATE.TASKS", "$JS.API.STREAM.UPDATE.TASKS",
+			      "$JS.API.STREAM.MSG.GET.TASKS", "$JS.API.STREAM.MSG.DELETE.TASKS",
+			      "$JS.API.CONSUMER.INFO.TASKS.worker",
+			      "$JS.API.CONSUMER.CREATE.TASKS.worker.>", "$JS.API.CONSUMER.MSG.NEXT.TASKS.worker",
+			      "$JS.ACK.TASKS.worker.>",
+			      "agents.*.tasks.>",
+			      "$JS.API.STREAM.INFO.DEAD_LETTERS", "$JS.API.STREAM.CREATE.DEAD_LETTERS",
+			      "$JS.API.STREAM.UPDATE.DEAD_LETTERS", "$JS.API.STREAM.MSG.GET.DEAD_LETTERS",
+			      "deadletter.>",
+			      "$JS.API.STREAM.INFO.KV_exactly-once-idempotency", "$JS.API.STREAM.CREATE.KV_exactly-once-idempotency",
+			      "$JS.API.DIRECT.GET.KV_exactly-once-idempotency.>",
+			      "$JS.API.CONSUMER.CREATE.KV_exactly-once-idempotency.>",
+			      "$JS.API.CONSUMER.INFO.KV_exactly-once-idempotency.>",
+			      "$JS.FC.KV_exactly-once-idempotency.>",
+			      "$KV.exactly-once-idempotency.>"
+			    ]
+			  }
+			  subscribe: {
+			    allow: [ "_INBOX.>", "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.TASKS.worker" ]
+			  }
+			}
+			""";
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	@AfterEach
+	void close() throws Exception {
+		for (AutoCloseable resource : this.resources) {
+			resource.close();
+		}
+	}
+
+	@Test
+	void theDocumentedPermissionsAreEnoughForTheWholePipeline() throws Exception {
+		NatsServerProcess nats = server(WORKER_PERMISSIONS);
+		TestInstances instances = instances(nats);
+		Instance instance = instances.start("a", "exactlyonce.nats.username=worker", "exactlyonce.nats.password=worker-pw",
+				"test.always-failing=t-lp-failing", "exactlyonce.consumers.worker.max-deliver=2",
+				"exactlyonce.consumers.worker.retry-delay=200ms", "management.endpoints.web.exposure.include=health,exactlyonce",
+				"management.endpoint.exactlyonce.access=unrestricted");
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-lp-1"), "t-lp-1");
+		publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-lp-failing"), "t-lp-failing");
+		try (JetStreamProbe admin = new JetStreamProbe(adminUrl(nats))) {
+			admin.connection().jetStream().publish(NatsMessage.builder().subject("agents.marketing.tasks.blog-post")
+				.data("{\"taskId\":\"no-id\"}".getBytes()).build());
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> admin.stream("DEAD_LETTERS").getStreamState().getMsgCount() == 2
+						&& admin.drained("TASKS", "worker"));
+			assertThat(instance.bean(IdempotencyStore.class).find("worker:t-lp-1").orElseThrow().state())
+				.isEqualTo(RecordState.COMPLETED);
+			assertThat(instances.ledger().executionsOf("t-lp-1")).isEqualTo(1);
+		}
+		ReconciliationReport report = instance.bean(Reconciliations.class).run();
+		assertThat(report.consumers()).isNotEmpty();
+		assertThat(instance.bean(ExactlyOnceHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
+		assertThat(instance.bean(ExactlyOnceEndpoint.class).exactlyOnce()).isNotNull();
+		assertThat(violations(nats)).isEmpty();
+	}
+
+	@Test
+	void aMissingPublishPermissionFailsStartUpNamingTheSubjectAndTheFix() throws Exception {
+		NatsServerProcess nats = server(WORKER_PERMISSIONS.replace("\"$JS.API.STREAM.INFO.TASKS\", ", ""));
+		TestInstances instances = instances(nats);
+		long started = System.nanoTime();
+		Throwable failure = catchThrowable(() -> instances.start("a", "exactlyonce.nats.username=worker",
+				"exactlyonce.nats.password=worker-pw"));
+		ExactlyOnceConfigurationException cause = rootConfigurationFailure(failure);
+		assertThat(cause.getProblemSentence()).contains("may not publish to \"$JS.API.STREAM.INFO.TASKS\"");
+		assertThat(cause.getAction()).contains("\"$JS.API.STREAM.INFO.TASKS\"").contains("publish").contains("allow")
+			.contains("Least privilege");
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("no 30 s of retries").isLessThan(Duration.ofSeconds(20));
+	}
+
+	@Test
+	void aMissingInboxSubscribePermissionFailsStartUpNamingThePatternToAllow() throws Exception {
+		NatsServerProcess nats = server(WORKER_PERMISSIONS.replace("\"_INBOX.>\", ", ""));
+		TestInstances instances = instances(nats);
+		Throwable failure = catchThrowable(() -> instances.start("a", "exactlyonce.nats.username=worker",
+				"exactlyonce.nats.password=worker-pw"));
+		ExactlyOnceConfigurationException cause = rootConfigurationFailure(failure);
+		assertThat(cause.getProblemSentence()).contains("may not subscribe to \"_INBOX.");
+		assertThat(cause.getAction()).contains("\"_INBOX.>\"").contains("subscribe");
+	}
+
+	private static ExactlyOnceConfigurationException rootConfigurationFailure(Throwable failure) {
+		assertThat(failure).as("start-up failure").isNotNull();
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof ExactlyOnceConfigurationException configuration) {
+				return configuration;
+			}
+		}
+		throw new AssertionError("no ExactlyOnceConfigurationException in " + failure);
+	}
+
+	static NatsServerProcess server(String workerPermissions) {
+		return NatsServerProcess.withConfiguration("authorization { users = [\n"
+				+ "  { user: admin, password: admin-pw }\n"
+				+ "  { user: worker, password: worker-pw, " + workerPermissions + " }\n"
+				+ "] }\n").start();
+	}
+
+	static String adminUrl(NatsServerProcess nats) {
+		return "nats://admin:admin-pw@127.0.0.1:" + nats.port();
+	}
+
+	static List<String> violations(NatsServerProcess nats) throws IOException {
+		return Files.readAllLines(nats.directory().resolve("nats-server.log"))
+			.stream()
+			.filter((line) -> line.contains("Violation"))
+			.toList();
+	}
+
+	private TestInstances instances(NatsServerProcess nats) {
+		this.resources.add(nats);
+		TestInstances instances = new TestInstances(nats);
+		this.resources.add(0, instances);
+		return instances;
+	}
+
+}

@@ -1,0 +1,113 @@
+package dev.exactlyonce.it;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.nats.client.NKey;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.SelfSignedCertificate;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The whole pipeline (provisioning, publish, claim, completion, ack) runs against a nats-server that
+ * demands TLS and a login: user and password, a token, an NKey (challenge signed with the seed
+ * in {@code exactlyonce.nats.nkey-file}), or a credentials file (user JWT and seed, the server in
+ * operator mode). The client trusts exactly the server's self-signed
+ * certificate through a Spring SSL bundle.
+ */
+class NatsAuthenticationIntegrationTests {
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	private final SelfSignedCertificate certificate = SelfSignedCertificate.create();
+
+	@AfterEach
+	void close() throws Exception {
+		for (AutoCloseable resource : this.resources) {
+			resource.close();
+		}
+	}
+
+	@Test
+	void userAndPasswordOverTls() {
+		TestInstances instances = instances("authorization { user: agent, password: \"pw-9f3k\" }");
+		Instance instance = instances.start("a", tls("exactlyonce.nats.username=agent", "exactlyonce.nats.password=pw-9f3k"));
+		assertProcessesATask(instances, instance);
+	}
+
+	@Test
+	void tokenOverTls() {
+		TestInstances instances = instances("authorization { token: \"tk-7d2m\" }");
+		Instance instance = instances.start("a", tls("exactlyonce.nats.token=tk-7d2m"));
+		assertProcessesATask(instances, instance);
+	}
+
+	@Test
+	void nkeySeedFileOverTls() throws Exception {
+		NKey user = NKey.createUser(null);
+		Path seed = Files.writeString(this.certificate.certificate().resolveSibling("user.nk"), new String(user.getSeed()));
+		TestInstances instances = instances("authorization { users = [ { nkey: " + new String(user.getPublicKey()) + " } ] }");
+		Instance instance = instances.start("a", tls("exactlyonce.nats.nkey-file=" + seed));
+		assertProcessesATask(instances, instance);
+	}
+
+	@Test
+	void credentialsFileWithAUserJwtOverTls() throws Exception {
+		OperatorCredentials operator = OperatorCredentials.create(this.certificate.certificate().getParent());
+		TestInstances instances = instances(operator.serverConfiguration());
+		Instance instance = instances.start("a", tls("exactlyonce.nats.credentials-file=" + operator.credentialsFile()));
+		assertProcessesATask(instances, instance);
+	}
+
+	@Test
+	void aClientWithoutTlsIsRefusedWithAClearStartUpError() {
+		TestInstances instances = instances("authorization { token: \"tk-7d2m\" }");
+		Throwable failure = catchThrowable(() -> instances.start("a", "exactlyonce.nats.token=tk-7d2m"));
+		assertThat(failure).hasStackTraceContaining("Could not connect to NATS").hasStackTraceContaining("TLS");
+	}
+
+	private String[] tls(String... properties) {
+		List<String> all = new ArrayList<>(List.of(properties));
+		all.add("exactlyonce.nats.tls.bundle=nats");
+		all.add("spring.ssl.bundle.pem.nats.truststore.certificate=file:" + this.certificate.certificate());
+		return all.toArray(String[]::new);
+	}
+
+	private TestInstances instances(String authorization) {
+		NatsServerProcess nats = NatsServerProcess.withConfiguration("tls { cert_file: \""
+				+ this.certificate.certificate() + "\", key_file: \"" + this.certificate.privateKey() + "\" }\n"
+				+ authorization + "\n");
+		this.resources.add(nats);
+		nats.start();
+		TestInstances instances = new TestInstances(nats);
+		this.resources.add(0, instances);
+		return instances;
+	}
+
+	private static void assertProcessesATask(TestInstances instances, Instance instance) {
+		instance.bean(ExactlyOncePublisher.class)
+			.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-secure"), "t-secure");
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> instance.bean(IdempotencyStore.class)
+				.find("worker:t-secure")
+				.filter((record) -> record.state() == RecordState.COMPLETED)
+				.isPresent());
+		assertThat(instances.ledger().executionsOf("t-secure")).isEqualTo(1);
+	}
+
+}

@@ -1,0 +1,92 @@
+package dev.exactlyonce.it;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@code exactlyonceops} actuator endpoint over HTTP against a real nats-server: reads by
+ * default, replay and discard only after the opt-in, refusals answered with a reason.
+ */
+class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
+
+	private static final String SUBJECT = "agents.marketing.tasks.blog-post";
+
+	private static final String OPS = "/actuator/exactlyonceops/worker";
+
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.listener.non-retryable-exceptions", IllegalArgumentException.class.getName())
+			.with("test.failure", "illegal-argument")
+			.with("test.always-failing", "t-poison,t-cancelled")
+			.with("spring.main.web-application-type", "servlet")
+			.with("server.port", "0")
+			.with("management.endpoints.web.exposure.include", "exactlyonceops");
+	}
+
+	@Test
+	void deadLettersAreReplayedAndDiscardedOverHttpAfterTheOptIn() throws Exception {
+		Instance instance = this.instances.start("web", "management.endpoint.exactlyonceops.access=unrestricted");
+		ActuatorHttp http = new ActuatorHttp(instance);
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-ok"), "t-ok");
+		publisher.publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		publisher.publish(SUBJECT, TaskAssignment.of("t-cancelled"), "t-cancelled");
+
+		JsonNode overview = await().atMost(Duration.ofSeconds(30))
+			.until(() -> http.get("/actuator/exactlyonceops", 200),
+					(node) -> node.get("consumers").get("worker").get("deadLetters").asLong() == 2
+							&& node.get("consumers").get("worker").get("tasks").get("COMPLETED").asLong() == 1);
+		assertThat(overview.get("listable").asBoolean()).isTrue();
+		assertThat(overview.get("showPayloads").asBoolean()).isFalse();
+		assertThat(overview.get("consumers").get("worker").get("tasks").get("DEAD_LETTERED").asLong()).isEqualTo(2);
+		JsonNode letters = http.get(OPS + "/deadletters", 200);
+		assertThat(letters).hasSize(2);
+		assertThat(letters.get(0).get("key").asString()).isEqualTo("t-poison");
+		assertThat(letters.get(0).get("payload").isNull()).isTrue();
+		JsonNode deadLettered = http.get(OPS + "/tasks?state=DEAD_LETTERED", 200);
+		assertThat(deadLettered.get("total").asLong()).isEqualTo(2);
+		assertThat(http.get(OPS + "/tasks/t-ok", 200).get("status").asString()).isEqualTo("COMPLETED");
+		http.get(OPS + "/tasks/never-published", 404);
+		assertThat(http.post(OPS + "/deadletters/999", "{\"action\":\"replay\",\"reason\":\"r\"}", 400).get("error")
+			.asString()).contains("No dead letter of consumer 'worker' at sequence 999");
+		assertThat(http.get(OPS + "/tasks", 400).get("error").asString()).contains("?state=");
+		this.instances.ledger().fix("t-poison");
+
+		JsonNode replayed = http.post(OPS + "/deadletters/" + letters.get(0).get("sequence").asLong(),
+				"{\"action\":\"replay\",\"reason\":\"parser fixed\"}", 200);
+		JsonNode discarded = http.delete(OPS + "/deadletters/" + letters.get(1).get("sequence").asLong()
+				+ "?reason=customer%20cancelled", 200);
+
+		assertThat(replayed.get("messageId").asString()).isEqualTo("t-poison/replay-1");
+		assertThat(discarded.get("action").asString()).isEqualTo("DISCARD");
+		JsonNode completed = await().atMost(Duration.ofSeconds(30))
+			.until(() -> http.get(OPS + "/tasks/t-poison", 200),
+					(task) -> task.get("status").asString().equals("COMPLETED"));
+		assertThat(completed.get("audit").get(0).get("operator").asString()).isEqualTo("anonymous");
+		assertThat(completed.get("audit").get(0).get("reason").asString()).isEqualTo("parser fixed");
+		assertThat(http.get(OPS + "/tasks/t-cancelled", 200).get("audit").get(0).get("reason").asString())
+			.isEqualTo("customer cancelled");
+		assertThat(http.get(OPS + "/deadletters", 200)).isEmpty();
+		assertThat(this.instances.ledger().executionsOf("t-poison")).isEqualTo(1);
+	}
+
+	@Test
+	void writesAreRefusedWithoutTheOptIn() throws Exception {
+		ActuatorHttp http = new ActuatorHttp(this.instances.start("read-only"));
+
+		http.get("/actuator/exactlyonceops", 200);
+		http.post(OPS + "/deadletters/1", "{\"action\":\"replay\",\"reason\":\"r\"}", 405);
+		http.delete(OPS + "/deadletters/1?reason=r", 405);
+	}
+
+}

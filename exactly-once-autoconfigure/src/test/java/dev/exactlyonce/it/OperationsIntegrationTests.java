@@ -1,0 +1,216 @@
+package dev.exactlyonce.it;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.operations.DeadLetterOperations;
+import dev.exactlyonce.operations.DeadLetterView;
+import dev.exactlyonce.operations.OperationOutcome;
+import dev.exactlyonce.operations.OperationRefusedException;
+import dev.exactlyonce.operations.TaskInspector;
+import dev.exactlyonce.operations.TaskPage;
+import dev.exactlyonce.operations.TaskResubmitter;
+import dev.exactlyonce.operations.TaskStatus;
+import dev.exactlyonce.operations.TaskView;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.publish.PublishResult;
+import dev.exactlyonce.store.OperatorAction;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An operator's tools against a real nats-server and the NATS KV store: dead letters are listed
+ * (payloads only when allowed), replayed once however often and from however many instances they
+ * are replayed, discarded with an audit; completed tasks are resubmitted once more and only once;
+ * tasks are read by key and listed by state, a page at a time.
+ */
+class OperationsIntegrationTests extends NatsIntegrationTestSupport {
+
+	private static final String SUBJECT = "agents.marketing.tasks.blog-post";
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("exactlyonce.listener.non-retryable-exceptions", IllegalArgumentException.class.getName())
+			.with("test.failure", "illegal-argument")
+			.with("test.always-failing", "t-poison");
+	}
+
+	@Test
+	void replayAfterTheFixRunsTheTaskOnceEvenReplayedTwiceConcurrentlyFromTwoInstances() throws Exception {
+		Instance a = this.instances.start("a");
+		Instance b = this.instances.start("b");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		DeadLetterView letter = awaitOneDeadLetter(a);
+		assertThat(letter.key()).isEqualTo("t-poison");
+		assertThat(letter.originalSubject()).isEqualTo(SUBJECT);
+		assertThat(letter.stream()).isEqualTo("TASKS");
+		assertThat(letter.exception()).isEqualTo(IllegalArgumentException.class.getName());
+		assertThat(letter.deliveries()).isEqualTo(1);
+		assertThat(letter.payload()).as("payloads are hidden by default").isNull();
+		assertThat(task(a, "t-poison").status()).isEqualTo(TaskStatus.DEAD_LETTERED);
+		this.instances.ledger().fix("t-poison");
+
+		List<OperationOutcome> outcomes = concurrently(
+				() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice", "parser fixed"),
+				() -> b.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "bob", "parser fixed"));
+
+		assertThat(outcomes).extracting(OperationOutcome::messageId).containsOnly("t-poison/replay-1");
+		await().atMost(WAIT).until(() -> task(a, "t-poison").status() == TaskStatus.COMPLETED);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(WAIT).until(() -> probe.drained("TASKS", "worker"));
+			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.worker")).isEmpty();
+		}
+		assertThat(this.instances.ledger().executionsOf("t-poison")).isEqualTo(1);
+		TaskView replayed = task(b, "t-poison");
+		assertThat(replayed.audit()).singleElement().satisfies((action) -> {
+			assertThat(action.kind()).isEqualTo(OperatorAction.Kind.REPLAY);
+			assertThat(action.number()).isEqualTo(1);
+			assertThat(action.operator()).isIn("alice", "bob");
+			assertThat(action.reason()).isEqualTo("parser fixed");
+			assertThat(action.deadLetterSequence()).isEqualTo(letter.sequence());
+		});
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice", "again"))
+			.withMessageContaining("No dead letter of consumer 'worker' at sequence " + letter.sequence());
+	}
+
+	@Test
+	void discardRemovesTheDeadLetterAndKeepsWhoAndWhyOnTheRecord() throws Exception {
+		Instance a = this.instances.start("a", "exactlyonce.operations.show-payloads=true");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		DeadLetterView letter = awaitOneDeadLetter(a);
+		assertThat(letter.payload()).contains("\"taskId\":\"t-poison\"");
+
+		OperationOutcome discarded = a.bean(DeadLetterOperations.class)
+			.discard("worker", letter.sequence(), "carol", "customer cancelled");
+
+		assertThat(discarded.action()).isEqualTo(OperatorAction.Kind.DISCARD);
+		assertThat(a.bean(DeadLetterOperations.class).list("worker", 1, 10)).isEmpty();
+		TaskView task = task(a, "t-poison");
+		assertThat(task.status()).isEqualTo(TaskStatus.DEAD_LETTERED);
+		assertThat(task.audit()).extracting(OperatorAction::kind, OperatorAction::operator, OperatorAction::reason)
+			.containsExactly(tuple(OperatorAction.Kind.DISCARD, "carol", "customer cancelled"));
+		assertThat(this.instances.ledger().startedOf("t-poison")).isEqualTo(1);
+	}
+
+	@Test
+	void resubmitOfACompletedTaskFromThePublisherRunsItOnceMoreAndOnlyOnce() throws Exception {
+		Instance a = this.instances.start("a");
+		ExactlyOncePublisher publisher = a.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-done"), "t-done");
+		await().atMost(WAIT).until(() -> task(a, "t-done").status() == TaskStatus.COMPLETED);
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> a.bean(TaskResubmitter.class).resubmit("worker", "t-done", "ops", "wrong output"))
+			.withMessageContaining("no longer on stream 'TASKS'")
+			.withMessageContaining("ExactlyOncePublisher.resubmit");
+
+		PublishResult resubmitted = publisher.resubmit("worker", "t-done", SUBJECT, TaskAssignment.of("t-done"),
+				"billing-service", "wrong output");
+		PublishResult again = publisher.publish(SUBJECT, TaskAssignment.of("t-done"), "t-done/resubmit-1");
+
+		assertThat(resubmitted.duplicate()).isFalse();
+		assertThat(again.duplicate()).isTrue();
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-done") == 2
+				&& task(a, "t-done").status() == TaskStatus.COMPLETED);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(WAIT).until(() -> probe.drained("TASKS", "worker"));
+		}
+		assertThat(this.instances.ledger().executionsOf("t-done")).isEqualTo(2);
+		assertThat(task(a, "t-done").audit()).extracting(OperatorAction::kind, OperatorAction::number,
+				OperatorAction::operator).containsExactly(tuple(OperatorAction.Kind.RESUBMIT, 1, "billing-service"));
+	}
+
+	@Test
+	void resubmitFromALimitsStreamRepublishesTheStoredMessage() throws Exception {
+		Instance a = this.instances.start("a", "exactlyonce.streams.TASKS.retention=limits");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-kept"), "t-kept");
+		await().atMost(WAIT).until(() -> task(a, "t-kept").status() == TaskStatus.COMPLETED);
+
+		OperationOutcome outcome = a.bean(TaskResubmitter.class).resubmit("worker", "t-kept", "dave", "model upgraded");
+
+		assertThat(outcome.messageId()).isEqualTo("t-kept/resubmit-1");
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-kept") == 2
+				&& task(a, "t-kept").status() == TaskStatus.COMPLETED);
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", 999, "dave", "no such"))
+			.withMessageContaining("No dead letter of consumer 'worker' at sequence 999");
+	}
+
+	@Test
+	void tasksAreReadByKeyAndListedByStateAPageAtATime() throws Exception {
+		Instance a = this.instances.start("a");
+		ExactlyOncePublisher publisher = a.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-1"), "t-1");
+		publisher.publish(SUBJECT, TaskAssignment.of("t-2"), "t-2");
+		publisher.publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		TaskInspector inspector = a.bean(TaskInspector.class);
+		await().atMost(WAIT).until(() -> inspector.tasks("worker", TaskStatus.COMPLETED, 0, 10).total() == 2
+				&& inspector.tasks("worker", TaskStatus.DEAD_LETTERED, 0, 10).total() == 1);
+
+		TaskPage first = inspector.tasks("worker", TaskStatus.COMPLETED, 0, 1);
+		TaskPage second = inspector.tasks("worker", TaskStatus.COMPLETED, 1, 1);
+
+		assertThat(first.supported()).isTrue();
+		assertThat(first.total()).isEqualTo(2);
+		assertThat(List.of(first.tasks().get(0).key(), second.tasks().get(0).key())).containsExactlyInAnyOrder("t-1",
+				"t-2");
+		assertThat(inspector.tasks("worker", TaskStatus.IN_PROGRESS, 0, 10).tasks()).isEmpty();
+		TaskView done = inspector.task("worker", "t-1").orElseThrow();
+		assertThat(done.streamSequence()).isPositive();
+		assertThat(done.resultSummary()).isEqualTo("post for t-1");
+		assertThat(done.attempts()).isEqualTo(1);
+		assertThat(inspector.task("worker", "never-published")).isEmpty();
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> inspector.tasks("no-such-consumer", TaskStatus.FAILED, 0, 10))
+			.withMessageContaining("No consumer 'no-such-consumer' is declared");
+	}
+
+	private DeadLetterView awaitOneDeadLetter(Instance instance) {
+		DeadLetterOperations deadLetters = instance.bean(DeadLetterOperations.class);
+		await().atMost(WAIT).until(() -> deadLetters.list("worker", 1, 10).size() == 1);
+		return deadLetters.list("worker", 1, 10).get(0);
+	}
+
+	private static TaskView task(Instance instance, String key) {
+		return instance.bean(TaskInspector.class).task("worker", key).orElseThrow();
+	}
+
+	@SafeVarargs
+	private static <T> List<T> concurrently(Callable<T>... calls) throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(calls.length);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<T>> futures = Arrays.stream(calls).map((call) -> executor.submit(() -> {
+				start.await();
+				return call.call();
+			})).toList();
+			start.countDown();
+			List<T> results = new ArrayList<>();
+			for (Future<T> future : futures) {
+				results.add(future.get());
+			}
+			return results;
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+}

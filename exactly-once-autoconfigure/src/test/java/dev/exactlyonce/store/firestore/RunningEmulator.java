@@ -1,0 +1,55 @@
+package dev.exactlyonce.store.firestore;
+
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.FirestoreOptions;
+
+import dev.exactlyonce.test.FirestoreEmulatorProcess;
+
+/**
+ * Google's Firestore emulator started for one test class, with a client of it.
+ */
+final class RunningEmulator implements AutoCloseable {
+
+	private final FirestoreEmulatorProcess process;
+
+	private final Firestore client;
+
+	private RunningEmulator(FirestoreEmulatorProcess process) {
+		this.process = process;
+		this.client = connect(process.hostPort());
+	}
+
+	/**
+	 * Starts the emulator on a free port.
+	 * @return the running emulator
+	 */
+	static RunningEmulator start() {
+		return new RunningEmulator(new FirestoreEmulatorProcess().start());
+	}
+
+	/**
+	 * A client of the emulator, or of a proxy in front of it.
+	 * @param hostPort where to connect
+	 * @return the client
+	 */
+	static Firestore connect(String hostPort) {
+		return FirestoreOptions.newBuilder().setProjectId("exactly-once-test").setEmulatorHost(hostPort).build().getService();
+	}
+
+	/** The emulator's process. */
+	FirestoreEmulatorProcess process() {
+		return this.process;
+	}
+
+	/** The client connected at start. */
+	Firestore client() {
+		return this.client;
+	}
+
+	@Override
+	public void close() throws Exception {
+		this.client.close();
+		this.process.close();
+	}
+
+}
