@@ -29,6 +29,7 @@ import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.LandedWrites;
+import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordTooLargeException;
@@ -46,12 +47,14 @@ import dev.exactlyonce.store.UnconfirmedClaims;
  * with an {@code INSERT} that the primary key lets only one claimant win); a write that matched no
  * row is decided again on a fresh read, and fails with {@link ClaimLostException} once the token is
  * not the caller's. Lease expiry and record expiry are decided by the database's clock, never the
- * instances' ({@link ClaimRules} over a clock fixed at the read). Claims, renewals, releases, steps
- * and reads run on a connection of their own in auto-commit mode, outside any transaction the
- * caller has open, so other instances see them at once. A completion called inside a transaction
- * on this store's {@code DataSource} is written in that transaction: it commits with the caller's
- * writes or not at all, and a zombie's completion, matching no row, fails it. A write whose answer
- * was lost is recognised by reading it back ({@link LandedWrites}, {@link UnconfirmedClaims}).
+ * instances' ({@link ClaimRules} over a clock fixed at the read). Claims, renewals, releases, steps,
+ * duplicate notes, operators' actions and reads run on a connection of their own in auto-commit
+ * mode, outside any transaction the caller has open, so other instances see them at once. A
+ * completion called inside a transaction on this store's {@code DataSource} is written in that
+ * transaction: it commits with the caller's writes or not at all, and a zombie's completion,
+ * matching no row, fails it. A write whose answer was lost is recognised by reading it back
+ * ({@link LandedWrites}, {@link UnconfirmedClaims}). Records are given with the database's times,
+ * as they are.
  */
 public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
@@ -111,13 +114,13 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	 */
 	private ClaimResult claim(String key, String owner, Duration lease, String token) {
 		if (insertFirstClaim(key, owner, lease, token)) {
-			IdempotencyRecord inserted = read(key).record();
+			IdempotencyRecord inserted = read(this.ownConnections, key).record();
 			if (inserted != null && LandedWrites.claimOf(owner, token).test(inserted)) {
 				return ClaimResult.Acquired.of(inserted);
 			}
 		}
 		for (int conflict = 0; conflict < MAX_CONFLICTS; conflict++) {
-			JdbcRecordRow row = read(key);
+			JdbcRecordRow row = read(this.ownConnections, key);
 			ClaimDecision decision = rules(row).claim(row.record(), key, owner, lease, token);
 			if (!decision.requiresWrite() || write(this.ownConnections, row, decision.toWrite())) {
 				return decision.result();
@@ -154,7 +157,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change = (rules, current) -> rules
 			.complete(current, claim, completion);
 		if (inCallersTransaction()) {
-			return translated("complete", () -> transition(this.callersTransaction, claim, change));
+			return translated("complete", () -> transition(this.callersTransaction, claim.key(), change));
 		}
 		return LandedWrites.write(() -> transitionOutside(claim, change), () -> readBack(claim.key()),
 				LandedWrites.completionOf(claim, completion));
@@ -169,6 +172,23 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
 		transitionOutside(claim, (rules, current) -> rules.recordStep(current, claim, step));
+	}
+
+	/** One compare-and-set of the row, none when the key has no final record or the copy is noted already. */
+	@Override
+	public void recordDuplicate(String key, long streamSequence) {
+		outside("write", () -> transition(this.ownConnections, key,
+				(rules, current) -> rules.noteDuplicate(current, streamSequence)));
+	}
+
+	/**
+	 * A compare-and-set of the row on its token and version, on a connection of its own; the record
+	 * written has the database's times, as {@link #find} gives them.
+	 */
+	@Override
+	public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
+		return outside("write", () -> transition(this.ownConnections, key,
+				(rules, current) -> rules.applyOperatorAction(current, key, expectedToken, action)));
 	}
 
 	@Override
@@ -201,39 +221,39 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	/** The record of a key that has not expired, read on a connection of its own. */
 	private IdempotencyRecord readBack(String key) {
 		return outside("read", () -> {
-			JdbcRecordRow row = read(key);
+			JdbcRecordRow row = read(this.ownConnections, key);
 			return (row.record() != null && row.record().expiresAt().isAfter(row.now())) ? row.record() : null;
 		});
 	}
 
-	private JdbcRecordRow read(String key) {
-		return this.ownConnections.queryForObject(this.table.select(), (rs, n) -> JdbcRecordRow.read(rs),
+	private JdbcRecordRow read(JdbcTemplate jdbc, String key) {
+		return jdbc.queryForObject(this.table.select(), (rs, n) -> JdbcRecordRow.read(rs),
 				this.keys.encode(key));
 	}
 
 	private IdempotencyRecord transitionOutside(Claim claim,
 			BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change) {
-		return outside("write", () -> transition(this.ownConnections, claim, change));
+		return outside("write", () -> transition(this.ownConnections, claim.key(), change));
 	}
 
 	/**
 	 * Reads the row (locking it in a transaction), applies {@code change} with the database's
-	 * clock, and writes the result as a compare-and-set; a lost race is decided again.
+	 * clock, and writes the result as a compare-and-set; a lost race is decided again. A key
+	 * without a row is given to {@code change} as {@code null} (with the clock read on its own); a
+	 * result that is the record read itself is not written.
 	 */
-	private IdempotencyRecord transition(JdbcTemplate jdbc, Claim claim,
+	private IdempotencyRecord transition(JdbcTemplate jdbc, String key,
 			BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change) {
 		for (int conflict = 0; conflict < MAX_CONFLICTS; conflict++) {
-			JdbcRecordRow row = jdbc.query(this.table.selectForUpdate(),
-					(rs) -> rs.next() ? JdbcRecordRow.read(rs) : null, this.keys.encode(claim.key()));
-			if (row == null) {
-				throw new ClaimLostException(claim.key(), claim.token());
-			}
+			JdbcRecordRow locked = jdbc.query(this.table.selectForUpdate(),
+					(rs) -> rs.next() ? JdbcRecordRow.read(rs) : null, this.keys.encode(key));
+			JdbcRecordRow row = (locked != null) ? locked : read(jdbc, key);
 			IdempotencyRecord next = change.apply(rules(row), row.record());
-			if (write(jdbc, row, next)) {
+			if (next == row.record() || write(jdbc, row, next)) {
 				return next;
 			}
 		}
-		throw contended(claim.key());
+		throw contended(key);
 	}
 
 	/** Writes a record over the row read: {@code false} when another writer changed the row first. */

@@ -6,6 +6,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
 
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.PreviousAttempt;
@@ -37,7 +40,8 @@ record JdbcRecordRow(IdempotencyRecord record, long version, Instant now) {
 				RecordState.valueOf(rs.getString("state")), rs.getInt("attempts"), instant(rs, "started_at"),
 				instant(rs, "lease_until"), rs.getLong("stream_sequence"), instant(rs, "completed_at"),
 				instant(rs, "expires_at"), rs.getString("result_summary"), previousAttempt(rs),
-				CODEC.decodeJournal(rs.getString("journal")));
+				CODEC.decodeJournal(rs.getString("journal")), sequences(rs.getString("duplicate_sequences")),
+				CODEC.decodeAudit(rs.getString("audit")));
 		return new JdbcRecordRow(record, rs.getLong("version"), now);
 	}
 
@@ -72,6 +76,9 @@ record JdbcRecordRow(IdempotencyRecord record, long version, Instant now) {
 		ps.setString(i++, (previous != null) ? previous.failure() : null);
 		ps.setString(i++, (previous != null) ? previous.unfinishedStep() : null);
 		ps.setString(i++, journal);
+		ps.setString(i++, record.duplicateSequences().isEmpty() ? null
+				: record.duplicateSequences().stream().map(String::valueOf).collect(Collectors.joining(",")));
+		ps.setString(i++, record.audit().isEmpty() ? null : CODEC.encodeAudit(record.audit()));
 		return i;
 	}
 
@@ -83,6 +90,11 @@ record JdbcRecordRow(IdempotencyRecord record, long version, Instant now) {
 		return new PreviousAttempt(rs.getString("previous_owner"), instant(rs, "previous_started_at"),
 				rs.getInt("previous_attempts"), RecordState.valueOf(state), rs.getString("previous_failure"),
 				rs.getString("previous_unfinished_step"));
+	}
+
+	/** Parses the comma-separated {@code duplicate_sequences} column ({@code NULL} for none). */
+	private static List<Long> sequences(String column) {
+		return (column != null) ? Arrays.stream(column.split(",")).map(Long::valueOf).toList() : List.of();
 	}
 
 	private static Instant instant(ResultSet rs, String column) throws SQLException {

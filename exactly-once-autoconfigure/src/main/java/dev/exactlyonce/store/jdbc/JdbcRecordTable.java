@@ -28,7 +28,7 @@ public final class JdbcRecordTable {
 	static final String COLUMNS = "record_key, idempotency_key, listener, owner, token, state, attempts, started_at, "
 			+ "lease_until, stream_sequence, completed_at, expires_at, result_summary, previous_owner, "
 			+ "previous_started_at, previous_attempts, previous_state, previous_failure, previous_unfinished_step, "
-			+ "journal, version";
+			+ "journal, duplicate_sequences, audit, version";
 
 	private final String name;
 
@@ -117,7 +117,7 @@ public final class JdbcRecordTable {
 
 	String insert() {
 		return this.dialect.insertUnlessPresent("INSERT INTO " + this.name + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, "
-				+ "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
+				+ "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
 	}
 
 	/** A compare-and-set of the whole row: on the key, the token and the version read. */
@@ -126,7 +126,7 @@ public final class JdbcRecordTable {
 				+ "attempts = ?, started_at = ?, lease_until = ?, stream_sequence = ?, completed_at = ?, expires_at = ?, "
 				+ "result_summary = ?, previous_owner = ?, previous_started_at = ?, previous_attempts = ?, "
 				+ "previous_state = ?, previous_failure = ?, previous_unfinished_step = ?, journal = ?, "
-				+ "version = version + 1 WHERE record_key = ? AND token = ? AND version = ?";
+				+ "duplicate_sequences = ?, audit = ?, version = version + 1 WHERE record_key = ? AND token = ? AND version = ?";
 	}
 
 	/**

@@ -1,4 +1,5 @@
 -- exactly-once idempotency records (JDBC store), H2. Times are epoch milliseconds of the database's clock.
+-- journal and audit are JSON arrays, duplicate_sequences comma-separated stream sequences; the last two are NULL when empty.
 CREATE TABLE IF NOT EXISTS ${table} (
 	record_key VARCHAR(255) NOT NULL PRIMARY KEY,
 	idempotency_key VARBINARY NOT NULL,
@@ -20,6 +21,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	previous_failure VARCHAR,
 	previous_unfinished_step VARCHAR,
 	journal CLOB NOT NULL,
+	duplicate_sequences VARCHAR,
+	audit CLOB,
 	version BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at);

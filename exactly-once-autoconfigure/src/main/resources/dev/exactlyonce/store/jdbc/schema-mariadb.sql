@@ -1,4 +1,5 @@
 -- exactly-once idempotency records (JDBC store), MariaDB and MySQL. Times are epoch milliseconds of the database's clock.
+-- journal and audit are JSON arrays, duplicate_sequences comma-separated stream sequences; the last two are NULL when empty.
 CREATE TABLE IF NOT EXISTS ${table} (
 	record_key VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
 	idempotency_key LONGBLOB NOT NULL,
@@ -20,6 +21,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	previous_failure TEXT,
 	previous_unfinished_step TEXT,
 	journal LONGTEXT NOT NULL,
+	duplicate_sequences TEXT CHARACTER SET ascii,
+	audit LONGTEXT,
 	version BIGINT NOT NULL,
 	INDEX ${index} (expires_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -1,4 +1,5 @@
 -- exactly-once idempotency records (JDBC store), PostgreSQL. Times are epoch milliseconds of the database's clock.
+-- journal and audit are JSON arrays, duplicate_sequences comma-separated stream sequences; the last two are NULL when empty.
 CREATE TABLE IF NOT EXISTS ${table} (
 	record_key VARCHAR(255) NOT NULL PRIMARY KEY,
 	idempotency_key BYTEA NOT NULL,
@@ -20,6 +21,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	previous_failure TEXT,
 	previous_unfinished_step TEXT,
 	journal TEXT NOT NULL,
+	duplicate_sequences TEXT,
+	audit TEXT,
 	version BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at);
