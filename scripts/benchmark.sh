@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks the exactly-once listener against raw JetStream on this machine, in one run: raw jnats
-# pull + ack() / ackSync, and the listener on the memory, NATS KV, Redis and Firestore-emulator
-# stores, at concurrency 1 and 8, with a no-op and a 50 ms handler. Starts its own nats-server,
-# redis-server and Firestore emulator; prints Markdown tables (see docs/benchmarks.md).
+# pull + ack() / ackSync, and the listener on the memory, NATS KV, Redis, Firestore-emulator and
+# JDBC (PostgreSQL, fsync on) stores, at concurrency 1 and 8, with a no-op and a 50 ms handler.
+# Starts its own nats-server, redis-server, Firestore emulator and PostgreSQL; prints Markdown
+# tables (see docs/benchmarks.md). BENCHMARK_STORES=nats-kv,jdbc measures only those stores.
 #   scripts/benchmark.sh                    full run (3 interleaved repetitions)
 #   scripts/benchmark.sh --quick            smoke run
 #   scripts/benchmark.sh --stores           per-store claim/complete latency instead
@@ -15,4 +16,4 @@ case "${1:-}" in
   --stores) main=dev.exactlyonce.benchmark.StoreLatencyBenchmark ;;
 esac
 ./mvnw -B -q -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -am -Pbenchmark \
-  -DskipTests -Dbenchmark.main="$main" "${extra[@]}" verify
+  -DskipTests -Dbenchmark.main="$main" ${BENCHMARK_STORES:+-Dbenchmark.stores="$BENCHMARK_STORES"} "${extra[@]}" verify

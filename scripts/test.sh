@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Runs every test of the project: unit and context-runner tests (*Tests) and integration tests
 # against real servers (*IntegrationTests). Installs what the tests need when it is missing
-# (Debian packages nats-server, redis-server, chromium and nodejs/npm, npm's playwright-core for the
-# dashboard's browser test, and faketime for the fault suite's skewed-clock row); the tests start
-# their own server processes on free ports with temporary directories and never touch services
-# already running here.
+# (Debian packages nats-server, redis-server, postgresql, mariadb-server, chromium, nodejs/npm and
+# faketime for the fault suite's skewed-clock row, installed without starting their system services;
+# npm's playwright-core for the dashboard's browser test); the tests start their own server
+# processes on free ports with temporary directories and never touch services already running here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+[ -x "${POSTGRES_BIN_DIR:-/usr/lib/postgresql/15/bin}/initdb" ] || missing+=(postgresql)
+[ -x "${MARIADB_BIN_DIR:-/usr/sbin}/mariadbd" ] || missing+=(mariadb-server)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
@@ -19,6 +21,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing test prerequisites: ${missing[*]}"
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
+  # policy-rc.d answering 101 keeps the packages' system services from starting
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod +x "$policy"
+    trap '$SUDO rm -f "$policy"' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 

@@ -45,4 +45,13 @@ public @interface ExactlyOnceListener {
 	 */
 	String namespace() default "";
 
+	/**
+	 * Whether the starter runs the handler and the completion record in one transaction of the
+	 * application's {@code PlatformTransactionManager}: the record is written just before the commit,
+	 * so the handler's writes through the JDBC store's {@code DataSource} and the record commit
+	 * together or not at all, and the ack follows the commit. Needs {@code exactlyonce.store.type=jdbc}.
+	 * @return {@code true} to run handler and completion in one transaction
+	 */
+	boolean transactional() default false;
+
 }

@@ -24,6 +24,7 @@ import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.deadletter.DeadLetterSizeLimit;
 import dev.exactlyonce.listener.ExactlyOnceListenerAnnotationBeanPostProcessor;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.listener.HandlerTransactions;
 import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.publish.DuplicateWindows;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
@@ -79,10 +80,12 @@ public final class ExactlyOnceAutoConfiguration {
 	ExactlyOnceListenerRegistry exactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			ExactlyOnceConsumers consumers, ObjectProvider<JsonMapper> jsonMapper, DeadLetterPublisher deadLetters,
 			ObjectProvider<ExactlyOncePublisher> publisher, ObjectProvider<PipelineObserver> observers,
-			ExactlyOnceProperties properties) {
-		return new ExactlyOnceListenerRegistry(connection, store, consumers.settings(), jsonMapper(jsonMapper),
-				deadLetters, publisher.getIfAvailable(), observers.orderedStream().toList(), properties.toListenerSettings(),
-				instanceId(properties), Clock.systemUTC());
+			ExactlyOnceProperties properties, ObjectProvider<HandlerTransactions> transactions) {
+		ExactlyOnceListenerRegistry registry = new ExactlyOnceListenerRegistry(connection, store, consumers.settings(),
+				jsonMapper(jsonMapper), deadLetters, publisher.getIfAvailable(), observers.orderedStream().toList(),
+				properties.toListenerSettings(), instanceId(properties), Clock.systemUTC());
+		transactions.ifAvailable(registry::useTransactions);
+		return registry;
 	}
 
 	@Bean

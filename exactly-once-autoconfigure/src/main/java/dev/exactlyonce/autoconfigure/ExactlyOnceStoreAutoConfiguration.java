@@ -22,7 +22,8 @@ import dev.exactlyonce.store.IdempotencyStore;
  */
 @AutoConfiguration(after = ExactlyOnceNatsAutoConfiguration.class,
 		afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-				"com.google.cloud.spring.autoconfigure.firestore.GcpFirestoreAutoConfiguration" })
+				"com.google.cloud.spring.autoconfigure.firestore.GcpFirestoreAutoConfiguration",
+				"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration" })
 @ConditionalOnClass(Connection.class)
 @Import(ExactlyOnceStoreAutoConfiguration.StoreConfigurationImportSelector.class)
 public final class ExactlyOnceStoreAutoConfiguration {

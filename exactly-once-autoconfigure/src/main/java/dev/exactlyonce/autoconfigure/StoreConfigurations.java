@@ -17,6 +17,7 @@ final class StoreConfigurations {
 		MAPPINGS.put(StoreType.NATS_KV, NatsKvStoreConfiguration.class.getName());
 		MAPPINGS.put(StoreType.REDIS, RedisStoreConfiguration.class.getName());
 		MAPPINGS.put(StoreType.FIRESTORE, FirestoreStoreConfiguration.class.getName());
+		MAPPINGS.put(StoreType.JDBC, JdbcStoreConfiguration.class.getName());
 		MAPPINGS.put(StoreType.MEMORY, MemoryStoreConfiguration.class.getName());
 	}
 

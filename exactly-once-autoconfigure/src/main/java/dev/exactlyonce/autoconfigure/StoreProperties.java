@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.exactlyonce.provision.JetStreamConfigurations;
 import dev.exactlyonce.provision.StorageKind;
+import dev.exactlyonce.store.jdbc.JdbcRecordTable;
 import dev.exactlyonce.store.natskv.NatsKvBucketSpec;
 
 /**
@@ -31,6 +32,9 @@ public class StoreProperties {
 
 	/** Firestore store settings. */
 	private final Firestore firestore = new Firestore();
+
+	/** JDBC store settings. */
+	private final Jdbc jdbc = new Jdbc();
 
 	public StoreType getType() {
 		return this.type;
@@ -74,6 +78,10 @@ public class StoreProperties {
 
 	public Firestore getFirestore() {
 		return this.firestore;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
 	}
 
 	/**
@@ -167,6 +175,69 @@ public class StoreProperties {
 
 	}
 
+	/** JDBC store settings. */
+	public static class Jdbc {
+
+		/** Table holding the records (optionally schema-qualified: schema.table); written into SQL unquoted. */
+		private String tableName = JdbcRecordTable.DEFAULT_NAME;
+
+		/** When to create the table at start-up: embedded (only in an embedded database), always, or never. */
+		private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
+
+		/** How often expired records are deleted. */
+		private Duration purgeInterval = Duration.ofMinutes(1);
+
+		/** The most expired records one purge deletes (oldest first). */
+		private int purgeBatchSize = 1000;
+
+		public String getTableName() {
+			return this.tableName;
+		}
+
+		public void setTableName(String tableName) {
+			this.tableName = tableName;
+		}
+
+		public InitializeSchema getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(InitializeSchema initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+		public Duration getPurgeInterval() {
+			return this.purgeInterval;
+		}
+
+		public void setPurgeInterval(Duration purgeInterval) {
+			this.purgeInterval = purgeInterval;
+		}
+
+		public int getPurgeBatchSize() {
+			return this.purgeBatchSize;
+		}
+
+		public void setPurgeBatchSize(int purgeBatchSize) {
+			this.purgeBatchSize = purgeBatchSize;
+		}
+
+	}
+
+	/** When the JDBC store creates its table, like {@code spring.session.jdbc.initialize-schema}. */
+	public enum InitializeSchema {
+
+		/** Only in an embedded database (H2, HSQLDB, Derby). */
+		EMBEDDED,
+
+		/** In every database, when the table is missing. */
+		ALWAYS,
+
+		/** Never: the application's migrations (Flyway, Liquibase) create it. */
+		NEVER
+
+	}
+
 	/** Where the idempotency records are kept. */
 	public enum StoreType {
 
@@ -178,6 +249,9 @@ public class StoreProperties {
 
 		/** Google Cloud Firestore, through the application's Firestore bean. */
 		FIRESTORE,
+
+		/** A table in the application's relational database, through its DataSource. */
+		JDBC,
 
 		/** A map in this JVM; for tests and local runs only. */
 		MEMORY

@@ -52,6 +52,13 @@ class StoreSelectionValidator implements InitializingBean {
 					"Set spring.cloud.gcp.firestore.project-id (and credentials) so that Spring Cloud GCP creates "
 							+ "one, or spring.cloud.gcp.firestore.emulator.enabled=true with "
 							+ "spring.cloud.gcp.firestore.host-port for the emulator, or define one Firestore bean");
+			case JDBC -> missing("org.springframework.jdbc.core.JdbcTemplate", "Spring JDBC is not on the classpath",
+					"Add the dependency org.springframework.boot:spring-boot-starter-jdbc and a JDBC driver, or choose "
+							+ "another exactlyonce.store.type",
+					"there is no single DataSource bean",
+					"Configure the database with spring.datasource.url (and username, password) so that "
+							+ "DataSourceAutoConfiguration creates one, or define one DataSource bean (mark one @Primary "
+							+ "when there are several)");
 			case NATS_KV -> new ExactlyOnceConfigurationException(
 					"exactlyonce.store.type=nats-kv but there is no NATS Connection bean",
 					"Keep ExactlyOnceNatsAutoConfiguration enabled or define an io.nats.client.Connection bean");

@@ -27,7 +27,7 @@ class StoreTypeCondition extends SpringBootCondition {
 				.orElse(StoreType.NATS_KV);
 		}
 		catch (BindException ex) {
-			return ConditionOutcome.noMatch("exactlyonce.store.type is not one of nats-kv, redis, firestore, memory");
+			return ConditionOutcome.noMatch("exactlyonce.store.type is not one of nats-kv, redis, firestore, jdbc, memory");
 		}
 		return (selected == required) ? ConditionOutcome.match("exactlyonce.store.type is " + selected)
 				: ConditionOutcome.noMatch("exactlyonce.store.type is " + selected + ", not " + required);

@@ -51,6 +51,22 @@ final class CompletionWriter {
 		}
 	}
 
+	/**
+	 * Writes the completion record once, inside the transaction of a transactional listener: a
+	 * failure is the transaction's (it rolls back), so there is nothing to retry here.
+	 * @throws StoreUnavailableException when the record could not be written
+	 */
+	Settlement writeInTransaction(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result) {
+		Completion completion = Completion.completed(delivery.consumer(), delivery.streamSequence(), summary(result));
+		try {
+			heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion));
+			return new Settlement.Processed();
+		}
+		catch (ClaimLostException ex) {
+			return new Settlement.ClaimLost();
+		}
+	}
+
 	private String summary(Object result) {
 		if (result == null) {
 			return null;

@@ -28,6 +28,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	private final Steps steps;
 
+	private volatile HandlerTransactions transactions;
+
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
 			Steps steps, PipelineObservers observers, String owner) {
 		this.store = store;
@@ -74,6 +76,9 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		delivery.stepsOpened(this.steps.open(delivery, heartbeat, acquired.journal()));
 		try {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
+			if (delivery.endpoint().transactional()) {
+				return invokeInTransaction(invocation, delivery, heartbeat);
+			}
 			Object value = proceedTimed(invocation, delivery);
 			if (!delivery.takeSettlementForWorker()) {
 				return value;
@@ -89,6 +94,53 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		finally {
 			heartbeat.stop();
 		}
+	}
+
+	/**
+	 * Runs the handler and writes the completion record in one transaction, which commits only when
+	 * the record was written (a zombie's completion matches no row: its writes roll back with it).
+	 * The working acks stop before the commit (the record is written), and the delivery is settled,
+	 * so acked, only after the commit. A handler failure, a failed record write or a failed commit
+	 * reaches the container as the handler's failure (release and retry).
+	 */
+	private Object invokeInTransaction(MethodInvocation invocation, Delivery delivery, WorkingAcks.Heartbeat heartbeat)
+			throws Throwable {
+		Object[] value = new Object[1];
+		Settlement[] settlement = new Settlement[1];
+		this.transactions.run(() -> {
+			value[0] = proceedTimed(invocation, delivery);
+			if (!delivery.takeSettlementForWorker()) {
+				return false;
+			}
+			this.observers.reached(PipelinePoint.HANDLED, delivery);
+			settlement[0] = Uninterrupted.call(() -> this.completionWriter.writeInTransaction(delivery, heartbeat,
+					value[0]));
+			heartbeat.stop();
+			return settlement[0] instanceof Settlement.Processed;
+		});
+		if (settlement[0] != null) {
+			delivery.settle(settlement[0]);
+			if (settlement[0] instanceof Settlement.Processed) {
+				this.observers.reached(PipelinePoint.COMPLETED, delivery);
+			}
+		}
+		return value[0];
+	}
+
+	/**
+	 * Lets transactional listeners run their handler and completion in one transaction.
+	 * @param transactions the application's transactions
+	 */
+	void useTransactions(HandlerTransactions transactions) {
+		this.transactions = transactions;
+	}
+
+	/**
+	 * Whether transactional listeners can run.
+	 * @return {@code true} once {@link #useTransactions} was called
+	 */
+	boolean hasTransactions() {
+		return this.transactions != null;
 	}
 
 	/**

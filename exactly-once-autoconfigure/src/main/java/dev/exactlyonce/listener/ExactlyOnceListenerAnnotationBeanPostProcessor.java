@@ -92,7 +92,8 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
 		ReflectionUtils.makeAccessible(invocable);
 		return new ListenerEndpoint(consumer, (namespace == null || namespace.isEmpty()) ? consumer : namespace,
-				keyExpression(method, this.attributes.resolve(annotation.key())), bean, invocable, beanName);
+				keyExpression(method, this.attributes.resolve(annotation.key())), bean, invocable, beanName,
+				annotation.transactional());
 	}
 
 	/**

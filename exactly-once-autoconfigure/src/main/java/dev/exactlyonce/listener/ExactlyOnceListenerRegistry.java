@@ -138,6 +138,35 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	}
 
 	/**
+	 * A transactional listener needs the application's transactions and a store that writes the
+	 * completion inside them: otherwise its writes and its record would not commit together.
+	 */
+	private void requireTransactionalCompletion(ListenerEndpoint endpoint) {
+		if (!"jdbc".equals(this.store.name())) {
+			throw new ExactlyOnceConfigurationException("Listener " + endpoint.describe() + " is transactional but "
+					+ "exactlyonce.store.type keeps the completion record in '" + this.store.name()
+					+ "', outside the application's database transaction",
+					"Set exactlyonce.store.type=jdbc (the records in the application's DataSource), or remove "
+							+ "transactional = true and make the handler's writes idempotent.");
+		}
+		if (!this.interceptor.hasTransactions()) {
+			throw new ExactlyOnceConfigurationException("Listener " + endpoint.describe() + " is transactional but "
+					+ "the application has no single PlatformTransactionManager",
+					"Add org.springframework.boot:spring-boot-starter-jdbc with a DataSource (Boot then creates a "
+							+ "DataSourceTransactionManager), or define one PlatformTransactionManager bean.");
+		}
+	}
+
+	/**
+	 * Lets transactional listeners ({@code @ExactlyOnceListener(transactional = true)}) run their
+	 * handler and completion record in one transaction of the application.
+	 * @param transactions the application's transactions
+	 */
+	public void useTransactions(HandlerTransactions transactions) {
+		this.interceptor.useTransactions(transactions);
+	}
+
+	/**
 	 * Registers a listener method and creates its container.
 	 * @param endpoint the listener
 	 * @throws ExactlyOnceConfigurationException when its consumer is not declared or already taken
@@ -150,6 +179,9 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 					+ consumer + "', which is not declared (declared: " + this.consumers.keySet() + ")",
 					"Declare it under exactlyonce.consumers." + consumer + " (at least its stream), or fix the "
 							+ "consumer attribute of @ExactlyOnceListener.");
+		}
+		if (endpoint.transactional()) {
+			requireTransactionalCompletion(endpoint);
 		}
 		ListenerEndpoint existing = this.endpoints.get(consumer);
 		if (existing != null) {

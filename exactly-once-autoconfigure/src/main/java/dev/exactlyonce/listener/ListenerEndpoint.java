@@ -13,9 +13,24 @@ import org.springframework.expression.Expression;
  * @param bean the bean to invoke, already proxied with the exactly-once advice
  * @param method the method, invocable on {@code bean}
  * @param beanName the bean's name, for messages
+ * @param transactional whether handler and completion record run in one transaction
  */
 public record ListenerEndpoint(String consumer, String namespace, Expression keyExpression, Object bean,
-		Method method, String beanName) {
+		Method method, String beanName, boolean transactional) {
+
+	/**
+	 * A listener whose handler runs outside a transaction of the starter's.
+	 * @param consumer the durable consumer it listens on
+	 * @param namespace the store namespace of its keys
+	 * @param keyExpression the parsed key expression, or {@code null} to use {@code Nats-Msg-Id}
+	 * @param bean the bean to invoke, already proxied with the exactly-once advice
+	 * @param method the method, invocable on {@code bean}
+	 * @param beanName the bean's name, for messages
+	 */
+	public ListenerEndpoint(String consumer, String namespace, Expression keyExpression, Object bean, Method method,
+			String beanName) {
+		this(consumer, namespace, keyExpression, bean, method, beanName, false);
+	}
 
 	/**
 	 * A description for logs and errors.

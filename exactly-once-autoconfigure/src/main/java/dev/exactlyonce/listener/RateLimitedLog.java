@@ -12,7 +12,7 @@ import org.apache.commons.logging.Log;
  * occurrences were left out since the last line, so a task failing on every run neither floods
  * the log nor fails in silence.
  */
-final class RateLimitedLog {
+public final class RateLimitedLog {
 
 	private final Log logger;
 
@@ -22,13 +22,21 @@ final class RateLimitedLog {
 
 	private final AtomicInteger suppressed = new AtomicInteger();
 
-	RateLimitedLog(Log logger, Duration interval) {
+	/**
+	 * Creates the log.
+	 * @param logger where the warnings go
+	 * @param interval the shortest time between two warnings
+	 */
+	public RateLimitedLog(Log logger, Duration interval) {
 		this.logger = logger;
 		this.intervalNanos = interval.toNanos();
 	}
 
-	/** Logs a warning unless one was logged within the interval. */
-	void warn(Supplier<String> message) {
+	/**
+	 * Logs a warning unless one was logged within the interval.
+	 * @param message the warning, built only when it is logged
+	 */
+	public void warn(Supplier<String> message) {
 		long now = System.nanoTime();
 		long allowed = this.nextAllowed.get();
 		boolean tooSoon = allowed != Long.MIN_VALUE && now - allowed < 0;

@@ -177,6 +177,21 @@ public final class ClaimRules {
 	}
 
 	/**
+	 * The record after noting a duplicate copy on a final record
+	 * ({@link IdempotencyStore#recordDuplicate}): everything else, expiry included, as it is.
+	 * @param current the stored record, or {@code null}
+	 * @param streamSequence the stream sequence of the copy
+	 * @return the record to write, or {@code current} itself when there is nothing to write (no
+	 * final record that has not expired, or the copy is noted already)
+	 */
+	public IdempotencyRecord noteDuplicate(IdempotencyRecord current, long streamSequence) {
+		if (isExpired(current, now()) || !current.isFinal()) {
+			return current;
+		}
+		return current.withDuplicate(streamSequence);
+	}
+
+	/**
 	 * The record after an operator's action: appended to the audit; replay and resubmit reopen the
 	 * key as a failed attempt with no attempts counted (its next delivery runs it with a fresh
 	 * budget), resubmit also empties the step journal. A new token is written every time, so of two

@@ -67,10 +67,11 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	public void recordDuplicate(String key, long streamSequence) {
 		try {
 			transition(key, (current) -> {
-				if (!isNoteWanted(current, streamSequence)) {
+				IdempotencyRecord noted = this.rules.noteDuplicate(current, streamSequence);
+				if (noted == current) {
 					throw new NoteNotWanted();
 				}
-				return current.withDuplicate(streamSequence);
+				return noted;
 			});
 		}
 		catch (RuntimeException ex) {
@@ -78,11 +79,6 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 				throw ex;
 			}
 		}
-	}
-
-	private boolean isNoteWanted(IdempotencyRecord record, long streamSequence) {
-		return !this.rules.isExpired(record, this.rules.now()) && record.isFinal()
-				&& !record.duplicateSequences().contains(streamSequence);
 	}
 
 	private static boolean isCausedBy(Throwable ex, Class<? extends Throwable> type) {

@@ -118,7 +118,7 @@ public interface IdempotencyStore {
 	/**
 	 * Reads the record of a key. Its instants are for comparing with this instance's clock: a store
 	 * that decides leases on its server's clock moves them onto this instance's (NATS KV, Firestore;
-	 * Redis gives the server's as they are).
+	 * Redis and JDBC give the server's as they are).
 	 * @param key the namespaced idempotency key
 	 * @return the record, or empty when the key was never claimed or its record expired
 	 */

@@ -173,6 +173,16 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	}
 
 	@Test
+	void transactionalListenerOnAStoreOutsideTheDatabaseFailsNamingTheStoreType() {
+		this.runner.withUserConfiguration(TransactionalListener.class)
+			.withPropertyValues(declaration("exactlyonce.store.type=memory", "test.consumer=%c"))
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
+				.hasMessageContaining("is transactional but exactlyonce.store.type keeps the completion record in "
+						+ "'memory', outside the application's database transaction")
+				.hasMessageContaining("Set exactlyonce.store.type=jdbc"));
+	}
+
+	@Test
 	void listenerOnAnUndeclaredConsumerFailsNamingIt() {
 		this.runner.withUserConfiguration(UndeclaredConsumerListener.class)
 			.withPropertyValues(declaration())
@@ -307,6 +317,24 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 
 	private static String consumerOf(String[] declaration) {
 		return declaration[2].substring("exactlyonce.consumers.".length(), declaration[2].indexOf(".stream"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TransactionalListener {
+
+		@Bean
+		Handler transactionalHandler() {
+			return new Handler();
+		}
+
+		static class Handler {
+
+			@ExactlyOnceListener(consumer = "${test.consumer}", transactional = true)
+			public void handle(String payload) {
+			}
+
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -2,6 +2,9 @@ package dev.exactlyonce.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.UUID;
+
+import javax.sql.DataSource;
 
 import com.google.api.gax.core.CredentialsProvider;
 import com.google.api.gax.core.NoCredentialsProvider;
@@ -12,16 +15,20 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.firestore.FirestoreIdempotencyStore;
+import dev.exactlyonce.store.jdbc.JdbcIdempotencyStore;
 import dev.exactlyonce.store.memory.InMemoryIdempotencyStore;
 import dev.exactlyonce.store.redis.RedisIdempotencyStore;
 import dev.exactlyonce.test.FreePorts;
@@ -41,6 +48,8 @@ class ExactlyOnceStoreAutoConfigurationTests {
 
 	private static final AutoConfigurations FIRESTORE = AutoConfigurations.of(GcpContextAutoConfiguration.class,
 			GcpFirestoreEmulatorAutoConfiguration.class, GcpFirestoreAutoConfiguration.class);
+
+	private static final AutoConfigurations JDBC = AutoConfigurations.of(DataSourceAutoConfiguration.class);
 
 	private final int unusedPort = FreePorts.next();
 
@@ -131,6 +140,76 @@ class ExactlyOnceStoreAutoConfigurationTests {
 			.run((context) -> assertStartupFailure(context,
 					"exactlyonce.store.firestore.timeout is PT10S but exactlyonce.store.lease is PT10S",
 					"Set exactlyonce.store.firestore.timeout below exactlyonce.store.lease"));
+	}
+
+	@Test
+	void jdbcStoreWhenNamedUsesTheApplicationsDataSourceAndCreatesItsTableInAnEmbeddedDatabase() {
+		this.runner.withConfiguration(JDBC)
+			.withPropertyValues("exactlyonce.store.type=jdbc", "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID())
+			.run((context) -> {
+				assertThat(context).hasSingleBean(IdempotencyStore.class)
+					.getBean(IdempotencyStore.class)
+					.isInstanceOf(JdbcIdempotencyStore.class);
+				assertThat(context.getBean(IdempotencyStore.class).tryClaim("key", "worker", Duration.ofMinutes(1)))
+					.isInstanceOf(ClaimResult.Acquired.class);
+			});
+	}
+
+	@Test
+	void jdbcStoreUsesTheConfiguredTableName() {
+		this.runner.withConfiguration(JDBC)
+			.withPropertyValues("exactlyonce.store.type=jdbc", "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID(),
+					"exactlyonce.store.jdbc.table-name=agent_claims")
+			.run((context) -> {
+				context.getBean(IdempotencyStore.class).tryClaim("key", "worker", Duration.ofMinutes(1));
+				assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+					.queryForObject("SELECT COUNT(*) FROM agent_claims", Integer.class)).isOne();
+			});
+	}
+
+	@Test
+	void jdbcSchemaInitializationNeverLeavesAMissingTableAStartupFailureNamingTheDdl() {
+		this.runner.withConfiguration(JDBC)
+			.withPropertyValues("exactlyonce.store.type=jdbc", "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID(),
+					"exactlyonce.store.jdbc.initialize-schema=never")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.type=jdbc but the table 'exactlyonce_record' is not readable",
+					"schema-h2.sql"));
+	}
+
+	@Test
+	void jdbcTableNameThatIsNotAnIdentifierFailsNamingTheProperty() {
+		this.runner.withConfiguration(JDBC)
+			.withPropertyValues("exactlyonce.store.type=jdbc", "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID(),
+					"exactlyonce.store.jdbc.table-name=records; DROP TABLE users")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.jdbc.table-name 'records; DROP TABLE users' is not a plain SQL identifier",
+					"exactlyonce_record"));
+	}
+
+	@Test
+	void aDataSourceOnTheClasspathDoesNotSelectTheJdbcStore() {
+		this.runner.withConfiguration(JDBC)
+			.withPropertyValues("exactlyonce.store.type=memory", "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID())
+			.run((context) -> assertThat(context).doesNotHaveBean(JdbcIdempotencyStore.class)
+				.getBean(IdempotencyStore.class)
+				.isInstanceOf(InMemoryIdempotencyStore.class));
+	}
+
+	@Test
+	void jdbcWithoutDataSourceFailsNamingTheFix() {
+		this.runner.withPropertyValues("exactlyonce.store.type=jdbc")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.type=jdbc but there is no single DataSource bean", "spring.datasource.url"));
+	}
+
+	@Test
+	void jdbcWithoutSpringJdbcFailsNamingTheDependency() {
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.jdbc"))
+			.withPropertyValues("exactlyonce.store.type=jdbc")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.type=jdbc but Spring JDBC is not on the classpath",
+					"org.springframework.boot:spring-boot-starter-jdbc"));
 	}
 
 	@Test

@@ -69,9 +69,15 @@ class UnknownPropertiesTests extends NatsContextRunnerTestSupport {
 	}
 
 	@Test
+	void misspelledJdbcStoreSettingFailsStartUp() {
+		assertStartupError(List.of("exactlyonce.store.jdbc.table-nme=claims"), "exactlyonce.store.jdbc.table-nme",
+				"did you mean exactlyonce.store.jdbc.table-name?");
+	}
+
+	@Test
 	void keyFarFromAnyValidNameListsTheValidNames() {
 		assertStartupError(List.of("exactlyonce.store.flavour=strong"), "exactlyonce.store.flavour",
-				"valid keys of exactlyonce.store: completed-ttl, firestore, lease, nats-kv, redis, "
+				"valid keys of exactlyonce.store: completed-ttl, firestore, jdbc, lease, nats-kv, redis, "
 						+ "result-summary-max-length, type");
 	}
 

@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Import;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({ RecordingTaskHandler.class, SteppedTaskHandler.class })
+@Import({ RecordingTaskHandler.class, SteppedTaskHandler.class, TransactionalPostHandler.class })
 public class TestAgentApplication {
 
 }

@@ -39,6 +39,11 @@ final class ExactlyOnceRun {
 				"logging.level.root=WARN", "spring.cloud.gcp.core.enabled=false",
 				"spring.cloud.gcp.firestore.enabled=false"));
 		storeProperties.forEach((name, value) -> properties.add(name + "=" + value));
+		if (!storeProperties.containsKey("spring.datasource.url")) {
+			// the JDBC store's run has a database; the others have none to configure a DataSource for
+			properties.add("spring.autoconfigure.exclude="
+					+ "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration");
+		}
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchmarkApplication.class)
 			.web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.ToDoubleFunction;
 
 import io.nats.client.Connection;
@@ -20,6 +21,7 @@ import dev.exactlyonce.provision.JetStreamProvisioner;
 import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.test.FirestoreEmulatorProcess;
 import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.PostgresServerProcess;
 import dev.exactlyonce.test.RedisServerProcess;
 
 /**
@@ -28,7 +30,7 @@ import dev.exactlyonce.test.RedisServerProcess;
  * Repetitions are interleaved (every scenario once, then again) and each figure is the median of
  * the repetitions; a warm-up round is run first and thrown away. Prints Markdown tables. Not a
  * test: run {@code scripts/benchmark.sh} ({@code -Dbenchmark.repetitions=N},
- * {@code -Dbenchmark.quick=true} for a smoke run).
+ * {@code -Dbenchmark.quick=true} for a smoke run, {@code -Dbenchmark.stores=nats-kv,jdbc} for some stores).
  */
 public final class PipelineBenchmark {
 
@@ -37,7 +39,12 @@ public final class PipelineBenchmark {
 			new ConsumerKind("exactly-once nats-kv", "nats-kv", true),
 			new ConsumerKind("exactly-once nats-kv, ack-mode async", "nats-kv", false),
 			new ConsumerKind("exactly-once redis", "redis", true),
-			new ConsumerKind("exactly-once firestore (emulator)", "firestore", true));
+			new ConsumerKind("exactly-once firestore (emulator)", "firestore", true),
+			new ConsumerKind("exactly-once jdbc (PostgreSQL)", "jdbc", true));
+
+	/** The stores measured ({@code -Dbenchmark.stores=nats-kv,jdbc}); raw JetStream is always measured. */
+	private static final Set<String> STORES = Set
+		.of(System.getProperty("benchmark.stores", "memory,nats-kv,redis,firestore,jdbc").split(","));
 
 	private int runNumber;
 
@@ -65,6 +72,7 @@ public final class PipelineBenchmark {
 		try (NatsServerProcess nats = new NatsServerProcess().start();
 				RedisServerProcess redis = new RedisServerProcess().start();
 				FirestoreEmulatorProcess firestore = new FirestoreEmulatorProcess().start();
+				PostgresServerProcess postgres = new PostgresServerProcess(true).start();
 				Connection connection = Nats.connect(nats.url())) {
 			Map<String, Map<String, String>> stores = new LinkedHashMap<>();
 			stores.put("memory", Map.of("exactlyonce.store.type", "memory"));
@@ -75,6 +83,8 @@ public final class PipelineBenchmark {
 					"spring.cloud.gcp.firestore.enabled", "true", "spring.cloud.gcp.firestore.project-id", "benchmark",
 					"spring.cloud.gcp.firestore.emulator.enabled", "true", "spring.cloud.gcp.firestore.host-port",
 					firestore.hostPort()));
+			stores.put("jdbc", Map.of("exactlyonce.store.type", "jdbc", "spring.datasource.url", postgres.jdbcUrl(),
+					"spring.datasource.username", postgres.user(), "exactlyonce.store.jdbc.initialize-schema", "always"));
 			new PipelineBenchmark(nats, connection, stores).run(scenarios(quick), repetitions);
 		}
 	}
@@ -85,7 +95,9 @@ public final class PipelineBenchmark {
 			for (int concurrency : new int[] { 1, 8 }) {
 				int messages = (work == 0) ? (quick ? 100 : 1000) : (concurrency == 1 ? (quick ? 10 : 60) : (quick ? 40 : 400));
 				for (ConsumerKind kind : KINDS) {
-					scenarios.add(new Scenario(kind, concurrency, work, messages));
+					if (kind.raw() || STORES.contains(kind.store())) {
+						scenarios.add(new Scenario(kind, concurrency, work, messages));
+					}
 				}
 			}
 		}

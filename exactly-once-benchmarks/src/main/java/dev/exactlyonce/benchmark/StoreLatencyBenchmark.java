@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
+import com.zaxxer.hikari.HikariDataSource;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.api.StorageType;
@@ -29,9 +30,13 @@ import dev.exactlyonce.store.memory.InMemoryIdempotencyStore;
 import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
 import dev.exactlyonce.store.natskv.NatsKvBucketSpec;
 import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
+import dev.exactlyonce.store.jdbc.JdbcDialect;
+import dev.exactlyonce.store.jdbc.JdbcIdempotencyStore;
+import dev.exactlyonce.store.jdbc.JdbcRecordTable;
 import dev.exactlyonce.store.redis.RedisIdempotencyStore;
 import dev.exactlyonce.test.FirestoreEmulatorProcess;
 import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.PostgresServerProcess;
 import dev.exactlyonce.test.RedisServerProcess;
 
 /**
@@ -41,7 +46,7 @@ import dev.exactlyonce.test.RedisServerProcess;
  * {@code mvn -B -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -Pbenchmark -DskipTests verify}
  * ({@code -Dbenchmark.operations=N} to change the number of measured tasks,
  * {@code -Dbenchmark.stores=nats-kv,redis} to measure only some of memory, nats-kv, redis,
- * redis-aof, firestore).
+ * redis-aof, firestore, postgresql).
  */
 public final class StoreLatencyBenchmark {
 
@@ -49,7 +54,8 @@ public final class StoreLatencyBenchmark {
 
 	private static final Duration LEASE = Duration.ofMinutes(2);
 
-	private static final List<String> STORES = List.of("memory", "nats-kv", "redis", "redis-aof", "firestore");
+	private static final List<String> STORES = List.of("memory", "nats-kv", "redis", "redis-aof", "firestore",
+			"postgresql");
 
 	private static final int STEPS_PER_TASK = 3;
 
@@ -75,6 +81,7 @@ public final class StoreLatencyBenchmark {
 		stores.put("redis", () -> redis(null));
 		stores.put("redis-aof", () -> redis("always"));
 		stores.put("firestore", StoreLatencyBenchmark::firestore);
+		stores.put("postgresql", StoreLatencyBenchmark::postgresql);
 		System.out.printf(Locale.ROOT, "%n%d tasks per store after %d warm-up tasks, each a claim, %d durable steps "
 				+ "(STARTED + DONE with a %d-byte result) and a complete; one thread, local servers; latencies in ms%n%n",
 				operations, warmup, STEPS_PER_TASK, RESULT.length());
@@ -154,6 +161,17 @@ public final class StoreLatencyBenchmark {
 		RedisIdempotencyStore store = new RedisIdempotencyStore(connectionFactory, "benchmark:", TTL);
 		String label = (appendFsync != null) ? "redis (AOF " + appendFsync + ")" : "redis (no persistence)";
 		return new BenchmarkedStore(label, store, connectionFactory::destroy, server);
+	}
+
+	private static BenchmarkedStore postgresql() throws Exception {
+		PostgresServerProcess server = new PostgresServerProcess(true).start();
+		HikariDataSource dataSource = new HikariDataSource();
+		dataSource.setJdbcUrl(server.jdbcUrl());
+		dataSource.setUsername(server.user());
+		JdbcRecordTable table = new JdbcRecordTable(JdbcRecordTable.DEFAULT_NAME, JdbcDialect.of(dataSource));
+		table.createIfMissing(dataSource);
+		return new BenchmarkedStore("jdbc (PostgreSQL 15)", new JdbcIdempotencyStore(dataSource, table, TTL),
+				dataSource, server);
 	}
 
 	private static BenchmarkedStore firestore() {

@@ -32,6 +32,8 @@ public abstract class ServerProcess implements AutoCloseable {
 
 	private boolean shutdownHookAdded;
 
+	private boolean prepared;
+
 	/**
 	 * Creates the process handle; nothing runs until {@link #start()}.
 	 * @param name a short name for the log file and messages
@@ -70,6 +72,39 @@ public abstract class ServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Prepares the server's directory before its first start (creates a database cluster, say);
+	 * nothing by default. Restarts reuse what it prepared.
+	 */
+	protected void prepareDirectory() {
+	}
+
+	/**
+	 * Runs a preparing command (creating a data directory, say) in this server's directory and
+	 * waits for it to finish, its output appended to a log file there.
+	 * @param command the command
+	 * @throws IllegalStateException when it fails, with its output
+	 */
+	protected void prepare(List<String> command) {
+		Path log = this.directory.resolve(this.name + "-prepare.log");
+		try {
+			Process process = new ProcessBuilder(command).directory(this.directory.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+				.start();
+			if (process.waitFor() != 0) {
+				throw new IllegalStateException(command + " failed: " + Files.readString(log));
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not run " + command, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while running " + command, ex);
+		}
+	}
+
+	/**
 	 * How long the server may take to accept connections.
 	 * @return the start-up timeout
 	 */
@@ -84,6 +119,10 @@ public abstract class ServerProcess implements AutoCloseable {
 	public synchronized ServerProcess start() {
 		if (this.process != null && this.process.isAlive()) {
 			return this;
+		}
+		if (!this.prepared) {
+			prepareDirectory();
+			this.prepared = true;
 		}
 		try {
 			this.process = new ProcessBuilder(command()).directory(this.directory.toFile())

@@ -1,0 +1,145 @@
+package dev.exactlyonce.store.jdbc;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
+
+import javax.sql.DataSource;
+
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.util.StreamUtils;
+
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+
+/**
+ * The table of the JDBC store: its validated name, its DDL and the statements the store runs on
+ * it. Times are epoch milliseconds read from the database's clock ({@link JdbcDialect#now()}).
+ */
+public final class JdbcRecordTable {
+
+	/** The default table name. */
+	public static final String DEFAULT_NAME = "exactlyonce_record";
+
+	private static final Pattern NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,47}");
+
+	static final String COLUMNS = "record_key, idempotency_key, listener, owner, token, state, attempts, started_at, "
+			+ "lease_until, stream_sequence, completed_at, expires_at, result_summary, previous_owner, "
+			+ "previous_started_at, previous_attempts, previous_state, previous_failure, previous_unfinished_step, "
+			+ "journal, duplicate_sequences, audit, version";
+
+	private final String name;
+
+	private final JdbcDialect dialect;
+
+	/**
+	 * Creates the table description.
+	 * @param name the table name, optionally schema-qualified ({@code schema.table}): letters, digits
+	 * and underscores, not starting with a digit
+	 * @param dialect the database's dialect
+	 * @throws ExactlyOnceConfigurationException when the name is not such an identifier
+	 */
+	public JdbcRecordTable(String name, JdbcDialect dialect) {
+		if (name == null || !NAME.matcher(name).matches()) {
+			throw new ExactlyOnceConfigurationException("exactlyonce.store.jdbc.table-name '" + name
+					+ "' is not a plain SQL identifier (letters, digits and '_', not starting with a digit, at most 48 "
+					+ "characters, optionally prefixed by 'schema.')", "Set it to a name such as '" + DEFAULT_NAME
+					+ "' or 'myschema." + DEFAULT_NAME + "'; the name is written into SQL unquoted.");
+		}
+		this.name = name;
+		this.dialect = dialect;
+	}
+
+	/**
+	 * The table name.
+	 * @return the name, as configured
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * The database's dialect.
+	 * @return the dialect
+	 */
+	public JdbcDialect dialect() {
+		return this.dialect;
+	}
+
+	/**
+	 * The DDL that creates the table and its index on {@code expires_at} when they are missing,
+	 * for the dialect's database: what {@code initialize-schema} runs, and what a Flyway or Liquibase
+	 * migration should hold.
+	 * @return the statements, separated by {@code ;}
+	 */
+	public String ddl() {
+		String resource = "dev/exactlyonce/store/jdbc/schema-" + this.dialect.platform() + ".sql";
+		try {
+			String script = StreamUtils.copyToString(new ClassPathResource(resource).getInputStream(),
+					StandardCharsets.UTF_8);
+			String unqualified = this.name.substring(this.name.indexOf('.') + 1);
+			return script.replace("${table}", this.name).replace("${index}", unqualified + "_expires_at");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("The JDBC store's DDL " + resource + " is missing from the classpath", ex);
+		}
+	}
+
+	/** The row of a key (all columns {@code NULL} when there is none) and the database's clock. */
+	String select() {
+		return "SELECT " + COLUMNS + ", n.db_now FROM (SELECT " + this.dialect.now() + " AS db_now) n LEFT JOIN "
+				+ this.name + " r ON r.record_key = ?";
+	}
+
+	/** The row of a key, locked until the transaction ends (at once in auto-commit), and the database's clock. */
+	String selectForUpdate() {
+		return "SELECT " + COLUMNS + ", " + this.dialect.now() + " AS db_now FROM " + this.name
+				+ " WHERE record_key = ? FOR UPDATE";
+	}
+
+	String scan() {
+		return "SELECT " + COLUMNS + ", " + this.dialect.now() + " AS db_now FROM " + this.name + " WHERE expires_at > "
+				+ this.dialect.now();
+	}
+
+	/**
+	 * A first claim of a key, its times from the database's clock: owner, token, lease and TTL in
+	 * milliseconds as parameters after the two keys.
+	 */
+	String insertClaim() {
+		return this.dialect.insertUnlessPresent("INSERT INTO " + this.name + " (record_key, idempotency_key, owner, "
+				+ "token, state, attempts, started_at, lease_until, stream_sequence, expires_at, journal, version) "
+				+ "SELECT ?, ?, ?, ?, 'IN_PROGRESS', 1, n.db_now, n.db_now + ?, 0, n.db_now + ?, '[]', 0 FROM (SELECT "
+				+ this.dialect.now() + " AS db_now) n");
+	}
+
+	String insert() {
+		return this.dialect.insertUnlessPresent("INSERT INTO " + this.name + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, "
+				+ "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
+	}
+
+	/** A compare-and-set of the whole row: on the key, the token and the version read. */
+	String update() {
+		return "UPDATE " + this.name + " SET idempotency_key = ?, listener = ?, owner = ?, token = ?, state = ?, "
+				+ "attempts = ?, started_at = ?, lease_until = ?, stream_sequence = ?, completed_at = ?, expires_at = ?, "
+				+ "result_summary = ?, previous_owner = ?, previous_started_at = ?, previous_attempts = ?, "
+				+ "previous_state = ?, previous_failure = ?, previous_unfinished_step = ?, journal = ?, "
+				+ "duplicate_sequences = ?, audit = ?, version = version + 1 WHERE record_key = ? AND token = ? AND version = ?";
+	}
+
+	/**
+	 * Creates the table and its index when they are missing, running {@link #ddl()}.
+	 * @param dataSource the database
+	 */
+	public void createIfMissing(DataSource dataSource) {
+		new ResourceDatabasePopulator(new ByteArrayResource(ddl().getBytes(StandardCharsets.UTF_8)))
+			.execute(dataSource);
+	}
+
+	String purge() {
+		return this.dialect.purge(this.name);
+	}
+
+}

@@ -1,0 +1,207 @@
+package dev.exactlyonce.store.jdbc;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.test.ServerProcess;
+import dev.exactlyonce.test.TcpProxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The store contract against {@link JdbcIdempotencyStore} on a real database server, through a
+ * HikariCP pool as an application would have; each store gets a table of its own.
+ */
+abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteIdempotencyStoreContractTests {
+
+	private static final int PROXIED_POOL_SIZE = 4;
+
+	private final AtomicInteger tables = new AtomicInteger();
+
+	private ServerProcess server;
+
+	private HikariDataSource dataSource;
+
+	private HikariDataSource proxiedDataSource;
+
+	/**
+	 * Starts the database server.
+	 * @return the running server
+	 */
+	protected abstract ServerProcess startServer();
+
+	/**
+	 * The JDBC URL of the test database on a port, with a socket timeout.
+	 * @param port the server's port, or a proxy's
+	 * @param socketTimeout how long the driver waits for an answer
+	 * @return the URL
+	 */
+	protected abstract String jdbcUrl(int port, Duration socketTimeout);
+
+	/**
+	 * The user to connect as.
+	 * @return the user
+	 */
+	protected abstract String user();
+
+	@Override
+	protected void startInfrastructure() {
+		this.server = startServer();
+		this.dataSource = pool(jdbcUrl(this.server.port(), Duration.ofSeconds(10)));
+	}
+
+	@Override
+	protected void stopInfrastructure() {
+		if (this.proxiedDataSource != null) {
+			this.proxiedDataSource.close();
+		}
+		if (this.dataSource != null) {
+			this.dataSource.close();
+		}
+		this.server.close();
+	}
+
+	@Override
+	protected IdempotencyStore createStore(Duration completedTtl) throws MetaDataAccessException {
+		return new JdbcIdempotencyStore(this.dataSource, newTable(), completedTtl);
+	}
+
+	@Override
+	protected IdempotencyStore createStoreBehind(TcpProxy proxy) throws MetaDataAccessException, SQLException {
+		this.proxiedDataSource = pool(jdbcUrl(proxy.port(), CLIENT_TIMEOUT));
+		this.proxiedDataSource.setMaximumPoolSize(PROXIED_POOL_SIZE);
+		this.proxiedDataSource.setMinimumIdle(PROXIED_POOL_SIZE);
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(this.proxiedDataSource, newTable(), LONG_TTL);
+		this.proxiedDataSource.getConnection().close();
+		// a full pool opens no connection while a test holds the replies: only the store's own requests pass
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.proxiedDataSource.getHikariPoolMXBean().getTotalConnections() == PROXIED_POOL_SIZE);
+		return store;
+	}
+
+	@Test
+	void insideAnApplicationTransactionClaimsCommitOnTheirOwnAndTheCompletionCommitsWithTheTransaction() {
+		String key = uniqueKey("in-transaction");
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		IdempotencyStore store = store();
+
+		transaction.executeWithoutResult((status) -> {
+			Claim claim = ((ClaimResult.Acquired) store.tryClaim(key, "worker-1", Duration.ofMinutes(1))).claim();
+			assertThat(runOutside(() -> store.tryClaim(key, "worker-2", Duration.ofMinutes(1))))
+				.as("another instance sees the claim before the application's transaction ends")
+				.isInstanceOf(ClaimResult.HeldElsewhere.class);
+			store.complete(claim, Completion.completed("listener", 1, "done"));
+			assertThat(runOutside(() -> store.find(key).orElseThrow().state()))
+				.as("the completion is not visible before the commit")
+				.isEqualTo(RecordState.IN_PROGRESS);
+			status.setRollbackOnly();
+		});
+
+		IdempotencyRecord record = store.find(key).orElseThrow();
+		assertThat(record.state()).as("the claim outlived the rolled-back transaction").isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(record.owner()).isEqualTo("worker-1");
+	}
+
+	@Test
+	void aZombiesCompletionInsideAnApplicationTransactionFailsItAndLeavesTheRecord() {
+		String key = uniqueKey("zombie-in-transaction");
+		Claim zombie = ((ClaimResult.Acquired) store().tryClaim(key, "worker-1", Duration.ofMillis(200))).claim();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> store().tryClaim(key, "worker-2", Duration.ofMinutes(1)) instanceof ClaimResult.Acquired);
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+
+		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(() -> transaction.executeWithoutResult(
+				(status) -> store().complete(zombie, Completion.completed("listener", 1, "zombie"))));
+
+		IdempotencyRecord record = store().find(key).orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(record.owner()).isEqualTo("worker-2");
+	}
+
+	/** Runs a call on another thread, which has no transaction: as another instance would see the store. */
+	private <T> T runOutside(Callable<T> call) {
+		ExecutorService other = Executors.newSingleThreadExecutor();
+		try {
+			return other.submit(call).get(30, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			other.shutdownNow();
+		}
+	}
+
+	@Test
+	void purgeDeletesAtMostItsBatchOfExpiredRecordsAndKeepsLiveOnes() throws MetaDataAccessException {
+		JdbcRecordTable table = newTable();
+		JdbcIdempotencyStore expiring = new JdbcIdempotencyStore(this.dataSource, table, Duration.ZERO);
+		JdbcIdempotencyStore keeping = new JdbcIdempotencyStore(this.dataSource, table, LONG_TTL);
+		for (int i = 0; i < 5; i++) {
+			expiring.tryClaim(uniqueKey("expired"), "worker", Duration.ofMinutes(1));
+		}
+		String live = uniqueKey("live");
+		keeping.tryClaim(live, "worker", Duration.ofMinutes(1));
+
+		JdbcRecordPurge purge = new JdbcRecordPurge(this.dataSource, table);
+
+		assertThat(purge.purgeExpired(3)).isEqualTo(3);
+		assertThat(purge.purgeExpired(3)).isEqualTo(2);
+		assertThat(purge.purgeExpired(3)).isZero();
+		assertThat(keeping.find(live)).isPresent();
+	}
+
+	@Override
+	protected ServerProcess server() {
+		return this.server;
+	}
+
+	/**
+	 * The pool of the server's database (not through a proxy).
+	 * @return the data source
+	 */
+	protected HikariDataSource dataSource() {
+		return this.dataSource;
+	}
+
+	private JdbcRecordTable newTable() throws MetaDataAccessException {
+		JdbcRecordTable table = new JdbcRecordTable("contract_" + this.tables.incrementAndGet(),
+				JdbcDialect.of(this.dataSource));
+		table.createIfMissing(this.dataSource);
+		return table;
+	}
+
+	private HikariDataSource pool(String url) {
+		HikariDataSource pool = new HikariDataSource();
+		pool.setJdbcUrl(url);
+		pool.setUsername(user());
+		pool.setMaximumPoolSize(20);
+		pool.setMinimumIdle(4);
+		pool.setConnectionTimeout(2000);
+		pool.setValidationTimeout(500);
+		pool.setInitializationFailTimeout(-1);
+		return pool;
+	}
+
+}
