@@ -39,7 +39,7 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 	@Override
 	protected IdempotencyStore createStore(Duration completedTtl) {
 		return new FirestoreIdempotencyStore(this.emulator.client(), "contract-" + this.collections.incrementAndGet(),
-				new ClaimRules(Clock.systemUTC(), completedTtl), Duration.ofSeconds(5));
+				new ClaimRules(Clock.systemUTC(), completedTtl), RunningEmulator.CALL_TIMEOUT);
 	}
 
 	@Override

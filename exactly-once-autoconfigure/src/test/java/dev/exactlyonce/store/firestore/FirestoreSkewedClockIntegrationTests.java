@@ -29,7 +29,7 @@ class FirestoreSkewedClockIntegrationTests extends AbstractSkewedClockStoreTests
 
 	@Override
 	protected IdempotencyStore createStore(Clock clock) {
-		return new FirestoreIdempotencyStore(this.emulator.client(), "skew", new ClaimRules(clock, TTL), Duration.ofSeconds(5));
+		return new FirestoreIdempotencyStore(this.emulator.client(), "skew", new ClaimRules(clock, TTL), RunningEmulator.CALL_TIMEOUT);
 	}
 
 }

@@ -1,5 +1,7 @@
 package dev.exactlyonce.store.firestore;
 
+import java.time.Duration;
+
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
 
@@ -9,6 +11,13 @@ import dev.exactlyonce.test.FirestoreEmulatorProcess;
  * Google's Firestore emulator started for one test class, with a client of it.
  */
 final class RunningEmulator implements AutoCloseable {
+
+	/**
+	 * The store's call timeout in tests that are about atomicity, not speed: the emulator runs
+	 * contended transactions one after another, so racing writers on a busy machine can wait
+	 * longer than a production timeout of a few seconds.
+	 */
+	static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
 
 	private final FirestoreEmulatorProcess process;
 
