@@ -5,15 +5,18 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.MessageInfo;
+import io.nats.client.api.StreamState;
 
 /**
  * Reads what happened, independently of the pipeline: the fsynced side-effect ledgers and chaos
@@ -75,6 +78,42 @@ final class Evidence {
 				.count();
 		}
 		return count;
+	}
+
+	/**
+	 * The message ids ({@code Nats-Msg-Id}) of the messages a stream still holds: on a WorkQueue
+	 * stream, the ones not acknowledged or terminated yet.
+	 * @param connection a connection to the row's NATS
+	 * @param stream the stream
+	 * @return the ids
+	 */
+	static Set<String> messageIdsIn(Connection connection, String stream) {
+		Set<String> ids = new HashSet<>();
+		try {
+			JetStreamManagement management = connection.jetStreamManagement();
+			StreamState state = management.getStreamInfo(stream).getStreamState();
+			for (long sequence = state.getFirstSequence(); state.getMsgCount() > 0
+					&& sequence <= state.getLastSequence(); sequence++) {
+				try {
+					MessageInfo message = management.getMessage(stream, sequence);
+					if (message.getHeaders() != null && message.getHeaders().getFirst("Nats-Msg-Id") != null) {
+						ids.add(message.getHeaders().getFirst("Nats-Msg-Id"));
+					}
+				}
+				catch (JetStreamApiException ex) {
+					if (ex.getApiErrorCode() != NO_MESSAGE_FOUND) {
+						throw ex;
+					}
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (JetStreamApiException ex) {
+			throw new IllegalStateException("Could not read " + stream + ": " + ex.getMessage(), ex);
+		}
+		return ids;
 	}
 
 	/**

@@ -4,21 +4,24 @@ import java.util.List;
 
 /**
  * A {@code nats-server} with JetStream (unless made {@link #withoutJetStream()}), its store in its own temporary directory ({@code -sd}),
- * listening on a free loopback port. The binary is {@code $NATS_SERVER_BIN}, else
+ * listening on a free loopback port (or on every address, {@link #onAllAddresses()}). The binary is {@code $NATS_SERVER_BIN}, else
  * {@code /usr/sbin/nats-server}, else {@code nats-server} on the path.
  */
 public class NatsServerProcess extends ServerProcess {
 
 	private final boolean jetStream;
 
+	private final String address;
+
 	/** Creates the handle; call {@link #start()}. */
 	public NatsServerProcess() {
-		this(true);
+		this(true, "127.0.0.1");
 	}
 
-	private NatsServerProcess(boolean jetStream) {
+	private NatsServerProcess(boolean jetStream, String address) {
 		super("nats-server");
 		this.jetStream = jetStream;
+		this.address = address;
 	}
 
 	/**
@@ -26,16 +29,26 @@ public class NatsServerProcess extends ServerProcess {
 	 * @return the handle; call {@link #start()}
 	 */
 	public static NatsServerProcess withoutJetStream() {
-		return new NatsServerProcess(false);
+		return new NatsServerProcess(false, "127.0.0.1");
+	}
+
+	/**
+	 * A server with JetStream that listens on every local address ({@code 0.0.0.0}), so that a
+	 * process in another network namespace can reach it through a veth pair; {@link #url()} stays
+	 * the loopback one.
+	 * @return the handle; call {@link #start()}
+	 */
+	public static NatsServerProcess onAllAddresses() {
+		return new NatsServerProcess(true, "0.0.0.0");
 	}
 
 	@Override
 	protected List<String> command() {
 		String executable = executable("NATS_SERVER_BIN", "/usr/sbin/nats-server", "nats-server");
 		if (!this.jetStream) {
-			return List.of(executable, "-a", "127.0.0.1", "-p", Integer.toString(port()));
+			return List.of(executable, "-a", this.address, "-p", Integer.toString(port()));
 		}
-		return List.of(executable, "-a", "127.0.0.1", "-p", Integer.toString(port()), "-js", "-sd",
+		return List.of(executable, "-a", this.address, "-p", Integer.toString(port()), "-js", "-sd",
 				directory().resolve("jetstream").toString());
 	}
 

@@ -14,6 +14,8 @@ public class RedisServerProcess extends ServerProcess {
 
 	private final String appendFsync;
 
+	private final List<String> moreAddresses;
+
 	/** Creates the handle of a server without persistence; call {@link #start()}. */
 	public RedisServerProcess() {
 		this(null);
@@ -25,15 +27,31 @@ public class RedisServerProcess extends ServerProcess {
 	 * or {@code null} for no persistence
 	 */
 	public RedisServerProcess(String appendFsync) {
+		this(appendFsync, List.of());
+	}
+
+	/**
+	 * Creates the handle of a server that also listens on other local addresses (e.g. the root
+	 * side of a veth pair, for a client in another network namespace; protected mode is then off,
+	 * as those clients are not on loopback); call {@link #start()}.
+	 * @param appendFsync the append-only file's fsync policy, or {@code null} for no persistence
+	 * @param moreAddresses local addresses to listen on besides {@code 127.0.0.1}; they must exist
+	 */
+	public RedisServerProcess(String appendFsync, List<String> moreAddresses) {
 		super("redis-server");
 		this.appendFsync = appendFsync;
+		this.moreAddresses = List.copyOf(moreAddresses);
 	}
 
 	@Override
 	protected List<String> command() {
 		List<String> command = new ArrayList<>(List.of(executable("REDIS_SERVER_BIN", "/usr/bin/redis-server",
-				"redis-server"), "--port", Integer.toString(port()), "--bind", "127.0.0.1", "--save", "", "--dir",
-				directory().toString()));
+				"redis-server"), "--port", Integer.toString(port()), "--bind", "127.0.0.1"));
+		command.addAll(this.moreAddresses);
+		command.addAll(List.of("--save", "", "--dir", directory().toString()));
+		if (!this.moreAddresses.isEmpty()) {
+			command.addAll(List.of("--protected-mode", "no"));
+		}
 		if (this.appendFsync != null) {
 			command.addAll(List.of("--appendonly", "yes", "--appendfsync", this.appendFsync));
 		}
