@@ -94,16 +94,9 @@ final class Evidence {
 			StreamState state = management.getStreamInfo(stream).getStreamState();
 			for (long sequence = state.getFirstSequence(); state.getMsgCount() > 0
 					&& sequence <= state.getLastSequence(); sequence++) {
-				try {
-					MessageInfo message = management.getMessage(stream, sequence);
-					if (message.getHeaders() != null && message.getHeaders().getFirst("Nats-Msg-Id") != null) {
-						ids.add(message.getHeaders().getFirst("Nats-Msg-Id"));
-					}
-				}
-				catch (JetStreamApiException ex) {
-					if (ex.getApiErrorCode() != NO_MESSAGE_FOUND) {
-						throw ex;
-					}
+				String id = header(messageAt(management, stream, sequence), "Nats-Msg-Id");
+				if (id != null) {
+					ids.add(id);
 				}
 			}
 		}
@@ -150,18 +143,10 @@ final class Evidence {
 					throw ex;
 				}
 				for (; this.next <= last; this.next++) {
-					try {
-						MessageInfo message = management.getMessage(DEAD_LETTER_STREAM, this.next);
-						String key = (message.getHeaders() != null)
-								? message.getHeaders().getFirst("Exactly-Once-Key") : null;
-						String reason = (message.getHeaders() != null)
-								? message.getHeaders().getFirst("Exactly-Once-Reason") : null;
-						this.reasons.put(String.valueOf(key), reason);
-					}
-					catch (JetStreamApiException ex) {
-						if (ex.getApiErrorCode() != NO_MESSAGE_FOUND) {
-							throw ex;
-						}
+					MessageInfo message = messageAt(management, DEAD_LETTER_STREAM, this.next);
+					if (message != null) {
+						this.reasons.put(String.valueOf(header(message, "Exactly-Once-Key")),
+								header(message, "Exactly-Once-Reason"));
 					}
 				}
 			}
@@ -174,6 +159,25 @@ final class Evidence {
 			return this.reasons;
 		}
 
+	}
+
+	/** The message at a sequence, or {@code null} when it was deleted. */
+	private static MessageInfo messageAt(JetStreamManagement management, String stream, long sequence)
+			throws IOException, JetStreamApiException {
+		try {
+			return management.getMessage(stream, sequence);
+		}
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() != NO_MESSAGE_FOUND) {
+				throw ex;
+			}
+			return null;
+		}
+	}
+
+	/** A header's first value, or {@code null} when the message (or the header) is missing. */
+	private static String header(MessageInfo message, String name) {
+		return (message != null && message.getHeaders() != null) ? message.getHeaders().getFirst(name) : null;
 	}
 
 	private static List<String> lines(Path file) {

@@ -1,7 +1,6 @@
 package dev.exactlyonce.faults;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -80,15 +79,40 @@ abstract class StoreServer implements AutoCloseable {
 
 	}
 
-	private static final class Redis extends StoreServer {
+	/** A store with a server of its own, which the driver kills, restarts, pauses and resumes. */
+	private abstract static class OwnServer extends StoreServer {
 
-		private final RedisServerProcess redis;
+		private final ServerProcess process;
 
 		private final Duration timeout;
 
-		Redis(List<String> moreAddresses, Duration timeout) {
-			this.redis = new RedisServerProcess("always", moreAddresses).start();
+		OwnServer(ServerProcess process, Duration timeout) {
+			this.process = process;
 			this.timeout = timeout;
+			process.start();
+		}
+
+		/** Each store call's timeout in the consumers, as a property value. */
+		String timeout() {
+			return this.timeout.toMillis() + "ms";
+		}
+
+		@Override
+		ServerProcess server() {
+			return this.process;
+		}
+
+		@Override
+		public void close() {
+			this.process.close();
+		}
+
+	}
+
+	private static final class Redis extends OwnServer {
+
+		Redis(List<String> moreAddresses, Duration timeout) {
+			super(new RedisServerProcess("always", moreAddresses), timeout);
 		}
 
 		@Override
@@ -98,40 +122,25 @@ abstract class StoreServer implements AutoCloseable {
 
 		@Override
 		Map<String, String> consumerProperties(String host) {
-			Map<String, String> properties = new LinkedHashMap<>();
-			properties.put("spring.profiles.active", "redis");
-			properties.put("exactlyonce.store.type", "redis");
-			properties.put("spring.data.redis.host", host);
-			properties.put("spring.data.redis.port", Integer.toString(this.redis.port()));
-			properties.put("spring.data.redis.timeout", this.timeout.toMillis() + "ms");
-			return properties;
-		}
-
-		@Override
-		ServerProcess server() {
-			return this.redis;
-		}
-
-		@Override
-		public void close() {
-			this.redis.close();
+			return Map.of("spring.profiles.active", "redis", "exactlyonce.store.type", "redis",
+					"spring.data.redis.host", host, "spring.data.redis.port", Integer.toString(server().port()),
+					"spring.data.redis.timeout", timeout());
 		}
 
 	}
 
-	private static final class Firestore extends StoreServer {
-
-		private final FirestoreEmulatorProcess emulator;
-
-		private final Duration timeout;
+	private static final class Firestore extends OwnServer {
 
 		Firestore(List<String> moreAddresses, Duration timeout) {
+			super(loopbackOnly(moreAddresses), timeout);
+		}
+
+		private static FirestoreEmulatorProcess loopbackOnly(List<String> moreAddresses) {
 			if (!moreAddresses.isEmpty()) {
 				throw new IllegalArgumentException("The Firestore emulator listens on loopback only: a consumer in "
 						+ "another network namespace cannot reach it; use --store=redis or nats-kv for partition rows");
 			}
-			this.emulator = new FirestoreEmulatorProcess().start();
-			this.timeout = timeout;
+			return new FirestoreEmulatorProcess();
 		}
 
 		@Override
@@ -141,24 +150,10 @@ abstract class StoreServer implements AutoCloseable {
 
 		@Override
 		Map<String, String> consumerProperties(String host) {
-			Map<String, String> properties = new LinkedHashMap<>();
-			properties.put("spring.profiles.active", "firestore");
-			properties.put("exactlyonce.store.type", "firestore");
-			properties.put("spring.cloud.gcp.firestore.project-id", "exactly-once-faults");
-			properties.put("spring.cloud.gcp.firestore.emulator.enabled", "true");
-			properties.put("spring.cloud.gcp.firestore.host-port", host + ":" + this.emulator.port());
-			properties.put("exactlyonce.store.firestore.timeout", this.timeout.toMillis() + "ms");
-			return properties;
-		}
-
-		@Override
-		ServerProcess server() {
-			return this.emulator;
-		}
-
-		@Override
-		public void close() {
-			this.emulator.close();
+			return Map.of("spring.profiles.active", "firestore", "exactlyonce.store.type", "firestore",
+					"spring.cloud.gcp.firestore.project-id", "exactly-once-faults",
+					"spring.cloud.gcp.firestore.emulator.enabled", "true", "spring.cloud.gcp.firestore.host-port",
+					host + ":" + server().port(), "exactlyonce.store.firestore.timeout", timeout());
 		}
 
 	}
