@@ -60,6 +60,11 @@ final class Evidence {
 		return total;
 	}
 
+	/** Lines of a slot's {@code drafts.log}: one per model call, written half-way through the handler. */
+	static int modelCalls(ConsumerSlot slot) {
+		return lines(slot.directory().resolve("drafts.log")).size();
+	}
+
 	/** Lines of every slot's {@code chaos.log}: one per chaos halt. */
 	static List<String> chaosHalts(List<ConsumerSlot> slots) {
 		List<String> halts = new ArrayList<>();

@@ -7,9 +7,10 @@ import dev.exactlyonce.faults.FaultRow.Fault;
 
 /**
  * Injects the faults of the store and partition rows while tasks are in flight, one at a time, each
- * only after the consumers made progress since the previous one ended: a kill -9 and restart of the
- * store's server; a SIGSTOP of it, SIGCONT after {@code duration}; a cut of the partitioned
- * consumer's veth link, or of only its path to the store, healed after {@code duration}.
+ * only after progress since the previous one ended (executions for the store rows; a model call of
+ * the partitioned consumer, so the cut lands mid-handler): a kill -9 and restart of the store's
+ * server; a SIGSTOP of it, SIGCONT after {@code duration}; a cut of the partitioned consumer's veth
+ * link, or of only its path to the store, healed after {@code duration}.
  */
 final class Outages {
 
@@ -60,7 +61,8 @@ final class Outages {
 
 	/**
 	 * Ends the current outage when it is due, else starts the next one when it is due.
-	 * @param progress executions so far (ledger lines)
+	 * @param progress what the row counts as progress so far (executions, or the partitioned consumer's
+	 * model calls)
 	 * @param workRemaining whether tasks are still published or unsettled
 	 * @return whether a fault was injected now
 	 */

@@ -372,8 +372,14 @@ final class RowRun {
 			case ZOMBIE -> injectZombie();
 			case NATS_RESTART -> restartNats();
 			case CLUSTER_NODE_KILL -> killClusterNode();
-			case STORE_RESTART, STORE_STALL, PARTITION, STORE_PARTITION -> {
+			case STORE_RESTART, STORE_STALL -> {
 				if (this.outages.poll(Evidence.ledgerLines(this.slots), this.workRemaining)) {
+					this.injections++;
+				}
+			}
+			case PARTITION, STORE_PARTITION -> {
+				// cut right after the partitioned consumer's next model call: mid-handler, before its commit
+				if (this.outages.poll(Evidence.modelCalls(this.slots.get(this.slots.size() - 1)), this.workRemaining)) {
 					this.injections++;
 				}
 			}
