@@ -240,7 +240,7 @@ public enum FaultRow {
 		/** {@code kill -9} of the store's own server, restarted on the same port and directory. */
 		STORE_RESTART,
 
-		/** {@code kill -STOP} of the store's own server past request timeout, lease and ack wait, then {@code -CONT}. */
+		/** {@code kill -STOP} of the store's own server past request timeout, lease and ack wait, then CONT. */
 		STORE_STALL,
 
 		/** One consumer JVM's veth link down past lease and ack wait, then up (it is cut off from everything). */

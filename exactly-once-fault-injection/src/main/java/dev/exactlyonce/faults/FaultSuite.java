@@ -72,7 +72,8 @@ public final class FaultSuite {
 			}
 			this.log.line("row " + row.name() + " done in " + seconds(result.elapsed()) + ": " + result.injections()
 					+ " injections, " + result.executions() + " executions, " + result.duplicates() + " duplicates, "
-					+ result.lost() + " lost, " + result.stuck() + " stuck, " + result.deadLettered() + " dead-lettered, "
+					+ result.lost() + " lost, " + result.stuck() + " stuck, " + result.deadLettered()
+					+ " dead-lettered, "
 					+ result.sideEffects().duplicateCommits() + " duplicate commits, " + result.sideEffects().extraDrafts()
 					+ " extra drafts, " + result.sideEffects().notFirstDraft() + " not the first draft, "
 					+ result.sideEffects().duplicateDeployMessages() + " deploy tasks stored twice, "
@@ -171,7 +172,8 @@ public final class FaultSuite {
 			writeReport(report, profile, results, table, String.join(" ", args));
 		}
 		boolean skipFails = skipsFail();
-		boolean holds = results.stream().allMatch((result) -> result.holds() || (result.skipped() != null && !skipFails));
+		boolean holds = results.stream()
+			.allMatch((result) -> result.holds() || (result.skipped() != null && !skipFails));
 		results.stream().filter((result) -> result.skipped() != null).forEach((result) -> System.out.println("SKIPPED "
 				+ result.row().name() + ": " + result.skipped() + (skipFails ? " (a failure: $CI is set)" : "")));
 		System.out.println(holds ? "Every row that ran holds: nothing lost or stuck, nothing unexpected, no handler "

@@ -118,7 +118,7 @@ final class Outages {
 			case STORE_STALL -> this.store.server().pause();
 			case PARTITION -> this.namespace.cutLink();
 			case STORE_PARTITION -> this.namespace.cutStorePath();
-			default -> throw new IllegalStateException(this.fault + " is not injected by " + Outages.class.getSimpleName());
+			default -> throw new IllegalStateException(this.fault + " is not an outage");
 		}
 	}
 

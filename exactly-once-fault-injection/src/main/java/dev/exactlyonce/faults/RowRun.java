@@ -211,7 +211,8 @@ final class RowRun {
 	private Map<String, String> incarnationProperties(ConsumerSlot slot) {
 		Map<String, String> properties = new LinkedHashMap<>(chaosProperties(slot));
 		if (this.namespace != null && slot == this.slots.get(this.slots.size() - 1)) {
-			properties.put("exactlyonce.nats.servers", "nats://" + this.namespace.natsAddress() + ":" + this.nats.port());
+			properties.put("exactlyonce.nats.servers",
+					"nats://" + this.namespace.natsAddress() + ":" + this.nats.port());
 			properties.putAll(this.store.consumerProperties(this.namespace.storeAddress()));
 		}
 		return properties;

@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * A {@code nats-server} with JetStream (unless made {@link #withoutJetStream()}), its store in its own temporary directory ({@code -sd}),
- * listening on a free loopback port (or on every address, {@link #onAllAddresses()}). The binary is {@code $NATS_SERVER_BIN}, else
- * {@code /usr/sbin/nats-server}, else {@code nats-server} on the path.
+ * listening on a free loopback port (or on every address: {@link #onAllAddresses()}). The binary is
+ * {@code $NATS_SERVER_BIN}, else {@code /usr/sbin/nats-server}, else {@code nats-server} on the path.
  */
 public class NatsServerProcess extends ServerProcess {
 
