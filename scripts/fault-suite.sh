@@ -4,9 +4,10 @@
 #   scripts/fault-suite.sh --long    thousands of tasks, >= 300 injections per row; writes its table to
 #                                    docs/fault-injection.md (takes a few hours on 2 cores)
 # More options, passed to dev.exactlyonce.faults.FaultSuite: --rows=KILL_HANDLED_RETRY,NATS_RESTART
-# --injections=N --tasks=N --store=nats-kv --work-dir=DIR --report=FILE. Needs Java 17 and nats-server
-# ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH) and libfaketime ($FAKETIME_LIB, else Debian's
-# faketime package, installed here when missing); every process runs on free loopback ports.
+# --injections=N --tasks=N --store=nats-kv|redis|firestore --work-dir=DIR --report=FILE. Needs Java 17,
+# nats-server ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH), redis-server, Google's Firestore
+# emulator, iproute2 and root for the partition rows, and libfaketime ($FAKETIME_LIB, else Debian's
+# faketime package, installed here when missing); every process runs on free ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +34,19 @@ for arg in "$@"; do
   fi
 done
 
+# The partition rows put a consumer JVM in a network namespace named eofaults-<run>-<n>: whatever
+# way this run ends, delete the namespaces it made (and end the processes it left in them).
+export FAULTS_RUN_ID="$$"
+remove_namespaces() {
+  command -v ip >/dev/null 2>&1 || return 0
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^eofaults-$FAULTS_RUN_ID-" || true); do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+    ip netns del "$ns" 2>/dev/null || true
+  done
+}
+trap remove_namespaces EXIT
+
 MODULE=exactly-once-fault-injection
-exec java -cp "$MODULE/target/classes:$(cat "$MODULE/target/classpath.txt")" \
+java -cp "$MODULE/target/classes:$(cat "$MODULE/target/classpath.txt")" \
   -Dfaults.sample-jar="$PWD/sample-agent-app/target/sample-agent-app-0.1.0-SNAPSHOT.jar" \
   dev.exactlyonce.faults.FaultSuite --work-dir="$MODULE/target/fault-injection" "${args[@]}"

@@ -5,15 +5,18 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.MessageInfo;
+import io.nats.client.api.StreamState;
 
 /**
  * Reads what happened, independently of the pipeline: the fsynced side-effect ledgers and chaos
@@ -57,6 +60,11 @@ final class Evidence {
 		return total;
 	}
 
+	/** Lines of a slot's {@code drafts.log}: one per model call, written half-way through the handler. */
+	static int modelCalls(ConsumerSlot slot) {
+		return lines(slot.directory().resolve("drafts.log")).size();
+	}
+
 	/** Lines of every slot's {@code chaos.log}: one per chaos halt. */
 	static List<String> chaosHalts(List<ConsumerSlot> slots) {
 		List<String> halts = new ArrayList<>();
@@ -75,6 +83,35 @@ final class Evidence {
 				.count();
 		}
 		return count;
+	}
+
+	/**
+	 * The message ids ({@code Nats-Msg-Id}) of the messages a stream still holds: on a WorkQueue
+	 * stream, the ones not acknowledged or terminated yet.
+	 * @param connection a connection to the row's NATS
+	 * @param stream the stream
+	 * @return the ids
+	 */
+	static Set<String> messageIdsIn(Connection connection, String stream) {
+		Set<String> ids = new HashSet<>();
+		try {
+			JetStreamManagement management = connection.jetStreamManagement();
+			StreamState state = management.getStreamInfo(stream).getStreamState();
+			for (long sequence = state.getFirstSequence(); state.getMsgCount() > 0
+					&& sequence <= state.getLastSequence(); sequence++) {
+				String id = header(messageAt(management, stream, sequence), "Nats-Msg-Id");
+				if (id != null) {
+					ids.add(id);
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (JetStreamApiException ex) {
+			throw new IllegalStateException("Could not read " + stream + ": " + ex.getMessage(), ex);
+		}
+		return ids;
 	}
 
 	/**
@@ -111,18 +148,10 @@ final class Evidence {
 					throw ex;
 				}
 				for (; this.next <= last; this.next++) {
-					try {
-						MessageInfo message = management.getMessage(DEAD_LETTER_STREAM, this.next);
-						String key = (message.getHeaders() != null)
-								? message.getHeaders().getFirst("Exactly-Once-Key") : null;
-						String reason = (message.getHeaders() != null)
-								? message.getHeaders().getFirst("Exactly-Once-Reason") : null;
-						this.reasons.put(String.valueOf(key), reason);
-					}
-					catch (JetStreamApiException ex) {
-						if (ex.getApiErrorCode() != NO_MESSAGE_FOUND) {
-							throw ex;
-						}
+					MessageInfo message = messageAt(management, DEAD_LETTER_STREAM, this.next);
+					if (message != null) {
+						this.reasons.put(String.valueOf(header(message, "Exactly-Once-Key")),
+								header(message, "Exactly-Once-Reason"));
 					}
 				}
 			}
@@ -135,6 +164,25 @@ final class Evidence {
 			return this.reasons;
 		}
 
+	}
+
+	/** The message at a sequence, or {@code null} when it was deleted. */
+	private static MessageInfo messageAt(JetStreamManagement management, String stream, long sequence)
+			throws IOException, JetStreamApiException {
+		try {
+			return management.getMessage(stream, sequence);
+		}
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() != NO_MESSAGE_FOUND) {
+				throw ex;
+			}
+			return null;
+		}
+	}
+
+	/** A header's first value, or {@code null} when the message (or the header) is missing. */
+	private static String header(MessageInfo message, String name) {
+		return (message != null && message.getHeaders() != null) ? message.getHeaders().getFirst(name) : null;
 	}
 
 	private static List<String> lines(Path file) {

@@ -74,7 +74,34 @@ public enum FaultRow {
 	 * that both consumers claim it at once, tasks longer than half the lease.
 	 */
 	CLOCK_AHEAD("one consumer's clock 60 s ahead (libfaketime), each task published twice, tasks of 3/4 lease",
-			Fault.CLOCK_SKEW, null, "retry");
+			Fault.CLOCK_SKEW, null, "retry"),
+
+	/** The Redis store's server (append-only file, {@code appendfsync always}) killed and restarted under load. */
+	REDIS_RESTART("store redis (appendfsync always): redis-server kill -9 + restart under load", Fault.STORE_RESTART,
+			"redis"),
+
+	/** The Redis store's server paused past its request timeout, the lease and the ack wait. */
+	REDIS_STALL("store redis: redis-server SIGSTOP past request timeout, lease and ack wait, then SIGCONT",
+			Fault.STORE_STALL, "redis"),
+
+	/** The Firestore emulator paused past its request timeout, the lease and the ack wait. */
+	FIRESTORE_STALL("store firestore (emulator): SIGSTOP past request timeout, lease and ack wait, then SIGCONT",
+			Fault.STORE_STALL, "firestore"),
+
+	/**
+	 * One consumer JVM in its own network namespace; its veth link cut past the lease and the ack
+	 * wait, then healed: it is cut off from NATS and the store while its handler runs.
+	 */
+	PARTITION_RETRY("network partition: one consumer's veth link (NATS + store) cut past lease and ack wait, then "
+			+ "healed, on-abandoned=retry", Fault.PARTITION, null),
+
+	/** As {@link #PARTITION_RETRY}, with abandoned claims parked. */
+	PARTITION_DEAD_LETTER("network partition: one consumer's veth link (NATS + store) cut past lease and ack wait, "
+			+ "then healed, on-abandoned=dead-letter", Fault.PARTITION, null, "dead-letter", null, true, null),
+
+	/** One consumer JVM in its own network namespace; only its route to Redis blackholed, NATS reachable. */
+	STORE_PARTITION("network partition of the store only: one consumer's route to redis blackholed past lease and "
+			+ "ack wait (NATS reachable), then healed", Fault.STORE_PARTITION, "redis");
 
 	private final String label;
 
@@ -88,8 +115,14 @@ public enum FaultRow {
 
 	private final boolean commitProbe;
 
+	private final String store;
+
 	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned) {
 		this(label, fault, chaosPoint, onAbandoned, null, true);
+	}
+
+	FaultRow(String label, Fault fault, String store) {
+		this(label, fault, null, "retry", null, true, store);
 	}
 
 	FaultRow(String label, Fault fault, String chaosPoint, String chaosStep, boolean commitProbe) {
@@ -98,7 +131,13 @@ public enum FaultRow {
 
 	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned, String chaosStep,
 			boolean commitProbe) {
+		this(label, fault, chaosPoint, onAbandoned, chaosStep, commitProbe, null);
+	}
+
+	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned, String chaosStep, boolean commitProbe,
+			String store) {
 		this.label = label;
+		this.store = store;
 		this.fault = fault;
 		this.chaosPoint = chaosPoint;
 		this.onAbandoned = onAbandoned;
@@ -131,6 +170,19 @@ public enum FaultRow {
 		return this.chaosStep;
 	}
 
+	/**
+	 * The store this row runs on, whatever the suite's {@code --store}; {@code null} when it runs on
+	 * the suite's store.
+	 */
+	public String store() {
+		return this.store;
+	}
+
+	/** Whether the row puts one consumer JVM in its own network namespace. */
+	public boolean partitions() {
+		return this.fault == Fault.PARTITION || this.fault == Fault.STORE_PARTITION;
+	}
+
 	/** The consumers' {@code sample.commit-probe}: whether the commit step has its probe. */
 	public boolean commitProbe() {
 		return this.commitProbe;
@@ -144,7 +196,8 @@ public enum FaultRow {
 	 */
 	public boolean mayDuplicate() {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
-				|| this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE || this == KILL_IN_PUBLISH;
+				|| this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE || this == KILL_IN_PUBLISH
+				|| this == PARTITION_RETRY;
 	}
 
 	/**
@@ -157,19 +210,20 @@ public enum FaultRow {
 
 	/**
 	 * Whether the row can run the DevOps agent twice for one deploy task: it runs in the consumer
-	 * JVMs the row kills or pauses, and its handler (one side effect, no steps, no probe) has the
-	 * HANDLED window of its own.
+	 * JVMs the row kills, pauses or cuts off, and its handler (one side effect, no steps, no probe)
+	 * has the HANDLED window of its own; a partitioned one keeps running and appends its deploy.
 	 */
 	public boolean mayRepeatDeploy() {
-		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE;
+		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION;
 	}
 
 	/**
 	 * Whether the row can call the model twice for a task (and so commit a later draft): a zombie
-	 * paused inside the draft step past its lease, whose step is run again by another instance.
+	 * paused (or cut off) inside the draft step past its lease, whose step is run again by another
+	 * instance.
 	 */
 	public boolean mayRepeatModelCall() {
-		return this.fault == Fault.ZOMBIE;
+		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION;
 	}
 
 	/** How a fault is injected. */
@@ -195,7 +249,19 @@ public enum FaultRow {
 		 * {@link RowRun#CLOCK_SKEW}; every task published a second time once the stream's (shortened)
 		 * duplicate window passed, so two instances whose clocks disagree claim one key at once.
 		 */
-		CLOCK_SKEW
+		CLOCK_SKEW,
+
+		/** {@code kill -9} of the store's own server, restarted on the same port and directory. */
+		STORE_RESTART,
+
+		/** {@code kill -STOP} of the store's own server past request timeout, lease and ack wait, then CONT. */
+		STORE_STALL,
+
+		/** One consumer JVM's veth link down past lease and ack wait, then up (it is cut off from everything). */
+		PARTITION,
+
+		/** A blackhole route to the store's address in one consumer JVM's namespace, then removed. */
+		STORE_PARTITION
 
 	}
 

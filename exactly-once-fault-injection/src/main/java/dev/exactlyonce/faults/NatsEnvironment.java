@@ -22,8 +22,23 @@ abstract class NatsEnvironment implements AutoCloseable {
 	 * @return the started environment
 	 */
 	static NatsEnvironment single() {
-		return new Single();
+		return new Single(new NatsServerProcess());
 	}
+
+	/**
+	 * A single server listening on every local address, so a consumer in another network namespace
+	 * reaches it through its veth pair; {@link #urls()} are the loopback ones.
+	 * @return the started environment
+	 */
+	static NatsEnvironment singleOnAllAddresses() {
+		return new Single(NatsServerProcess.onAllAddresses());
+	}
+
+	/**
+	 * The port of the (first) server, for a client that reaches it at another address.
+	 * @return the port
+	 */
+	abstract int port();
 
 	/**
 	 * A 3-node cluster, started, with JetStream ready (a meta leader elected).
@@ -73,7 +88,16 @@ abstract class NatsEnvironment implements AutoCloseable {
 
 	private static final class Single extends NatsEnvironment {
 
-		private final NatsServerProcess server = new NatsServerProcess().start();
+		private final NatsServerProcess server;
+
+		Single(NatsServerProcess server) {
+			this.server = server.start();
+		}
+
+		@Override
+		int port() {
+			return this.server.port();
+		}
 
 		@Override
 		List<String> urls() {
@@ -140,6 +164,11 @@ abstract class NatsEnvironment implements AutoCloseable {
 		@Override
 		int replicas() {
 			return 3;
+		}
+
+		@Override
+		int port() {
+			return this.nodes.get(0).port();
 		}
 
 		@Override

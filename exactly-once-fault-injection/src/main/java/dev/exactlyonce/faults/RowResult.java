@@ -20,19 +20,34 @@ import java.util.List;
  * @param notes further observations (claims lost, progress with a node down, dead-letter reasons)
  * @param elapsed how long the row took
  * @param sideEffects what the agents did: commits, model calls (drafts), deploys
+ * @param stuck tasks with no execution and no dead letter whose message is still in the stream at
+ * the end (not lost, but not settled when the row ended either)
+ * @param skipped why the row did not run (no network namespaces here), or {@code null} when it ran
  */
 public record RowResult(FaultRow row, int tasks, int injections, int executions, int duplicates, int lost,
 		int deadLettered, List<String> unexpected, int publisherKills, int republishedDuplicates, List<String> notes,
-		Duration elapsed, SideEffects sideEffects) {
+		Duration elapsed, SideEffects sideEffects, int stuck, String skipped) {
+
+	/**
+	 * The result of a row that could not run here.
+	 * @param row the row
+	 * @param reason why, printed with the matrix
+	 * @return a result with nothing counted
+	 */
+	public static RowResult skipped(FaultRow row, String reason) {
+		return new RowResult(row, 0, 0, 0, 0, 0, 0, List.of(), 0, 0, List.of(), Duration.ZERO, SideEffects.NONE, 0,
+				reason);
+	}
 
 	/**
 	 * Whether the row holds what users rely on: nothing lost, nothing unexpected, no handler re-run,
 	 * second commit or model call unless the row names that window (then at most one per
 	 * injection), never a second deploy task (a deploy run twice only where a consumer JVM died),
-	 * and the first draft committed unless the model was called again.
+	 * and the first draft committed unless the model was called again; nothing stuck. A skipped row
+	 * holds nothing.
 	 */
 	public boolean holds() {
-		return this.lost == 0 && this.unexpected.isEmpty()
+		return this.skipped == null && this.lost == 0 && this.stuck == 0 && this.unexpected.isEmpty()
 				&& withinInjections(this.duplicates, this.row.mayDuplicate())
 				&& withinInjections(this.sideEffects.duplicateCommits(), this.row.mayRepeatCommit())
 				&& withinInjections(this.sideEffects.extraDrafts(), this.row.mayRepeatModelCall())

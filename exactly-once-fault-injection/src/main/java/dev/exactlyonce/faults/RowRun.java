@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -101,6 +102,12 @@ final class RowRun {
 
 	private int tasksWhileNodeDown;
 
+	private StoreServer store;
+
+	private NetworkNamespace namespace;
+
+	private Outages outages;
+
 	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, Path directory, Log log, long seed) {
 		this.row = row;
 		this.profile = profile;
@@ -114,18 +121,27 @@ final class RowRun {
 	RowResult run() throws IOException, InterruptedException {
 		long started = System.nanoTime();
 		Directories.recreate(this.directory);
-		this.nats = (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? NatsEnvironment.cluster()
-				: NatsEnvironment.single();
+		String skipped = this.row.partitions() ? partition() : null;
+		if (skipped != null) {
+			return RowResult.skipped(this.row, skipped);
+		}
 		try {
+			this.store = StoreServer.start(storeType(),
+					(this.namespace != null) ? List.of(this.namespace.storeAddress()) : List.of(),
+					this.profile.requestTimeout());
+			this.outages = new Outages(this.row.fault(), this.store, this.namespace, this.profile.zombiePause(),
+					this.profile.injectionsPerRow(), this.random, this.log);
+			this.nats = (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? NatsEnvironment.cluster()
+					: (this.namespace != null) ? NatsEnvironment.singleOnAllAddresses() : NatsEnvironment.single();
 			this.connection = this.nats.connect();
 			this.deadLetters = new Evidence.DeadLetters(this.connection);
 			this.nats.awaitJetStream(this.connection, Duration.ofSeconds(60));
 			this.common = commonProperties();
 			for (int i = 1; i <= this.profile.consumers(); i++) {
-				ConsumerSlot slot = new ConsumerSlot("c" + i, this.directory.resolve("c" + i), this.launcher,
+				ConsumerSlot slot = new ConsumerSlot("c" + i, this.directory.resolve("c" + i), launcherOf(i),
 						(i == 1) ? clockEnvironment() : Map.of());
 				this.slots.add(slot);
-				slot.start(this.common, chaosProperties(slot));
+				slot.start(this.common, incarnationProperties(slot));
 			}
 			Waits.until("the consumers to provision stream TASKS and consumer " + CONSUMER, Duration.ofSeconds(90),
 					() -> superviseAnd(this::consumerExists));
@@ -157,7 +173,70 @@ final class RowRun {
 			if (this.connection != null) {
 				this.connection.close();
 			}
-			this.nats.close();
+			if (this.nats != null) {
+				this.nats.close();
+			}
+			closeStoreAndNamespace();
+		}
+	}
+
+	/** The row's own store, else the suite's. */
+	private String storeType() {
+		return (this.row.store() != null) ? this.row.store() : this.profile.storeType();
+	}
+
+	/**
+	 * Makes the network namespace of a partition row's last consumer.
+	 * @return why the row cannot run here (printed, never silent), or {@code null}
+	 */
+	private String partition() {
+		String unavailable = NetworkNamespace.unavailableReason();
+		if (unavailable != null) {
+			return unavailable;
+		}
+		if (storeType().equals("firestore")) {
+			return "the Firestore emulator listens on loopback only, out of a network namespace's reach: run the "
+					+ "partition rows with --store=nats-kv or redis";
+		}
+		try {
+			this.namespace = NetworkNamespace.create();
+			this.log.line("consumer c" + this.profile.consumers() + " runs in network namespace " + this.namespace);
+			return null;
+		}
+		catch (IllegalStateException ex) {
+			return "no network namespace could be made: " + ex.getMessage();
+		}
+	}
+
+	/** The launcher of slot {@code index}: the last slot of a partition row runs in the namespace. */
+	private SampleAppLauncher launcherOf(int index) {
+		return (this.namespace != null && index == this.profile.consumers())
+				? this.launcher.through(this.namespace.commandPrefix()) : this.launcher;
+	}
+
+	/**
+	 * A new incarnation's own properties: its chaos settings, and for the consumer in a network
+	 * namespace the addresses of NATS and the store on the root side of its veth pair.
+	 */
+	private Map<String, String> incarnationProperties(ConsumerSlot slot) {
+		Map<String, String> properties = new LinkedHashMap<>(chaosProperties(slot));
+		if (this.namespace != null && slot == this.slots.get(this.slots.size() - 1)) {
+			properties.put("exactlyonce.nats.servers",
+					"nats://" + this.namespace.natsAddress() + ":" + this.nats.port());
+			properties.putAll(this.store.consumerProperties(this.namespace.storeAddress()));
+		}
+		return properties;
+	}
+
+	private void closeStoreAndNamespace() {
+		if (this.outages != null) {
+			this.outages.end();
+		}
+		if (this.store != null) {
+			this.store.close();
+		}
+		if (this.namespace != null) {
+			this.namespace.close();
 		}
 	}
 
@@ -170,7 +249,7 @@ final class RowRun {
 		properties.put("exactlyonce.nats.request-timeout", this.profile.requestTimeout().toMillis() + "ms");
 		// The KV store's requests time out after the connection timeout, not the request timeout.
 		properties.put("exactlyonce.nats.connection-timeout", this.profile.requestTimeout().toMillis() + "ms");
-		properties.put("exactlyonce.store.type", this.profile.storeType());
+		properties.putAll(this.store.consumerProperties("127.0.0.1"));
 		properties.put("exactlyonce.store.lease", this.profile.lease().toMillis() + "ms");
 		properties.put("exactlyonce.store.nats-kv.replicas", Integer.toString(this.nats.replicas()));
 		properties.put("exactlyonce.streams.TASKS.replicas", Integer.toString(this.nats.replicas()));
@@ -196,8 +275,14 @@ final class RowRun {
 		return properties;
 	}
 
-	/** The marketing agent's work: long enough that a zombie pause lands mid-handler, or that a lease is renewed. */
+	/**
+	 * The marketing agent's work: long enough that a zombie pause or a partition lands mid-handler, or
+	 * that a lease is renewed.
+	 */
 	private Duration workDuration() {
+		if (this.row.partitions()) {
+			return this.profile.zombieWorkDuration();
+		}
 		return switch (this.row.fault()) {
 			case ZOMBIE -> this.profile.zombieWorkDuration();
 			case CLOCK_SKEW -> this.profile.lease().multipliedBy(3).dividedBy(4);
@@ -261,7 +346,7 @@ final class RowRun {
 							+ status + " (see " + slot.directory().resolve("console.log") + ")");
 				}
 				slot.clear();
-				slot.start(this.common, chaosProperties(slot));
+				slot.start(this.common, incarnationProperties(slot));
 			}
 		}
 	}
@@ -303,7 +388,7 @@ final class RowRun {
 			boolean deployed = deploys.getNumAckPending() == 0 && deploys.getNumPending() == 0;
 			this.workRemaining = !this.publisher.done() || !settled;
 			this.drained = this.publisher.done() && settled && deployed && this.resumeAt.isEmpty()
-					&& this.downNode == null && allTasksAccounted();
+					&& this.downNode == null && !this.outages.active() && allTasksAccounted();
 			this.leftInStream = (int) messages;
 		}
 		catch (IOException | JetStreamApiException | IllegalStateException ex) {
@@ -332,6 +417,17 @@ final class RowRun {
 			case ZOMBIE -> injectZombie();
 			case NATS_RESTART -> restartNats();
 			case CLUSTER_NODE_KILL -> killClusterNode();
+			case STORE_RESTART, STORE_STALL -> {
+				if (this.outages.poll(Evidence.ledgerLines(this.slots), this.workRemaining)) {
+					this.injections++;
+				}
+			}
+			case PARTITION, STORE_PARTITION -> {
+				// cut right after the partitioned consumer's next model call: mid-handler, before its commit
+				if (this.outages.poll(Evidence.modelCalls(this.slots.get(this.slots.size() - 1)), this.workRemaining)) {
+					this.injections++;
+				}
+			}
 			default -> {
 			}
 		}
@@ -411,6 +507,7 @@ final class RowRun {
 	}
 
 	private void resumeAll() {
+		this.outages.end();
 		this.resumeAt.keySet().forEach(ConsumerSlot::resume);
 		this.resumeAt.clear();
 		if (this.downNode != null) {
@@ -459,6 +556,8 @@ final class RowRun {
 		}
 		int duplicates = 0;
 		int lost = 0;
+		int stuck = 0;
+		Set<String> unsettled = Evidence.messageIdsIn(this.connection, TaskPublisher.STREAM);
 		int deadLettered = 0;
 		int total = 0;
 		for (int i = 0; i < tasks; i++) {
@@ -468,7 +567,10 @@ final class RowRun {
 			duplicates += Math.max(0, count - 1);
 			boolean parked = deadLetters.containsKey(id);
 			deadLettered += parked ? 1 : 0;
-			if (count == 0 && !parked) {
+			if (count == 0 && !parked && unsettled.contains(id)) {
+				stuck++;
+			}
+			else if (count == 0 && !parked) {
 				lost++;
 			}
 		}
@@ -494,7 +596,7 @@ final class RowRun {
 		notes(deadLetters);
 		return new RowResult(this.row, tasks, injected, total, duplicates, lost, deadLettered, List.copyOf(this.unexpected),
 				this.publisher.kills(), this.publisher.duplicatesSuppressed(), List.copyOf(this.notes), elapsed,
-				sideEffects);
+				sideEffects, stuck, null);
 	}
 
 	/** Every task not dead-lettered has a commit and a deploy of that commit; nothing else was committed. */

@@ -24,9 +24,25 @@ final class SampleAppLauncher {
 
 	private final List<String> jvmOptions;
 
+	private final List<String> commandPrefix;
+
 	private SampleAppLauncher(Path jar, List<String> jvmOptions) {
+		this(jar, jvmOptions, List.of());
+	}
+
+	private SampleAppLauncher(Path jar, List<String> jvmOptions, List<String> commandPrefix) {
 		this.jar = jar;
 		this.jvmOptions = jvmOptions;
+		this.commandPrefix = commandPrefix;
+	}
+
+	/**
+	 * This launcher with its JVMs started through a command prefix ({@code ip netns exec <name>}).
+	 * @param prefix the command and arguments that run {@code java ...}
+	 * @return a copy
+	 */
+	SampleAppLauncher through(List<String> prefix) {
+		return new SampleAppLauncher(this.jar, this.jvmOptions, List.copyOf(prefix));
 	}
 
 	/**
@@ -110,7 +126,7 @@ final class SampleAppLauncher {
 	 * @return the process
 	 */
 	Process start(Map<String, String> properties, Path console, Map<String, String> environment) {
-		List<String> command = new ArrayList<>();
+		List<String> command = new ArrayList<>(this.commandPrefix);
 		command.add(Binaries.java());
 		command.addAll(this.jvmOptions);
 		command.add("-jar");

@@ -32,6 +32,9 @@ public record SideEffects(Map<String, List<String>> commits, Map<String, String>
 		Map<String, List<String>> drafts, Map<String, List<String>> deploys,
 		Map<String, List<String>> deployMessages) {
 
+	/** Nothing done: the side effects of a row that did not run. */
+	static final SideEffects NONE = new SideEffects(Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+
 	private static final Pattern DRAFT_ID = Pattern.compile("draft (\\S+), written by");
 
 	private static final long GIT_TIMEOUT_SECONDS = 30;

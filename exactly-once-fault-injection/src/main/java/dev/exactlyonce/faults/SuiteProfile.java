@@ -1,7 +1,10 @@
 package dev.exactlyonce.faults;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Sizes and timings of one suite run. The timings keep every start-up check of the starter
@@ -32,12 +35,19 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 		int publisherKillsPerRow, Duration workDuration, Duration zombieWorkDuration, Duration ackWait,
 		Duration workingAckInterval, Duration lease, int maxDeliver, Duration requestTimeout, Duration rowTimeout, String storeType, List<FaultRow> rows) {
 
+	/**
+	 * Rows the short version leaves out to stay short; {@code --rows} or the long version run them:
+	 * the Firestore stall (about 100 s: the emulator keeps a key locked by a transaction its client
+	 * gave up on for about a minute) and the dead-letter variant of the partition row.
+	 */
+	static final Set<FaultRow> NOT_IN_SHORT = EnumSet.of(FaultRow.FIRESTORE_STALL, FaultRow.PARTITION_DEAD_LETTER);
+
 	/** A few hundred tasks, a few injections per row: the CI version. */
 	public static SuiteProfile quick() {
 		return new SuiteProfile("short", 2, 3, 30, 0.5, 1, Duration.ofMillis(150), Duration.ofMillis(600),
 				Duration.ofSeconds(3), Duration.ofMillis(750), Duration.ofSeconds(2), 10, Duration.ofSeconds(1),
 				Duration.ofSeconds(120), "nats-kv",
-				List.of(FaultRow.values()));
+				Arrays.stream(FaultRow.values()).filter((row) -> !NOT_IN_SHORT.contains(row)).toList());
 	}
 
 	/** Thousands of tasks, at least 300 injections per row. */

@@ -13,7 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The short fault-injection suite against real processes: sample-agent-app JVMs halted at every
  * pipeline point, paused past their lease, a publisher killed mid-batch, nats-server killed under
  * load, one node of a 3-node cluster killed, and kills inside and between the marketing agent's
- * durable steps. Every task must be committed and deployed once (or be dead-lettered with a
+ * durable steps, the Redis and Firestore stores' servers killed or stalled, and a consumer JVM cut
+ * off by a real network partition (its own network namespace; skipped with the reason printed when
+ * not root, which fails in CI). Every task must be committed and deployed once (or be dead-lettered with a
  * reason), with the first draft the model wrote; only the rows that name a window may re-run the
  * handler, commit again (no probe) or call the model again (zombie), never more often than faults
  * were injected.
@@ -28,13 +30,19 @@ class FaultInjectionIntegrationTests {
 		System.out.println(table);
 		Files.writeString(workDir.resolve("short-matrix.md"), table);
 
-		assertThat(results).extracting(RowResult::row).containsExactly(FaultRow.values());
+		assertThat(results).extracting(RowResult::row).containsExactlyElementsOf(SuiteProfile.quick().rows());
 		SoftAssertions softly = new SoftAssertions();
 		for (RowResult result : results) {
 			String row = result.row().name();
+			if (result.skipped() != null) {
+				System.out.println("SKIPPED " + row + ": " + result.skipped());
+				softly.assertThat(FaultSuite.skipsFail()).as(row + " skipped in CI: " + result.skipped()).isFalse();
+				continue;
+			}
 			SideEffects done = result.sideEffects();
 			softly.assertThat(result.injections()).as(row + " injections").isPositive();
 			softly.assertThat(result.lost()).as(row + " lost tasks").isZero();
+			softly.assertThat(result.stuck()).as(row + " tasks stuck in the stream").isZero();
 			softly.assertThat(result.unexpected()).as(row + " unexpected").isEmpty();
 			softly.assertThat(result.duplicates()).as(row + " handler re-runs")
 				.isLessThanOrEqualTo(result.row().mayDuplicate() ? result.injections() : 0);

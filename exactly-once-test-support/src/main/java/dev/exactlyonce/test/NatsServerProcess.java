@@ -9,23 +9,26 @@ import java.util.List;
 
 /**
  * A {@code nats-server} with JetStream (unless made {@link #withoutJetStream()}), its store in its own temporary directory ({@code -sd}),
- * listening on a free loopback port. The binary is {@code $NATS_SERVER_BIN}, else
- * {@code /usr/sbin/nats-server}, else {@code nats-server} on the path.
+ * listening on a free loopback port (or on every address: {@link #onAllAddresses()}). The binary is
+ * {@code $NATS_SERVER_BIN}, else {@code /usr/sbin/nats-server}, else {@code nats-server} on the path.
  */
 public class NatsServerProcess extends ServerProcess {
 
 	private final boolean jetStream;
 
+	private final String address;
+
 	private final String configuration;
 
 	/** Creates the handle; call {@link #start()}. */
 	public NatsServerProcess() {
-		this(true, null);
+		this(true, "127.0.0.1", null);
 	}
 
-	private NatsServerProcess(boolean jetStream, String configuration) {
+	private NatsServerProcess(boolean jetStream, String address, String configuration) {
 		super("nats-server");
 		this.jetStream = jetStream;
+		this.address = address;
 		this.configuration = configuration;
 	}
 
@@ -36,7 +39,7 @@ public class NatsServerProcess extends ServerProcess {
 	 * @return the handle; call {@link #start()}
 	 */
 	public static NatsServerProcess withConfiguration(String configuration) {
-		return new NatsServerProcess(true, configuration);
+		return new NatsServerProcess(true, "127.0.0.1", configuration);
 	}
 
 	/**
@@ -44,16 +47,26 @@ public class NatsServerProcess extends ServerProcess {
 	 * @return the handle; call {@link #start()}
 	 */
 	public static NatsServerProcess withoutJetStream() {
-		return new NatsServerProcess(false, null);
+		return new NatsServerProcess(false, "127.0.0.1", null);
+	}
+
+	/**
+	 * A server with JetStream that listens on every local address ({@code 0.0.0.0}), so that a
+	 * process in another network namespace can reach it through a veth pair; {@link #url()} stays
+	 * the loopback one.
+	 * @return the handle; call {@link #start()}
+	 */
+	public static NatsServerProcess onAllAddresses() {
+		return new NatsServerProcess(true, "0.0.0.0", null);
 	}
 
 	@Override
 	protected List<String> command() {
 		String executable = executable("NATS_SERVER_BIN", "/usr/sbin/nats-server", "nats-server");
 		if (!this.jetStream) {
-			return List.of(executable, "-a", "127.0.0.1", "-p", Integer.toString(port()));
+			return List.of(executable, "-a", this.address, "-p", Integer.toString(port()));
 		}
-		List<String> command = new ArrayList<>(List.of(executable, "-a", "127.0.0.1", "-p", Integer.toString(port()),
+		List<String> command = new ArrayList<>(List.of(executable, "-a", this.address, "-p", Integer.toString(port()),
 				"-js", "-sd", directory().resolve("jetstream").toString()));
 		if (this.configuration != null) {
 			Path file = directory().resolve("nats-server.conf");

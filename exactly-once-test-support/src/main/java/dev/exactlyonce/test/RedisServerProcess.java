@@ -19,6 +19,8 @@ public class RedisServerProcess extends ServerProcess {
 
 	private final String password;
 
+	private final List<String> moreAddresses;
+
 	/** Creates the handle of a server without persistence; call {@link #start()}. */
 	public RedisServerProcess() {
 		this(null);
@@ -30,14 +32,27 @@ public class RedisServerProcess extends ServerProcess {
 	 * or {@code null} for no persistence
 	 */
 	public RedisServerProcess(String appendFsync) {
-		this(appendFsync, null, null);
+		this(appendFsync, null, null, List.of());
 	}
 
-	private RedisServerProcess(String appendFsync, SelfSignedCertificate certificate, String password) {
+	/**
+	 * Creates the handle of a server that also listens on other local addresses (e.g. the root
+	 * side of a veth pair, for a client in another network namespace; protected mode is then off,
+	 * as those clients are not on loopback); call {@link #start()}.
+	 * @param appendFsync the append-only file's fsync policy, or {@code null} for no persistence
+	 * @param moreAddresses local addresses to listen on besides {@code 127.0.0.1}; they must exist
+	 */
+	public RedisServerProcess(String appendFsync, List<String> moreAddresses) {
+		this(appendFsync, null, null, moreAddresses);
+	}
+
+	private RedisServerProcess(String appendFsync, SelfSignedCertificate certificate, String password,
+			List<String> moreAddresses) {
 		super("redis-server");
 		this.appendFsync = appendFsync;
 		this.certificate = certificate;
 		this.password = password;
+		this.moreAddresses = List.copyOf(moreAddresses);
 	}
 
 	/**
@@ -48,13 +63,18 @@ public class RedisServerProcess extends ServerProcess {
 	 * @return the handle; call {@link #start()}
 	 */
 	public static RedisServerProcess withTlsAndPassword(SelfSignedCertificate certificate, String password) {
-		return new RedisServerProcess(null, certificate, password);
+		return new RedisServerProcess(null, certificate, password, List.of());
 	}
 
 	@Override
 	protected List<String> command() {
 		List<String> command = new ArrayList<>(List.of(executable("REDIS_SERVER_BIN", "/usr/bin/redis-server",
-				"redis-server"), "--bind", "127.0.0.1", "--save", "", "--dir", directory().toString()));
+				"redis-server"), "--bind", "127.0.0.1"));
+		command.addAll(this.moreAddresses);
+		command.addAll(List.of("--save", "", "--dir", directory().toString()));
+		if (!this.moreAddresses.isEmpty()) {
+			command.addAll(List.of("--protected-mode", "no"));
+		}
 		if (this.certificate != null) {
 			command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(port()), "--tls-cert-file",
 					this.certificate.certificate().toString(), "--tls-key-file", this.certificate.privateKey().toString(),

@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -162,14 +163,15 @@ public abstract class ServerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Freezes the server (SIGSTOP): its connections stay open but nothing is read or answered, as
-	 * in a TCP stall. {@link #resume()} lets it carry on with what clients sent meanwhile.
+	 * Freezes the server (SIGSTOP), with its descendants (a launcher script's JVM): its connections
+	 * stay open but nothing is read or answered, as in a TCP stall. {@link #resume()} lets it carry
+	 * on with what clients sent meanwhile.
 	 */
 	public synchronized void pause() {
 		signal("STOP");
 	}
 
-	/** Lets a {@link #pause() paused} server carry on (SIGCONT). */
+	/** Lets a {@link #pause() paused} server and its descendants carry on (SIGCONT). */
 	public synchronized void resume() {
 		signal("CONT");
 	}
@@ -205,8 +207,10 @@ public abstract class ServerProcess implements AutoCloseable {
 		if (this.process == null || !this.process.isAlive()) {
 			throw new IllegalStateException(this.name + " is not running");
 		}
+		List<String> command = new ArrayList<>(List.of("kill", "-" + signal, Long.toString(this.process.pid())));
+		this.process.descendants().forEach((descendant) -> command.add(Long.toString(descendant.pid())));
 		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).start();
+			Process kill = new ProcessBuilder(command).start();
 			if (kill.waitFor() != 0) {
 				throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
 			}

@@ -1,0 +1,161 @@
+package dev.exactlyonce.faults;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.exactlyonce.test.FirestoreEmulatorProcess;
+import dev.exactlyonce.test.RedisServerProcess;
+import dev.exactlyonce.test.ServerProcess;
+
+/**
+ * The idempotency store of one row and its server, when it has one of its own: none for
+ * {@code nats-kv} (the bucket lives in the row's nats-server), a {@code redis-server} with
+ * {@code appendfsync always} for {@code redis}, Google's Firestore emulator for {@code firestore}.
+ * The driver kills, restarts, pauses and resumes that server.
+ */
+abstract class StoreServer implements AutoCloseable {
+
+	/** The store types the driver can run: {@code nats-kv}, {@code redis}, {@code firestore}. */
+	static final List<String> TYPES = List.of("nats-kv", "redis", "firestore");
+
+	/**
+	 * Starts the store's server.
+	 * @param type {@code exactlyonce.store.type}: {@code nats-kv}, {@code redis} or {@code firestore}
+	 * @param moreAddresses local addresses the server must also listen on (a veth pair's root side)
+	 * @param timeout each store call's timeout in the consumers (below the lease)
+	 * @return the started store
+	 * @throws IllegalArgumentException naming the supported types
+	 */
+	static StoreServer start(String type, List<String> moreAddresses, Duration timeout) {
+		return switch (type) {
+			case "nats-kv" -> new NatsKv();
+			case "redis" -> new Redis(moreAddresses, timeout);
+			case "firestore" -> new Firestore(moreAddresses, timeout);
+			default -> throw new IllegalArgumentException("--store=" + type + " is not supported by the fault driver: "
+					+ "use nats-kv, redis or firestore");
+		};
+	}
+
+	/** {@code exactlyonce.store.type}. */
+	abstract String type();
+
+	/**
+	 * The consumers' properties that select and reach this store.
+	 * @param host the address the consumer reaches the server at ({@code 127.0.0.1} in the root
+	 * network namespace)
+	 * @return Spring properties
+	 */
+	abstract Map<String, String> consumerProperties(String host);
+
+	/**
+	 * The server, for kills and pauses.
+	 * @return the process
+	 * @throws UnsupportedOperationException for {@code nats-kv}, whose server is the row's nats-server
+	 */
+	abstract ServerProcess server();
+
+	@Override
+	public void close() {
+	}
+
+	private static final class NatsKv extends StoreServer {
+
+		@Override
+		String type() {
+			return "nats-kv";
+		}
+
+		@Override
+		Map<String, String> consumerProperties(String host) {
+			return Map.of("exactlyonce.store.type", "nats-kv");
+		}
+
+		@Override
+		ServerProcess server() {
+			throw new UnsupportedOperationException("The NATS KV store lives in the row's nats-server: "
+					+ "NATS_RESTART is its restart row");
+		}
+
+	}
+
+	/** A store with a server of its own, which the driver kills, restarts, pauses and resumes. */
+	private abstract static class OwnServer extends StoreServer {
+
+		private final ServerProcess process;
+
+		private final Duration timeout;
+
+		OwnServer(ServerProcess process, Duration timeout) {
+			this.process = process;
+			this.timeout = timeout;
+			process.start();
+		}
+
+		/** Each store call's timeout in the consumers, as a property value. */
+		String timeout() {
+			return this.timeout.toMillis() + "ms";
+		}
+
+		@Override
+		ServerProcess server() {
+			return this.process;
+		}
+
+		@Override
+		public void close() {
+			this.process.close();
+		}
+
+	}
+
+	private static final class Redis extends OwnServer {
+
+		Redis(List<String> moreAddresses, Duration timeout) {
+			super(new RedisServerProcess("always", moreAddresses), timeout);
+		}
+
+		@Override
+		String type() {
+			return "redis";
+		}
+
+		@Override
+		Map<String, String> consumerProperties(String host) {
+			return Map.of("spring.profiles.active", "redis", "exactlyonce.store.type", "redis",
+					"spring.data.redis.host", host, "spring.data.redis.port", Integer.toString(server().port()),
+					"spring.data.redis.timeout", timeout());
+		}
+
+	}
+
+	private static final class Firestore extends OwnServer {
+
+		Firestore(List<String> moreAddresses, Duration timeout) {
+			super(loopbackOnly(moreAddresses), timeout);
+		}
+
+		private static FirestoreEmulatorProcess loopbackOnly(List<String> moreAddresses) {
+			if (!moreAddresses.isEmpty()) {
+				throw new IllegalArgumentException("The Firestore emulator listens on loopback only: a consumer in "
+						+ "another network namespace cannot reach it; use --store=redis or nats-kv for partition rows");
+			}
+			return new FirestoreEmulatorProcess();
+		}
+
+		@Override
+		String type() {
+			return "firestore";
+		}
+
+		@Override
+		Map<String, String> consumerProperties(String host) {
+			return Map.of("spring.profiles.active", "firestore", "exactlyonce.store.type", "firestore",
+					"spring.cloud.gcp.firestore.project-id", "exactly-once-faults",
+					"spring.cloud.gcp.firestore.emulator.enabled", "true", "spring.cloud.gcp.firestore.host-port",
+					host + ":" + server().port(), "exactlyonce.store.firestore.timeout", timeout());
+		}
+
+	}
+
+}
