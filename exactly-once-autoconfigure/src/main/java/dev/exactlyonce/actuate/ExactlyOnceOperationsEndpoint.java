@@ -154,7 +154,8 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param consumer the consumer
 	 * @param view {@code tasks}
 	 * @param key the key without namespace (path segments are joined with {@code /})
-	 * @return the task, or {@code null} (404) when the store holds no record of it
+	 * @return the task, or {@code null} (404) when the store holds no record of it (with an error
+	 * naming the key to ask for when the key was given with the consumer's namespace)
 	 */
 	@ReadOperation
 	public @Nullable Object task(@Selector String consumer, @Selector String view,
@@ -162,7 +163,9 @@ public class ExactlyOnceOperationsEndpoint {
 		if (!TASKS.equals(view)) {
 			return null;
 		}
-		return answer(() -> this.inspector.task(consumer, String.join("/", key)).orElse(null));
+		String joined = String.join("/", key);
+		return answer(() -> this.inspector.task(consumer, joined).map(Object.class::cast)
+			.orElseGet(() -> namespacedKeyHint(consumer, joined)));
 	}
 
 	/**
@@ -172,15 +175,16 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param view {@code deadletters} or {@code tasks}
 	 * @param id the dead letter's sequence or the task's key
 	 * @param action {@code replay} or {@code resubmit}
-	 * @param reason why, kept in the task's audit
+	 * @param reason why, kept in the task's audit (required: a request without it is refused)
 	 * @param securityContext who asks
 	 * @return what was done, or a 400 answer saying why it was refused
 	 */
 	@WriteOperation
 	public Object act(@Selector String consumer, @Selector String view, @Selector(match = Match.ALL_REMAINING) String[] id,
-			String action, String reason, SecurityContext securityContext) {
+			String action, @Nullable String reason, SecurityContext securityContext) {
 		String operator = operator(securityContext);
 		return answer(() -> {
+			requireReason(reason, "add \"reason\" to the JSON body: {\"action\":\"" + action + "\",\"reason\":\"...\"}");
 			if (DEAD_LETTERS.equals(view) && "replay".equals(action)) {
 				return this.deadLetters.replay(consumer, sequence(id), operator, reason);
 			}
@@ -197,18 +201,39 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param consumer the consumer
 	 * @param view {@code deadletters}
 	 * @param id the dead letter's sequence
-	 * @param reason why, kept in the task's audit
+	 * @param reason why, kept in the task's audit (required: a request without it is refused)
 	 * @param securityContext who asks
 	 * @return what was done, a 400 answer saying why it was refused, or {@code null} (404) for another view
 	 */
 	@DeleteOperation
 	public @Nullable Object discard(@Selector String consumer, @Selector String view,
-			@Selector(match = Match.ALL_REMAINING) String[] id, String reason, SecurityContext securityContext) {
+			@Selector(match = Match.ALL_REMAINING) String[] id, @Nullable String reason,
+			SecurityContext securityContext) {
 		if (!DEAD_LETTERS.equals(view)) {
 			return null;
 		}
 		String operator = operator(securityContext);
-		return answer(() -> this.deadLetters.discard(consumer, sequence(id), operator, reason));
+		return answer(() -> {
+			requireReason(reason, "add ?reason=... to the URL");
+			return this.deadLetters.discard(consumer, sequence(id), operator, reason);
+		});
+	}
+
+	private static void requireReason(@Nullable String reason, String fix) {
+		if (reason == null || reason.isBlank()) {
+			throw new OperationRefusedException("A reason is required (it is kept in the task's audit): " + fix);
+		}
+	}
+
+	/** A 404 naming the key to ask for when {@code key} starts with the consumer's namespace, else {@code null}. */
+	private @Nullable Object namespacedKeyHint(String consumer, String key) {
+		String prefix = this.consumers.keyPrefix(consumer);
+		if (!key.startsWith(prefix)) {
+			return null;
+		}
+		return new WebEndpointResponse<>(Map.of("error", "No task '" + key + "' of consumer '" + consumer + "': keys are "
+				+ "given without the namespace '" + prefix + "' that logs and the store show; ask for tasks/"
+				+ key.substring(prefix.length())), WebEndpointResponse.STATUS_NOT_FOUND);
 	}
 
 	private @Nullable Long deadLetterCount(String consumer) {

@@ -52,7 +52,9 @@ public final class ExactlyOnceOperationsAutoConfiguration {
 	@ConditionalOnMissingBean
 	MonthlyTally exactlyOnceMonthlyTally(Connection connection, ExactlyOnceProperties properties) {
 		ExactlyOnceProperties.Operations operations = properties.getOperations();
-		return new MonthlyTally(new TallyBucket(connection, operations.getTallyBucket()), Clock.systemUTC(),
+		TallyBucket bucket = new TallyBucket(connection, operations.getTallyBucket());
+		return new MonthlyTally(StartupRetry.call("Opening the monthly tally bucket '" + bucket.name()
+				+ "' (exactlyonce.operations.tally-bucket)", connection, bucket::open), Clock.systemUTC(),
 				operations.getTallyInterval());
 	}
 

@@ -18,7 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The NATS KV bucket that keeps the monthly counts of every instance: one key per month
  * ({@code yyyy-MM}), a JSON {@link MonthlyCounts}, added to with a compare-and-set on the key's
  * revision, so instances adding at once never lose each other's counts and restarts lose nothing
- * already added. Created (file storage, one revision per key, no TTL) on first use when missing.
+ * already added. Created (file storage, one revision per key, no TTL) when missing, by {@link #open()}
+ * at start-up or on first use.
  */
 public class TallyBucket {
 
@@ -55,6 +56,22 @@ public class TallyBucket {
 	 */
 	public String name() {
 		return this.name;
+	}
+
+	/**
+	 * Opens the bucket now, creating it when missing, so that a server that refuses it (a NATS user
+	 * without the bucket's permissions) shows at start-up instead of at every flush.
+	 * @return this bucket, open
+	 * @throws IllegalStateException when the bucket could not be created or read (the cause says why)
+	 */
+	public TallyBucket open() {
+		try {
+			bucket();
+			return this;
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw new IllegalStateException("Could not create or read the monthly tally bucket '" + this.name + "'", ex);
+		}
 	}
 
 	/**

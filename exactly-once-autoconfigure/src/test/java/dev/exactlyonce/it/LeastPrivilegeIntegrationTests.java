@@ -16,6 +16,8 @@ import dev.exactlyonce.actuate.ExactlyOnceHealthIndicator;
 import dev.exactlyonce.audit.ReconciliationReport;
 import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.operations.DeadLetterOperations;
+import dev.exactlyonce.operations.DeadLetterView;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
@@ -31,8 +33,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The starter needs no more than the permission block README documents (section "Least
  * privilege"): a NATS user allowed exactly that runs the whole pipeline — provisioning, publish,
- * claim, completion, dead letters (poison and last delivery), reconciliation, health and the
- * endpoint — and the server records no permission violation. A permission missing from it fails
+ * claim, completion, dead letters (poison and last delivery), discarding a dead letter,
+ * reconciliation, health and the endpoint — and the server records no permission violation. A permission missing from it fails
  * start-up at once, naming the subject and what to allow.
  */
 class LeastPrivilegeIntegrationTests {
@@ -52,6 +54,7 @@ class LeastPrivilegeIntegrationTests {
 			      "agents.*.tasks.>",
 			      "$JS.API.STREAM.INFO.DEAD_LETTERS", "$JS.API.STREAM.CREATE.DEAD_LETTERS",
 			      "$JS.API.STREAM.UPDATE.DEAD_LETTERS", "$JS.API.STREAM.MSG.GET.DEAD_LETTERS",
+			      "$JS.API.STREAM.MSG.DELETE.DEAD_LETTERS",
 			      "deadletter.>",
 			      "$JS.API.STREAM.INFO.KV_exactly-once-idempotency", "$JS.API.STREAM.CREATE.KV_exactly-once-idempotency",
 			      "$JS.API.DIRECT.GET.KV_exactly-once-idempotency", "$JS.API.DIRECT.GET.KV_exactly-once-idempotency.>",
@@ -102,6 +105,11 @@ class LeastPrivilegeIntegrationTests {
 			assertThat(instance.bean(IdempotencyStore.class).find("worker:t-lp-1").orElseThrow().state())
 				.isEqualTo(RecordState.COMPLETED);
 			assertThat(instances.ledger().executionsOf("t-lp-1")).isEqualTo(1);
+			DeadLetterOperations deadLetters = instance.bean(DeadLetterOperations.class);
+			DeadLetterView failing = deadLetters.list("worker", 1, 10).stream()
+				.filter((letter) -> "t-lp-failing".equals(letter.key())).findFirst().orElseThrow();
+			deadLetters.discard("worker", failing.sequence(), "operator", "customer cancelled");
+			assertThat(admin.stream("DEAD_LETTERS").getStreamState().getMsgCount()).isEqualTo(1);
 		}
 		ReconciliationReport report = instance.bean(Reconciliations.class).run();
 		assertThat(report.consumers()).isNotEmpty();
@@ -126,13 +134,26 @@ class LeastPrivilegeIntegrationTests {
 
 	@Test
 	void aMissingInboxSubscribePermissionFailsStartUpNamingThePatternToAllow() throws Exception {
-		NatsServerProcess nats = server(WORKER_PERMISSIONS.replace("\"_INBOX.>\", ", ""));
-		TestInstances instances = instances(nats);
-		Throwable failure = catchThrowable(() -> instances.start("a", "exactlyonce.nats.username=worker",
-				"exactlyonce.nats.password=worker-pw"));
-		ExactlyOnceConfigurationException cause = rootConfigurationFailure(failure);
+		ExactlyOnceConfigurationException cause = startUpFailureWithout("\"_INBOX.>\", ");
 		assertThat(cause.getProblemSentence()).contains("may not subscribe to \"_INBOX.");
 		assertThat(cause.getAction()).contains("\"_INBOX.>\"").contains("subscribe");
+	}
+
+	@Test
+	void aMissingTallyBucketPermissionFailsStartUpRatherThanEveryFlushOfTheMonthlyTable() throws Exception {
+		ExactlyOnceConfigurationException cause = startUpFailureWithout(
+				"\"$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES\", ");
+		assertThat(cause.getProblemSentence()).contains("monthly tally bucket 'EXACTLYONCE_TALLIES'")
+			.contains("exactlyonce.operations.tally-bucket")
+			.contains("may not publish to \"$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES\"");
+		assertThat(cause.getAction()).contains("\"$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES\"").contains("publish");
+	}
+
+	private ExactlyOnceConfigurationException startUpFailureWithout(String permission) {
+		assertThat(WORKER_PERMISSIONS).contains(permission);
+		TestInstances instances = instances(server(WORKER_PERMISSIONS.replace(permission, "")));
+		return rootConfigurationFailure(catchThrowable(() -> instances.start("a", "exactlyonce.nats.username=worker",
+				"exactlyonce.nats.password=worker-pw")));
 	}
 
 	private static ExactlyOnceConfigurationException rootConfigurationFailure(Throwable failure) {

@@ -15,7 +15,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code exactlyonceops} actuator endpoint over HTTP against a real nats-server: reads by
- * default, replay and discard only after the opt-in, refusals answered with a reason.
+ * default, replay and discard only after the opt-in, refusals (a missing reason, a key given with its
+ * namespace) answered with what to do.
  */
 class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 
@@ -60,6 +61,12 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(http.post(OPS + "/deadletters/999", "{\"action\":\"replay\",\"reason\":\"r\"}", 400).get("error")
 			.asString()).contains("No dead letter of consumer 'worker' at sequence 999");
 		assertThat(http.get(OPS + "/tasks", 400).get("error").asString()).contains("?state=");
+		assertThat(http.get(OPS + "/tasks/worker:t-ok", 404).get("error").asString())
+			.contains("without the namespace 'worker:'").contains("tasks/t-ok");
+		assertThat(http.post(OPS + "/tasks/t-ok", "{\"action\":\"resubmit\"}", 400).get("error").asString())
+			.contains("\"reason\"");
+		assertThat(http.delete(OPS + "/deadletters/" + letters.get(0).get("sequence").asLong(), 400).get("error")
+			.asString()).contains("?reason=");
 		this.instances.ledger().fix("t-poison");
 
 		JsonNode replayed = http.post(OPS + "/deadletters/" + letters.get(0).get("sequence").asLong(),
