@@ -97,6 +97,30 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
+	void aDeadLetterOfAnotherConsumerSharingItsDeadLetterSubjectIsNeitherReplayedNorDiscardedUnderThisOne()
+			throws Exception {
+		Instance a = this.instances.start("a", "test.steps.enabled=true", "exactlyonce.consumers.steps.stream=TASKS",
+				"exactlyonce.consumers.steps.filter-subject=agents.steps.tasks.>",
+				"exactlyonce.consumers.worker.dead-letter-subject=parked.shared",
+				"exactlyonce.consumers.steps.dead-letter-subject=parked.shared");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		DeadLetterView letter = awaitOneDeadLetter(a);
+		this.instances.ledger().fix("t-poison");
+		DeadLetterOperations deadLetters = a.bean(DeadLetterOperations.class);
+
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> deadLetters.replay("steps", letter.sequence(), "alice", "wrong consumer"))
+			.withMessageContaining("consumer 'worker'");
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> deadLetters.discard("steps", letter.sequence(), "alice", "wrong consumer"))
+			.withMessageContaining("consumer 'worker'");
+		deadLetters.replay("worker", letter.sequence(), "alice", "parser fixed");
+
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-poison") == 1
+				&& task(a, "t-poison").status() == TaskStatus.COMPLETED);
+	}
+
+	@Test
 	void discardRemovesTheDeadLetterAndKeepsWhoAndWhyOnTheRecord() throws Exception {
 		Instance a = this.instances.start("a", "exactlyonce.operations.show-payloads=true");
 		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
