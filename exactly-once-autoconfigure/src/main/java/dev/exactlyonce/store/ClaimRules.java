@@ -183,8 +183,9 @@ public final class ClaimRules {
 	 * The record after an operator's action: appended to the audit; replay and resubmit reopen the
 	 * key as a failed attempt with no attempts counted (its next delivery runs it with a fresh
 	 * budget), resubmit also empties the step journal. A reopened key's settled copy (the one that
-	 * completed or was dead-lettered) joins its noted copies, so reconciliation still accounts for it. A new token is written every time, so of two
-	 * operators acting on what they both read, one succeeds.
+	 * completed or was dead-lettered) joins its noted copies, so reconciliation still accounts for
+	 * it. A new token is written every time, so of two operators acting on what they both read, one
+	 * succeeds.
 	 * @param current the stored record, or {@code null}
 	 * @param key the key
 	 * @param expectedToken the token of the record the operator read
