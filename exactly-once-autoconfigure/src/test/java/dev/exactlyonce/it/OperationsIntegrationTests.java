@@ -101,8 +101,8 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 			throws Exception {
 		Instance a = this.instances.start("a", "test.steps.enabled=true", "exactlyonce.consumers.steps.stream=TASKS",
 				"exactlyonce.consumers.steps.filter-subject=agents.steps.tasks.>",
-				"exactlyonce.consumers.worker.dead-letter-subject=parked.shared",
-				"exactlyonce.consumers.steps.dead-letter-subject=parked.shared");
+				"exactlyonce.consumers.worker.dead-letter-subject=deadletter.shared",
+				"exactlyonce.consumers.steps.dead-letter-subject=deadletter.shared");
 		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
 		DeadLetterView letter = awaitOneDeadLetter(a);
 		this.instances.ledger().fix("t-poison");
