@@ -236,7 +236,8 @@ public class ExactlyOnceProperties {
 
 		/**
 		 * The dead-letter stream: the default subjects ({@code PREFIX.>}) and every consumer's own
-		 * dead-letter subject, kept for {@code max-age}, with a two-minute duplicate window.
+		 * dead-letter subject outside them (the server refuses overlapping subjects), kept for
+		 * {@code max-age}, with a two-minute duplicate window.
 		 * @param consumers the declared consumers
 		 * @return the declaration, or {@code null} when no stream is named
 		 */
@@ -247,8 +248,9 @@ public class ExactlyOnceProperties {
 			Set<String> subjects = new LinkedHashSet<>();
 			subjects.add(this.subjectPrefix + ".>");
 			consumers.forEach((consumer) -> {
-				if (consumer.getDeadLetterSubject() != null) {
-					subjects.add(consumer.getDeadLetterSubject());
+				String own = consumer.getDeadLetterSubject();
+				if (own != null && !own.startsWith(this.subjectPrefix + ".")) {
+					subjects.add(own);
 				}
 			});
 			StreamProperties deadLetters = new StreamProperties();

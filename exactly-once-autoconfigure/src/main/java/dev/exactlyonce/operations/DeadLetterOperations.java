@@ -19,7 +19,9 @@ import dev.exactlyonce.store.OperatorAction;
  * audit entry, republishes the dead letter's payload and headers to the original subject as
  * {@code <key>/replay-<n>}, then removes the dead letter; asked twice (or by two instances at
  * once) it republishes the same message, which the stream stores once and the key's record lets
- * run once. A discard records who and why on the record, then removes the dead letter.
+ * run once. A discard records who and why on the record, then removes the dead letter. Both act
+ * only on a dead letter its headers say this consumer parked (consumers may share a dead-letter
+ * subject).
  */
 public class DeadLetterOperations {
 
@@ -139,6 +141,14 @@ public class DeadLetterOperations {
 		if (letter == null || !settings.deadLetterSubject().equals(letter.getSubject())) {
 			throw new OperationRefusedException("No dead letter of consumer '" + consumer + "' at sequence " + sequence
 					+ " of stream '" + this.deadLetters.stream() + "' (replayed or discarded already?): list them again");
+		}
+		String owner = header(letter, "Consumer");
+		String stream = header(letter, "Stream");
+		if ((owner != null && !owner.equals(consumer)) || (stream != null && !stream.equals(settings.stream()))) {
+			throw new OperationRefusedException("Dead letter " + sequence + " of stream '" + this.deadLetters.stream()
+					+ "' was parked by consumer '" + owner + "' of stream '" + stream + "', not by consumer '" + consumer
+					+ "' (they share dead-letter subject '" + settings.deadLetterSubject() + "'): act on it as consumer '"
+					+ owner + "'");
 		}
 		return letter;
 	}

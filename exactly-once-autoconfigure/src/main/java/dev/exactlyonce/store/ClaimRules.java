@@ -66,8 +66,7 @@ public final class ClaimRules {
 		Instant now = this.clock.earliest();
 		IdempotencyRecord live = isExpired(current, now) ? null : current;
 		if (live != null && LandedWrites.claimOf(owner, token).test(live)) {
-			return acquire(live.attempts(), live.previousAttempt(), live.journal(), live.audit(), key, owner, lease,
-					token);
+			return acquire(live.attempts(), live.previousAttempt(), live, key, owner, lease, token);
 		}
 		if (live != null) {
 			switch (live.state()) {
@@ -84,17 +83,21 @@ public final class ClaimRules {
 					break;
 			}
 		}
-		return (live != null)
-				? acquire(live.attempts() + 1, PreviousAttempt.of(live), live.journal(), live.audit(), key, owner, lease,
-						token)
-				: acquire(1, null, StepJournal.EMPTY, List.of(), key, owner, lease, token);
+		return (live != null) ? acquire(live.attempts() + 1, PreviousAttempt.of(live), live, key, owner, lease, token)
+				: acquire(1, null, null, key, owner, lease, token);
 	}
 
-	private ClaimDecision acquire(int attempt, PreviousAttempt previous, StepJournal journal,
-			List<OperatorAction> audit, String key, String owner, Duration lease, String token) {
+	/**
+	 * A claim written over {@code kept} (or a fresh key when {@code null}) keeps its step journal,
+	 * its audit and the copies it accounts for (noted before an operator reopened the key).
+	 */
+	private ClaimDecision acquire(int attempt, PreviousAttempt previous, IdempotencyRecord kept, String key,
+			String owner, Duration lease, String token) {
 		Instant now = this.clock.latest();
 		IdempotencyRecord written = new IdempotencyRecord(key, null, owner, token, RecordState.IN_PROGRESS, attempt,
-				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous, journal, null, audit);
+				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous,
+				(kept != null) ? kept.journal() : StepJournal.EMPTY, (kept != null) ? kept.duplicateSequences() : null,
+				(kept != null) ? kept.audit() : null);
 		return ClaimDecision.write(written, ClaimResult.Acquired.of(written));
 	}
 
@@ -194,8 +197,10 @@ public final class ClaimRules {
 	/**
 	 * The record after an operator's action: appended to the audit; replay and resubmit reopen the
 	 * key as a failed attempt with no attempts counted (its next delivery runs it with a fresh
-	 * budget), resubmit also empties the step journal. A new token is written every time, so of two
-	 * operators acting on what they both read, one succeeds.
+	 * budget), resubmit also empties the step journal. A reopened key's settled copy (the one that
+	 * completed or was dead-lettered) joins its noted copies, so reconciliation still accounts for
+	 * it. A new token is written every time, so of two operators acting on what they both read, one
+	 * succeeds.
 	 * @param current the stored record, or {@code null}
 	 * @param key the key
 	 * @param expectedToken the token of the record the operator read
@@ -221,9 +226,11 @@ public final class ClaimRules {
 					current.previousAttempt(), current.journal(), current.duplicateSequences(), audit);
 		}
 		StepJournal journal = action.kind().clearsJournal() ? StepJournal.EMPTY : current.journal();
+		IdempotencyRecord settled = (current.streamSequence() > 0) ? current.withDuplicate(current.streamSequence())
+				: current;
 		return new IdempotencyRecord(current.key(), null, current.owner(), token, RecordState.FAILED, 0,
 				current.startedAt(), now, 0, null, now.plus(this.completedTtl), reopenedSummary(action),
-				current.previousAttempt(), journal, current.duplicateSequences(), audit);
+				current.previousAttempt(), journal, settled.duplicateSequences(), audit);
 	}
 
 	/**

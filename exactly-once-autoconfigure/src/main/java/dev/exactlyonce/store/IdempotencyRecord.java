@@ -27,8 +27,10 @@ import java.util.Optional;
  * with what it took over
  * @param journal the steps the key's attempts journaled, never {@code null}
  * @param duplicateSequences the stream sequences of the latest copies settled as duplicates of this
- * final record (see {@link IdempotencyStore#recordDuplicate}), oldest first, at most
- * {@link IdempotencyStore#DUPLICATE_SEQUENCES_KEPT}; never {@code null}
+ * final record (see {@link IdempotencyStore#recordDuplicate}), and of the copy that had settled it
+ * before an operator reopened the key, oldest first, at most
+ * {@link IdempotencyStore#DUPLICATE_SEQUENCES_KEPT}; kept through the key's later attempts; never
+ * {@code null}
  * @param audit the operators' actions on the key, oldest first, never {@code null}
  */
 public record IdempotencyRecord(String key, String listener, String owner, String token, RecordState state,

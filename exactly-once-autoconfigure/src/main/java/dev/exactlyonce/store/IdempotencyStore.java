@@ -103,7 +103,9 @@ public interface IdempotencyStore {
 	 * ({@link IdempotencyRecord#audit()}), and a new token is written. {@link OperatorAction.Kind#REPLAY}
 	 * and {@link OperatorAction.Kind#RESUBMIT} reopen the key: state {@link RecordState#FAILED}, no
 	 * attempts counted, so the next delivery of the key runs it with a fresh budget (a replay keeps
-	 * the step journal, so steps done are not paid for again; a resubmit empties it).
+	 * the step journal, so steps done are not paid for again; a resubmit empties it) and add the
+	 * sequence of the copy that had settled the key to {@link IdempotencyRecord#duplicateSequences()},
+	 * which later attempts keep, so reconciliation still accounts for every copy.
 	 * {@link OperatorAction.Kind#DISCARD} keeps the state. The record lives {@code completed-ttl}
 	 * from now. Never called on the message path.
 	 * @param key the namespaced idempotency key

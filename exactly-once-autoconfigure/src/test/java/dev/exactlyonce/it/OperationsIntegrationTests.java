@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -12,6 +13,10 @@ import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
 
+import dev.exactlyonce.audit.ConsumerReconciliation;
+import dev.exactlyonce.audit.Reconciliations;
+import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.KeyResolver;
 import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.operations.DeadLetterView;
 import dev.exactlyonce.operations.OperationOutcome;
@@ -92,6 +97,30 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
+	void aDeadLetterOfAnotherConsumerSharingItsDeadLetterSubjectIsNeitherReplayedNorDiscardedUnderThisOne()
+			throws Exception {
+		Instance a = this.instances.start("a", "test.steps.enabled=true", "exactlyonce.consumers.steps.stream=TASKS",
+				"exactlyonce.consumers.steps.filter-subject=agents.steps.tasks.>",
+				"exactlyonce.consumers.worker.dead-letter-subject=deadletter.shared",
+				"exactlyonce.consumers.steps.dead-letter-subject=deadletter.shared");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		DeadLetterView letter = awaitOneDeadLetter(a);
+		this.instances.ledger().fix("t-poison");
+		DeadLetterOperations deadLetters = a.bean(DeadLetterOperations.class);
+
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> deadLetters.replay("steps", letter.sequence(), "alice", "wrong consumer"))
+			.withMessageContaining("consumer 'worker'");
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> deadLetters.discard("steps", letter.sequence(), "alice", "wrong consumer"))
+			.withMessageContaining("consumer 'worker'");
+		deadLetters.replay("worker", letter.sequence(), "alice", "parser fixed");
+
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-poison") == 1
+				&& task(a, "t-poison").status() == TaskStatus.COMPLETED);
+	}
+
+	@Test
 	void discardRemovesTheDeadLetterAndKeepsWhoAndWhyOnTheRecord() throws Exception {
 		Instance a = this.instances.start("a", "exactlyonce.operations.show-payloads=true");
 		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
@@ -135,6 +164,31 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(this.instances.ledger().executionsOf("t-done")).isEqualTo(2);
 		assertThat(task(a, "t-done").audit()).extracting(OperatorAction::kind, OperatorAction::number,
 				OperatorAction::operator).containsExactly(tuple(OperatorAction.Kind.RESUBMIT, 1, "billing-service"));
+	}
+
+	@Test
+	void aResubmittedTaskLeavesTheBooksBalancedItsEarlierCopiesStillAccountedFor() throws Exception {
+		Instance a = this.instances.start("a");
+		ExactlyOncePublisher publisher = a.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-first"), "t-first");
+		publisher.publish(SUBJECT, TaskAssignment.of("t-done"), "t-done");
+		await().atMost(WAIT).ignoreExceptions().until(() -> task(a, "t-done").status() == TaskStatus.COMPLETED);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-done"), "t-done/copy",
+				Map.of(KeyResolver.ORIGINAL_MESSAGE_ID_HEADER, "t-done"));
+		await().atMost(WAIT).until(() -> a.recorder().outcomes().contains(DeliveryOutcome.DUPLICATE));
+
+		publisher.resubmit("worker", "t-done", SUBJECT, TaskAssignment.of("t-done"), "billing-service", "wrong output");
+
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-done") == 2
+				&& task(a, "t-done").status() == TaskStatus.COMPLETED);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(WAIT).until(() -> probe.drained("TASKS", "worker"));
+		}
+		Instance auditor = this.instances.start("auditor");
+		ConsumerReconciliation worker = auditor.bean(Reconciliations.class).run(Duration.ofHours(1)).consumers().get(0);
+		assertThat(worker.discrepancies()).isEmpty();
+		assertThat(worker.published()).isEqualTo(4);
+		assertThat(worker.balanced()).isTrue();
 	}
 
 	@Test

@@ -541,6 +541,23 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	}
 
 	@Test
+	void aReopenedKeyKeepsTheCopiesItSettledNotedThroughItsNextAttempt() {
+		String key = uniqueKey("reopened-notes");
+		IdempotencyRecord completed = this.store.complete(acquire(key, "worker-1", LEASE).claim(),
+				Completion.completed("task-listener", 5, "wrong output"));
+		this.store.recordDuplicate(key, 6);
+		this.store.recordOperatorAction(key, completed.token(),
+				new OperatorAction(OperatorAction.Kind.RESUBMIT, 1, "bob", "output was wrong", Instant.now(), 0));
+
+		Claim next = acquire(key, "worker-2", LEASE).claim();
+		this.store.complete(next, Completion.completed("task-listener", 9, "right output"));
+
+		IdempotencyRecord record = this.store.find(key).orElseThrow();
+		assertThat(record.streamSequence()).isEqualTo(9);
+		assertThat(record.duplicateSequences()).containsExactlyInAnyOrder(5L, 6L);
+	}
+
+	@Test
 	void discardKeepsTheKeyDeadLetteredWithItsAudit() {
 		String key = uniqueKey("discarded");
 		IdempotencyRecord dead = this.store.complete(acquire(key, "worker-1", LEASE).claim(),

@@ -163,7 +163,7 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 			.collect(Collectors.joining(","));
 		List<?> reply = run(OPERATOR, key, expectedToken, this.ttlMillis, states, UUID.randomUUID().toString(),
 				flag(action.kind().reopens()), flag(action.kind().clearsJournal()), this.codec.encodeAction(action),
-				ClaimRules.reopenedSummary(action));
+				ClaimRules.reopenedSummary(action), Integer.toString(DUPLICATE_SEQUENCES_KEPT));
 		if ("CHANGED".equals(String.valueOf(reply.get(0)))) {
 			throw new RecordChangedException(key, expectedToken, action.kind());
 		}

@@ -4,7 +4,7 @@
 -- holding this owner's token is the caller's own claim from a call that got no answer), ARGV[4] lease (ms),
 -- ARGV[5] record TTL (ms)
 -- Returns {status, now (ms), field, value, ...}: ACQUIRED with the hash as written (the attempt it took
--- over in the previous* fields, its step journal and operators' audit kept), HELD (a live claim) or FINAL with the hash as it is.
+-- over in the previous* fields, its step journal, operators' audit and noted copies kept), HELD (a live claim) or FINAL with the hash as it is.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(value)
@@ -46,6 +46,9 @@ if fields.journal then
 end
 if fields.audit then
 	redis.call('HSET', KEYS[1], 'audit', fields.audit)
+end
+if fields.duplicateSequences then
+	redis.call('HSET', KEYS[1], 'duplicateSequences', fields.duplicateSequences)
 end
 if fields.state then
 	redis.call('HSET', KEYS[1], 'previousOwner', fields.owner, 'previousStartedAt', fields.startedAt,
