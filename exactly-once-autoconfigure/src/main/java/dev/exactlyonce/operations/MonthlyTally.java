@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.nats.client.JetStreamApiException;
 import org.apache.commons.logging.Log;
@@ -46,6 +47,9 @@ public class MonthlyTally implements PipelineObserver, PublishObserver {
 	private final Map<String, MonthlyCounts> pending = new TreeMap<>();
 
 	private ScheduledExecutorService flusher;
+
+	/** One flush at a time, so counts a failed flush puts back are never left behind by a later one. */
+	private final ReentrantLock flushing = new ReentrantLock();
 
 	private Instant lastWarning;
 
@@ -122,7 +126,9 @@ public class MonthlyTally implements PipelineObserver, PublishObserver {
 			this.flusher = null;
 		}
 		if (stopping != null) {
-			stopping.shutdownNow();
+			// No interrupt: a flush in progress would run its NATS calls on an interrupted thread and
+			// could put its counts back after the final flush below, which waits for it instead.
+			stopping.shutdown();
 		}
 		flushQuietly();
 	}
@@ -133,6 +139,16 @@ public class MonthlyTally implements PipelineObserver, PublishObserver {
 	 * @throws JetStreamApiException when the server refused (the counts are kept for the next flush)
 	 */
 	public void flush() throws IOException, JetStreamApiException {
+		this.flushing.lock();
+		try {
+			addPending();
+		}
+		finally {
+			this.flushing.unlock();
+		}
+	}
+
+	private void addPending() throws IOException, JetStreamApiException {
 		Map<String, MonthlyCounts> taken;
 		synchronized (this) {
 			taken = new TreeMap<>(this.pending);
