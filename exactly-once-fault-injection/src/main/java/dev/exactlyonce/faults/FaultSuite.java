@@ -18,7 +18,7 @@ import dev.exactlyonce.test.NatsServerProcess;
  * matrix (injections, duplicates executed, lost, dead-lettered per row).
  * <p>
  * {@code java dev.exactlyonce.faults.FaultSuite [--long] [--rows=KILL_HANDLED_RETRY,...]
- * [--store=nats-kv] [--injections=N --tasks=N] [--report=docs/fault-injection.md] [--work-dir=DIR]}
+ * [--store=nats-kv|jdbc] [--injections=N --tasks=N] [--report=docs/fault-injection.md] [--work-dir=DIR]}
  */
 public final class FaultSuite {
 
@@ -45,26 +45,38 @@ public final class FaultSuite {
 	 * @throws InterruptedException when interrupted
 	 */
 	public List<RowResult> run() throws IOException, InterruptedException {
-		if (!this.profile.storeType().equals("nats-kv")) {
-			throw new IllegalArgumentException("Store type '" + this.profile.storeType() + "' needs its server "
-					+ "started and killed by the driver; only nats-kv (the NATS server itself) is wired so far");
+		String store = this.profile.storeType();
+		if (!store.equals("nats-kv") && !store.equals(PostgresDatabase.STORE_TYPE)) {
+			throw new IllegalArgumentException("Store type '" + store + "' needs its server started and killed by "
+					+ "the driver; only nats-kv (the NATS server itself) and jdbc (PostgreSQL) are wired so far");
 		}
 		Files.createDirectories(this.workDir);
+		try (PostgresDatabase database = store.equals(PostgresDatabase.STORE_TYPE) ? new PostgresDatabase() : null) {
+			return run(database);
+		}
+	}
+
+	private List<RowResult> run(PostgresDatabase database) throws IOException, InterruptedException {
 		Path jar = SampleAppLauncher.locateJar();
 		SampleAppLauncher launcher;
 		try (NatsServerProcess training = new NatsServerProcess().start()) {
 			launcher = SampleAppLauncher.prepare(jar, this.workDir, training.url(), this.log);
+			if (database != null) {
+				database.createTables(launcher, training.url(), this.workDir);
+			}
 		}
 		this.log.line("profile " + this.profile.name() + ": " + this.profile.consumers() + " consumers, "
 				+ this.profile.tasksPerRow() + " tasks and " + this.profile.injectionsPerRow()
-				+ " injections per row; app: " + launcher);
+				+ " injections per row, store " + this.profile.storeType()
+				+ ((database != null) ? " on " + database : "") + "; app: " + launcher);
 		List<RowResult> results = new ArrayList<>();
 		long seed = Long.getLong("faults.seed", System.nanoTime());
 		this.log.line("seed " + seed);
 		for (FaultRow row : this.profile.rows()) {
 			Path rowDir = this.workDir.resolve(row.name().toLowerCase(Locale.ROOT));
 			this.log.line("row " + row.name() + ": " + row.label());
-			RowResult result = new RowRun(row, this.profile, launcher, rowDir, this.log, seed + row.ordinal()).run();
+			RowResult result = new RowRun(row, this.profile, launcher, database, rowDir, this.log,
+					seed + row.ordinal()).run();
 			this.log.line("row " + row.name() + " done in " + seconds(result.elapsed()) + ": " + result.injections()
 					+ " injections, " + result.executions() + " executions, " + result.duplicates() + " duplicates, "
 					+ result.lost() + " lost, " + result.deadLettered() + " dead-lettered, "
@@ -72,6 +84,8 @@ public final class FaultSuite {
 					+ " extra drafts, " + result.sideEffects().notFirstDraft() + " not the first draft, "
 					+ result.sideEffects().duplicateDeployMessages() + " deploy tasks stored twice, "
 					+ result.sideEffects().duplicateDeploys() + " deploys re-run"
+					+ (result.posts().measured() ? ", " + result.posts().total() + " posts rows, "
+							+ result.posts().duplicates() + " duplicate posts rows" : "")
 					+ (result.unexpected().isEmpty() ? "" : ", UNEXPECTED " + result.unexpected())
 					+ "; " + result.notes());
 			results.add(result);
@@ -86,11 +100,15 @@ public final class FaultSuite {
 	 * @return the table
 	 */
 	public static String table(List<RowResult> results) {
+		boolean posts = results.stream().anyMatch((result) -> result.posts().measured());
 		StringBuilder table = new StringBuilder();
 		table.append("| fault / injection point | injections | tasks | handler re-runs (ledger) | commits | duplicate "
 				+ "commits | drafts (model calls) | committed draft not the first | deploy tasks stored twice | deploys "
-				+ "| deploys re-run (DevOps handler) | lost | dead-lettered | unexpected | notes |\n");
-		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+				+ "| deploys re-run (DevOps handler) | ")
+			.append(posts ? "business rows (posts) | duplicate business rows | " : "")
+			.append("lost | dead-lettered | unexpected | notes |\n");
+		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(posts ? "---:|---:|" : "")
+			.append("---:|---:|---:|---|\n");
 		for (RowResult result : results) {
 			SideEffects done = result.sideEffects();
 			table.append("| ").append(result.row().label()).append(" | ").append(result.injections()).append(" | ")
@@ -98,8 +116,11 @@ public final class FaultSuite {
 				.append(total(done.commits())).append(" | ").append(done.duplicateCommits()).append(" | ")
 				.append(total(done.drafts())).append(" | ").append(done.notFirstDraft()).append(" | ")
 				.append(done.duplicateDeployMessages()).append(" | ").append(total(done.deploys())).append(" | ")
-				.append(done.duplicateDeploys()).append(" | ")
-				.append(result.lost()).append(" | ").append(result.deadLettered()).append(" | ")
+				.append(done.duplicateDeploys()).append(" | ");
+			if (posts) {
+				table.append(result.posts().total()).append(" | ").append(result.posts().duplicates()).append(" | ");
+			}
+			table.append(result.lost()).append(" | ").append(result.deadLettered()).append(" | ")
 				.append(result.unexpected().size()).append(" | ").append(notes(result)).append(" |\n");
 		}
 		return table.toString();
@@ -170,7 +191,8 @@ public final class FaultSuite {
 
 	private static void writeReport(Path report, SuiteProfile profile, List<RowResult> results, String table,
 			String args) throws IOException {
-		String marker = "<!-- fault-matrix:" + profile.name() + " -->";
+		String marker = "<!-- fault-matrix:" + profile.name()
+				+ (profile.storeType().equals("nats-kv") ? "" : "-" + profile.storeType()) + " -->";
 		String section = marker + "\n" + "Measured " + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
 				+ " on " + Runtime.getRuntime().availableProcessors() + " cores with `scripts/fault-suite.sh "
 				+ args.replace("--report=" + report, "").trim() + "` (profile " + profile.name() + ": "

@@ -20,16 +20,18 @@ import java.util.List;
  * @param notes further observations (claims lost, progress with a node down, dead-letter reasons)
  * @param elapsed how long the row took
  * @param sideEffects what the agents did: commits, model calls (drafts), deploys
+ * @param posts the business rows in the database ({@code --store=jdbc}), else {@link PostRows#NONE}
  */
 public record RowResult(FaultRow row, int tasks, int injections, int executions, int duplicates, int lost,
 		int deadLettered, List<String> unexpected, int publisherKills, int republishedDuplicates, List<String> notes,
-		Duration elapsed, SideEffects sideEffects) {
+		Duration elapsed, SideEffects sideEffects, PostRows posts) {
 
 	/**
 	 * Whether the row holds what users rely on: nothing lost, nothing unexpected, no handler re-run,
 	 * second commit or model call unless the row names that window (then at most one per
 	 * injection), never a second deploy task (a deploy run twice only where a consumer JVM died),
-	 * and the first draft committed unless the model was called again.
+	 * and the first draft committed unless the model was called again; on a database, never a
+	 * business row committed twice.
 	 */
 	public boolean holds() {
 		return this.lost == 0 && this.unexpected.isEmpty()
@@ -38,7 +40,7 @@ public record RowResult(FaultRow row, int tasks, int injections, int executions,
 				&& withinInjections(this.sideEffects.extraDrafts(), this.row.mayRepeatModelCall())
 				&& withinInjections(this.sideEffects.notFirstDraft(), this.row.mayRepeatModelCall())
 				&& withinInjections(this.sideEffects.duplicateDeploys(), this.row.mayRepeatDeploy())
-				&& this.sideEffects.duplicateDeployMessages() == 0;
+				&& this.sideEffects.duplicateDeployMessages() == 0 && this.posts.duplicates() == 0;
 	}
 
 	private boolean withinInjections(int count, boolean byDesign) {

@@ -42,6 +42,8 @@ final class RowRun {
 
 	private final SampleAppLauncher launcher;
 
+	private final PostgresDatabase database;
+
 	private final Path directory;
 
 	private final Log log;
@@ -92,10 +94,12 @@ final class RowRun {
 
 	private int tasksWhileNodeDown;
 
-	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, Path directory, Log log, long seed) {
+	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, PostgresDatabase database, Path directory,
+			Log log, long seed) {
 		this.row = row;
 		this.profile = profile;
 		this.launcher = launcher;
+		this.database = database;
 		this.directory = directory;
 		this.log = log;
 		this.random = new Random(seed);
@@ -182,6 +186,9 @@ final class RowRun {
 		properties.put("sample.work-duration", work.toMillis() + "ms");
 		properties.put("sample.repository", repository().toString());
 		properties.put("sample.commit-probe", Boolean.toString(this.row.commitProbe()));
+		if (this.database != null) {
+			properties.putAll(this.database.consumerProperties());
+		}
 		return properties;
 	}
 
@@ -273,13 +280,14 @@ final class RowRun {
 		}
 	}
 
-	/** Every task has an execution in a ledger or a dead letter. */
+	/** Every task has an execution in a ledger (and its row on a database) or a dead letter. */
 	private boolean allTasksAccounted() {
 		Map<String, Integer> executions = Evidence.executions(this.slots);
+		PostRows posts = posts();
 		Map<String, String> parked = null;
 		for (int i = 0; i < this.profile.tasksPerRow(); i++) {
 			String id = TaskPublisher.taskId(this.prefix, i);
-			if (!executions.containsKey(id)) {
+			if (!executions.containsKey(id) || !posts.has(id)) {
 				parked = (parked != null) ? parked : this.deadLetters.read();
 				if (!parked.containsKey(id)) {
 					return false;
@@ -287,6 +295,11 @@ final class RowRun {
 			}
 		}
 		return true;
+	}
+
+	/** The row's business rows on a database, else {@link PostRows#NONE}. */
+	private PostRows posts() {
+		return (this.database != null) ? this.database.posts(this.prefix) : PostRows.NONE;
 	}
 
 	private void inject() {
@@ -313,7 +326,7 @@ final class RowRun {
 			return;
 		}
 		List<ConsumerSlot> candidates = this.slots.stream()
-			.filter((slot) -> slot.alive() && !slot.stopped() && slot.ageMillis() > 3000)
+			.filter((slot) -> slot.alive() && !slot.stopped() && slot.ready())
 			.toList();
 		if (candidates.isEmpty()) {
 			return;
@@ -413,6 +426,7 @@ final class RowRun {
 			this.unexpected.add(halts.size() + " chaos log lines but " + this.chaosHalts + " JVMs exited with status "
 					+ HALT_STATUS);
 		}
+		PostRows posts = posts();
 		int tasks = this.profile.tasksPerRow();
 		int duplicates = 0;
 		int lost = 0;
@@ -425,7 +439,7 @@ final class RowRun {
 			duplicates += Math.max(0, count - 1);
 			boolean parked = deadLetters.containsKey(id);
 			deadLettered += parked ? 1 : 0;
-			if (count == 0 && !parked) {
+			if ((count == 0 || !posts.has(id)) && !parked) {
 				lost++;
 			}
 		}
@@ -452,7 +466,7 @@ final class RowRun {
 		notes(deadLetters);
 		return new RowResult(this.row, tasks, injected, total, duplicates, lost, deadLettered, List.copyOf(this.unexpected),
 				this.publisher.kills(), this.publisher.duplicatesSuppressed(), List.copyOf(this.notes), elapsed,
-				sideEffects);
+				sideEffects, posts);
 	}
 
 	/** Every task not dead-lettered has a commit and a deploy of that commit; nothing else was committed. */

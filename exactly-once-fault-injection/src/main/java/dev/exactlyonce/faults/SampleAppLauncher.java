@@ -109,12 +109,7 @@ final class SampleAppLauncher {
 	 * @return the process
 	 */
 	Process start(Map<String, String> properties, Path console) {
-		List<String> command = new ArrayList<>();
-		command.add(Binaries.java());
-		command.addAll(this.jvmOptions);
-		command.add("-jar");
-		command.add(this.jar.toString());
-		properties.forEach((key, value) -> command.add("--" + key + "=" + value));
+		List<String> command = command(List.of(), properties);
 		try {
 			return new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(console.toFile()))
@@ -123,6 +118,33 @@ final class SampleAppLauncher {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + command, ex);
 		}
+	}
+
+	/**
+	 * Runs one app JVM until its context is refreshed ({@code -Dspring.context.exit=onRefresh}).
+	 * @param properties Spring properties given as {@code --key=value}
+	 * @param output file that gets its output
+	 * @return its exit status ({@code -1} when it did not exit within 2 minutes)
+	 */
+	int runUntilRefreshed(Map<String, String> properties, Path output) {
+		List<String> command = command(List.of("-Dspring.context.exit=onRefresh"), properties);
+		try {
+			return run(command, output, 120);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start " + command, ex);
+		}
+	}
+
+	private List<String> command(List<String> systemProperties, Map<String, String> properties) {
+		List<String> command = new ArrayList<>();
+		command.add(Binaries.java());
+		command.addAll(systemProperties);
+		command.addAll(this.jvmOptions);
+		command.add("-jar");
+		command.add(this.jar.toString());
+		properties.forEach((key, value) -> command.add("--" + key + "=" + value));
+		return command;
 	}
 
 	private static int run(List<String> command, Path output, int timeoutSeconds) throws IOException {
