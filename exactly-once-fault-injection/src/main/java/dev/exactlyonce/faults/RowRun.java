@@ -36,6 +36,9 @@ final class RowRun {
 
 	private static final long STATE_POLL_MILLIS = 200;
 
+	/** How long a delivery of a {@link Fault#ZOMBIE_AT_POINT} row waits at the point to be frozen. */
+	private static final String STALL = "1s";
+
 	private final FaultRow row;
 
 	private final SuiteProfile profile;
@@ -59,6 +62,8 @@ final class RowRun {
 	private final List<ConsumerSlot> slots = new ArrayList<>();
 
 	private final Map<ConsumerSlot, Long> resumeAt = new HashMap<>();
+
+	private final Map<ConsumerSlot, Integer> stallsSeen = new HashMap<>();
 
 	private NatsEnvironment nats;
 
@@ -202,6 +207,11 @@ final class RowRun {
 	 * already armed stay below the row's injections, so the row does not overshoot by much.
 	 */
 	private Map<String, String> chaosProperties(ConsumerSlot slot) {
+		if (this.row.fault() == Fault.ZOMBIE_AT_POINT) {
+			return Map.of("sample.chaos.halt-at", this.row.chaosPoint(), "sample.chaos.stall", STALL,
+					"sample.chaos.probability", Double.toString(this.profile.chaosProbability()), "sample.chaos.seed",
+					Long.toString(this.random.nextLong()));
+		}
 		long armed = this.slots.stream().filter((other) -> other != slot && other.alive() && other.armed()).count();
 		if (this.row.fault() != Fault.CHAOS || this.chaosHalts + armed >= this.profile.injectionsPerRow()) {
 			slot.armed(false);
@@ -305,6 +315,7 @@ final class RowRun {
 	private void inject() {
 		switch (this.row.fault()) {
 			case ZOMBIE -> injectZombie();
+			case ZOMBIE_AT_POINT -> freezeStalled();
 			case NATS_RESTART -> restartNats();
 			case CLUSTER_NODE_KILL -> killClusterNode();
 			default -> {
@@ -314,13 +325,7 @@ final class RowRun {
 
 	private void injectZombie() {
 		long now = System.nanoTime();
-		this.resumeAt.entrySet().removeIf((entry) -> {
-			if (now >= entry.getValue()) {
-				entry.getKey().resume();
-				return true;
-			}
-			return false;
-		});
+		resumeDue(now);
 		if (this.injections >= this.profile.injectionsPerRow() || !this.workRemaining || now < this.nextInjectionAt
 				|| this.resumeAt.size() >= this.slots.size() - 1) {
 			return;
@@ -331,11 +336,43 @@ final class RowRun {
 		if (candidates.isEmpty()) {
 			return;
 		}
-		ConsumerSlot zombie = candidates.get(this.random.nextInt(candidates.size()));
+		pause(candidates.get(this.random.nextInt(candidates.size())), now);
+		this.nextInjectionAt = now + (200 + this.random.nextInt(500)) * 1_000_000L;
+	}
+
+	/**
+	 * Freezes a consumer JVM whose chaos log got a line since the last look: a delivery stalls at the
+	 * row's point ({@code sample.chaos.stall}) for the driver to pause it there.
+	 */
+	private void freezeStalled() {
+		long now = System.nanoTime();
+		resumeDue(now);
+		for (ConsumerSlot slot : this.slots) {
+			int stalls = Evidence.chaosHalts(List.of(slot)).size();
+			if (stalls > this.stallsSeen.getOrDefault(slot, 0)) {
+				this.stallsSeen.put(slot, stalls);
+				if (slot.alive() && !slot.stopped() && this.injections < this.profile.injectionsPerRow()
+						&& this.resumeAt.size() < this.slots.size() - 1) {
+					pause(slot, now);
+				}
+			}
+		}
+	}
+
+	private void pause(ConsumerSlot zombie, long now) {
 		zombie.pause();
 		this.resumeAt.put(zombie, now + this.profile.zombiePause().toNanos());
 		this.injections++;
-		this.nextInjectionAt = now + (200 + this.random.nextInt(500)) * 1_000_000L;
+	}
+
+	private void resumeDue(long now) {
+		this.resumeAt.entrySet().removeIf((entry) -> {
+			if (now >= entry.getValue()) {
+				entry.getKey().resume();
+				return true;
+			}
+			return false;
+		});
 	}
 
 	/** kill -9 of the nats-server whenever the consumers made progress since the previous restart. */
