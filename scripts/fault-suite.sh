@@ -4,8 +4,10 @@
 #   scripts/fault-suite.sh --long    thousands of tasks, >= 300 injections per row; writes its table to
 #                                    docs/fault-injection.md (takes a few hours on 2 cores)
 # More options, passed to dev.exactlyonce.faults.FaultSuite: --rows=KILL_HANDLED_RETRY,NATS_RESTART
-# --injections=N --tasks=N --store=nats-kv --work-dir=DIR --report=FILE. Needs Java 17 and nats-server
-# ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH); every process runs on free loopback ports.
+# --injections=N --tasks=N --store=nats-kv|jdbc --work-dir=DIR --report=FILE. Needs Java 17 and nats-server
+# ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH), and for --store=jdbc PostgreSQL's binaries
+# ($POSTGRES_BIN_DIR or /usr/lib/postgresql/15/bin: apt-get install postgresql; its service need not run);
+# every process runs on free loopback ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,14 @@ if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ] &&
   echo "nats-server is missing: apt-get install nats-server (or set NATS_SERVER_BIN)" >&2
   exit 1
 fi
+
+case " $* " in
+  *" --store=jdbc "*)
+    if [ ! -x "${POSTGRES_BIN_DIR:-/usr/lib/postgresql/15/bin}/postgres" ]; then
+      echo "PostgreSQL is missing: apt-get install postgresql (or set POSTGRES_BIN_DIR)" >&2
+      exit 1
+    fi ;;
+esac
 
 echo "==> building sample-agent-app and the fault-injection driver"
 ./mvnw -B -q -DskipTests package -pl exactly-once-fault-injection -am
