@@ -4,10 +4,12 @@
 #   scripts/fault-suite.sh --long    thousands of tasks, >= 300 injections per row; writes its table to
 #                                    docs/fault-injection.md (takes a few hours on 2 cores)
 # More options, passed to dev.exactlyonce.faults.FaultSuite: --rows=KILL_HANDLED_RETRY,NATS_RESTART
-# --injections=N --tasks=N --store=nats-kv|redis|firestore --work-dir=DIR --report=FILE. Needs Java 17,
+# --injections=N --tasks=N --store=nats-kv|redis|firestore|jdbc --work-dir=DIR --report=FILE. Needs Java 17,
 # nats-server ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH), redis-server, Google's Firestore
-# emulator, iproute2 and root for the partition rows, and libfaketime ($FAKETIME_LIB, else Debian's
-# faketime package, installed here when missing); every process runs on free ports.
+# emulator, iproute2 and root for the partition rows, libfaketime ($FAKETIME_LIB, else Debian's faketime
+# package, installed here when missing), and for --store=jdbc PostgreSQL's binaries ($POSTGRES_BIN_DIR or
+# /usr/lib/postgresql/15/bin: apt-get install postgresql; its service need not run); every process runs
+# on free ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,14 @@ if [ -z "${FAKETIME_LIB:-}" ] && ! compgen -G "/usr/lib/*/faketime/libfaketimeMT
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq faketime
 fi
+
+case " $* " in
+  *" --store=jdbc "*)
+    if [ ! -x "${POSTGRES_BIN_DIR:-/usr/lib/postgresql/15/bin}/postgres" ]; then
+      echo "PostgreSQL is missing: apt-get install postgresql (or set POSTGRES_BIN_DIR)" >&2
+      exit 1
+    fi ;;
+esac
 
 echo "==> building sample-agent-app and the fault-injection driver"
 ./mvnw -B -q -DskipTests package -pl exactly-once-fault-injection -am

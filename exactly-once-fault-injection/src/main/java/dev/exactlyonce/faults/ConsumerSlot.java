@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -29,9 +30,9 @@ final class ConsumerSlot {
 
 	private boolean stopped;
 
-	private long startedNanos;
-
 	private boolean armed;
+
+	private boolean ready;
 
 	/**
 	 * Creates the slot.
@@ -68,7 +69,20 @@ final class ConsumerSlot {
 		properties.putAll(chaos);
 		this.process = this.launcher.start(properties, this.directory.resolve("console.log"), this.environment);
 		this.stopped = false;
-		this.startedNanos = System.nanoTime();
+		this.ready = false;
+	}
+
+	/**
+	 * Whether the current incarnation finished its start-up (its console has as many
+	 * {@code Started SampleAgentApplication} lines as the slot had incarnations), so its listeners
+	 * take tasks.
+	 */
+	boolean ready() {
+		if (!this.ready && alive()) {
+			this.ready = Evidence.consoleLinesContaining(List.of(this), "Started SampleAgentApplication")
+					>= this.incarnation;
+		}
+		return this.ready;
 	}
 
 	boolean alive() {
@@ -87,11 +101,6 @@ final class ConsumerSlot {
 	/** Forgets the dead incarnation (after the driver counted its exit). */
 	void clear() {
 		this.process = null;
-	}
-
-	/** Milliseconds since the current incarnation started. */
-	long ageMillis() {
-		return (System.nanoTime() - this.startedNanos) / 1_000_000;
 	}
 
 	/** Whether the current incarnation runs with chaos. */

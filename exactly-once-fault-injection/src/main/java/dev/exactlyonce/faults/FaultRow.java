@@ -54,6 +54,15 @@ public enum FaultRow {
 	/** Consumer paused (SIGSTOP) past its lease and the ack wait, then resumed; the task is retried. */
 	ZOMBIE_RETRY("SIGSTOP past the lease, then SIGCONT (zombie), on-abandoned=retry", Fault.ZOMBIE, null, "retry"),
 
+	/**
+	 * Consumer paused (SIGSTOP) with a handler between its side effect and its completion record (on
+	 * {@code --store=jdbc}: after its row of {@code posts}, before the commit), past the lease and the
+	 * ack wait, then resumed; its completion is refused and the task retried.
+	 */
+	ZOMBIE_HANDLED_RETRY("SIGSTOP after the side effect, before the completion record (HANDLED; jdbc: after the "
+			+ "business write, before the commit), past the lease, then SIGCONT (zombie), on-abandoned=retry",
+			Fault.ZOMBIE_AT_POINT, "handled", "retry"),
+
 	/** Consumer paused past its lease, then resumed; the abandoned task is parked. */
 	ZOMBIE_DEAD_LETTER("SIGSTOP past the lease, then SIGCONT (zombie), on-abandoned=dead-letter", Fault.ZOMBIE, null,
 			"dead-letter"),
@@ -155,7 +164,10 @@ public enum FaultRow {
 		return this.fault;
 	}
 
-	/** The {@code sample.chaos.halt-at} value of a {@link Fault#CHAOS} row, else {@code null}. */
+	/**
+	 * The {@code sample.chaos.halt-at} value of a {@link Fault#CHAOS} or {@link Fault#ZOMBIE_AT_POINT}
+	 * row, else {@code null}.
+	 */
 	public String chaosPoint() {
 		return this.chaosPoint;
 	}
@@ -196,8 +208,8 @@ public enum FaultRow {
 	 */
 	public boolean mayDuplicate() {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
-				|| this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE || this == KILL_IN_PUBLISH
-				|| this == PARTITION_RETRY;
+				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
+				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY;
 	}
 
 	/**
@@ -214,7 +226,8 @@ public enum FaultRow {
 	 * has the HANDLED window of its own; a partitioned one keeps running and appends its deploy.
 	 */
 	public boolean mayRepeatDeploy() {
-		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION;
+		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE || this.fault == Fault.ZOMBIE_AT_POINT
+				|| this.fault == Fault.PARTITION;
 	}
 
 	/**
@@ -234,6 +247,12 @@ public enum FaultRow {
 
 		/** {@code kill -STOP} of a consumer JVM past lease and ack wait, then {@code kill -CONT}. */
 		ZOMBIE,
+
+		/**
+		 * {@code kill -STOP} of a consumer JVM as soon as a delivery reached the row's chaos point
+		 * ({@code sample.chaos.stall} holds it there), past lease and ack wait, then {@code kill -CONT}.
+		 */
+		ZOMBIE_AT_POINT,
 
 		/** {@code kill -9} of the publisher JVM, restarted a few tasks back. */
 		PUBLISHER,

@@ -18,7 +18,7 @@ import dev.exactlyonce.test.NatsServerProcess;
  * matrix (injections, duplicates executed, lost, dead-lettered per row).
  * <p>
  * {@code java dev.exactlyonce.faults.FaultSuite [--long] [--rows=KILL_HANDLED_RETRY,...]
- * [--store=nats-kv] [--injections=N --tasks=N] [--report=docs/fault-injection.md] [--work-dir=DIR]}
+ * [--store=nats-kv|jdbc] [--injections=N --tasks=N] [--report=docs/fault-injection.md] [--work-dir=DIR]}
  */
 public final class FaultSuite {
 
@@ -45,26 +45,38 @@ public final class FaultSuite {
 	 * @throws InterruptedException when interrupted
 	 */
 	public List<RowResult> run() throws IOException, InterruptedException {
-		if (!StoreServer.TYPES.contains(this.profile.storeType())) {
-			throw new IllegalArgumentException("--store=" + this.profile.storeType() + " is not supported by the fault "
-					+ "driver: use one of " + StoreServer.TYPES);
+		String store = this.profile.storeType();
+		if (!StoreServer.TYPES.contains(store)) {
+			throw new IllegalArgumentException("--store=" + store + " is not supported by the fault driver: use one of "
+					+ StoreServer.TYPES);
 		}
 		Files.createDirectories(this.workDir);
+		try (PostgresDatabase database = store.equals(PostgresDatabase.STORE_TYPE) ? new PostgresDatabase() : null) {
+			return run(database);
+		}
+	}
+
+	private List<RowResult> run(PostgresDatabase database) throws IOException, InterruptedException {
 		Path jar = SampleAppLauncher.locateJar();
 		SampleAppLauncher launcher;
 		try (NatsServerProcess training = new NatsServerProcess().start()) {
 			launcher = SampleAppLauncher.prepare(jar, this.workDir, training.url(), this.log);
+			if (database != null) {
+				database.createTables(launcher, training.url(), this.workDir);
+			}
 		}
 		this.log.line("profile " + this.profile.name() + ": " + this.profile.consumers() + " consumers, "
 				+ this.profile.tasksPerRow() + " tasks and " + this.profile.injectionsPerRow()
-				+ " injections per row; app: " + launcher);
+				+ " injections per row, store " + this.profile.storeType()
+				+ ((database != null) ? " on " + database : "") + "; app: " + launcher);
 		List<RowResult> results = new ArrayList<>();
 		long seed = Long.getLong("faults.seed", System.nanoTime());
 		this.log.line("seed " + seed);
 		for (FaultRow row : this.profile.rows()) {
 			Path rowDir = this.workDir.resolve(row.name().toLowerCase(Locale.ROOT));
 			this.log.line("row " + row.name() + ": " + row.label());
-			RowResult result = new RowRun(row, this.profile, launcher, rowDir, this.log, seed + row.ordinal()).run();
+			RowResult result = new RowRun(row, this.profile, launcher, database, rowDir, this.log,
+					seed + row.ordinal()).run();
 			if (result.skipped() != null) {
 				this.log.line("row " + row.name() + " SKIPPED: " + result.skipped());
 				results.add(result);
@@ -78,6 +90,8 @@ public final class FaultSuite {
 					+ " extra drafts, " + result.sideEffects().notFirstDraft() + " not the first draft, "
 					+ result.sideEffects().duplicateDeployMessages() + " deploy tasks stored twice, "
 					+ result.sideEffects().duplicateDeploys() + " deploys re-run"
+					+ (result.posts().measured() ? ", " + result.posts().total() + " posts rows, "
+							+ result.posts().duplicates() + " duplicate posts rows" : "")
 					+ (result.unexpected().isEmpty() ? "" : ", UNEXPECTED " + result.unexpected())
 					+ "; " + result.notes());
 			results.add(result);
@@ -92,11 +106,15 @@ public final class FaultSuite {
 	 * @return the table
 	 */
 	public static String table(List<RowResult> results) {
+		boolean posts = results.stream().anyMatch((result) -> result.posts().measured());
 		StringBuilder table = new StringBuilder();
 		table.append("| fault / injection point | injections | tasks | handler re-runs (ledger) | commits | duplicate "
 				+ "commits | drafts (model calls) | committed draft not the first | deploy tasks stored twice | deploys "
-				+ "| deploys re-run (DevOps handler) | lost | stuck | dead-lettered | unexpected | notes |\n");
-		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+				+ "| deploys re-run (DevOps handler) | ")
+			.append(posts ? "business rows (posts) | duplicate business rows | " : "")
+			.append("lost | stuck | dead-lettered | unexpected | notes |\n");
+		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(posts ? "---:|---:|" : "")
+			.append("---:|---:|---:|---:|---|\n");
 		for (RowResult result : results) {
 			SideEffects done = result.sideEffects();
 			table.append("| ").append(result.row().label()).append(" | ").append(result.injections()).append(" | ")
@@ -104,8 +122,11 @@ public final class FaultSuite {
 				.append(total(done.commits())).append(" | ").append(done.duplicateCommits()).append(" | ")
 				.append(total(done.drafts())).append(" | ").append(done.notFirstDraft()).append(" | ")
 				.append(done.duplicateDeployMessages()).append(" | ").append(total(done.deploys())).append(" | ")
-				.append(done.duplicateDeploys()).append(" | ")
-				.append(result.lost()).append(" | ").append(result.stuck()).append(" | ")
+				.append(done.duplicateDeploys()).append(" | ");
+			if (posts) {
+				table.append(result.posts().total()).append(" | ").append(result.posts().duplicates()).append(" | ");
+			}
+			table.append(result.lost()).append(" | ").append(result.stuck()).append(" | ")
 				.append(result.deadLettered()).append(" | ")
 				.append(result.unexpected().size()).append(" | ").append(notes(result)).append(" |\n");
 		}
@@ -194,7 +215,8 @@ public final class FaultSuite {
 
 	private static void writeReport(Path report, SuiteProfile profile, List<RowResult> results, String table,
 			String args) throws IOException {
-		String marker = "<!-- fault-matrix:" + profile.name() + " -->";
+		String marker = "<!-- fault-matrix:" + profile.name()
+				+ (profile.storeType().equals("nats-kv") ? "" : "-" + profile.storeType()) + " -->";
 		String section = marker + "\n" + "Measured " + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
 				+ " on " + Runtime.getRuntime().availableProcessors() + " cores with `scripts/fault-suite.sh "
 				+ args.replace("--report=" + report, "").trim() + "` (profile " + profile.name() + ": "

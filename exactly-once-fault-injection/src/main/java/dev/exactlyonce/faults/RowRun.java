@@ -46,11 +46,16 @@ final class RowRun {
 
 	private static final long STATE_POLL_MILLIS = 200;
 
+	/** How long a delivery of a {@link Fault#ZOMBIE_AT_POINT} row waits at the point to be frozen. */
+	private static final String STALL = "1s";
+
 	private final FaultRow row;
 
 	private final SuiteProfile profile;
 
 	private final SampleAppLauncher launcher;
+
+	private final PostgresDatabase database;
 
 	private final Path directory;
 
@@ -67,6 +72,8 @@ final class RowRun {
 	private final List<ConsumerSlot> slots = new ArrayList<>();
 
 	private final Map<ConsumerSlot, Long> resumeAt = new HashMap<>();
+
+	private final Map<ConsumerSlot, Integer> stallsSeen = new HashMap<>();
 
 	private NatsEnvironment nats;
 
@@ -108,10 +115,12 @@ final class RowRun {
 
 	private Outages outages;
 
-	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, Path directory, Log log, long seed) {
+	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, PostgresDatabase database, Path directory,
+			Log log, long seed) {
 		this.row = row;
 		this.profile = profile;
 		this.launcher = launcher;
+		this.database = database;
 		this.directory = directory;
 		this.log = log;
 		this.random = new Random(seed);
@@ -272,6 +281,9 @@ final class RowRun {
 		}
 		properties.put("sample.repository", repository().toString());
 		properties.put("sample.commit-probe", Boolean.toString(this.row.commitProbe()));
+		if (this.database != null) {
+			properties.putAll(this.database.consumerProperties());
+		}
 		return properties;
 	}
 
@@ -318,6 +330,11 @@ final class RowRun {
 	 * already armed stay below the row's injections, so the row does not overshoot by much.
 	 */
 	private Map<String, String> chaosProperties(ConsumerSlot slot) {
+		if (this.row.fault() == Fault.ZOMBIE_AT_POINT) {
+			return Map.of("sample.chaos.halt-at", this.row.chaosPoint(), "sample.chaos.stall", STALL,
+					"sample.chaos.probability", Double.toString(this.profile.chaosProbability()), "sample.chaos.seed",
+					Long.toString(this.random.nextLong()));
+		}
 		long armed = this.slots.stream().filter((other) -> other != slot && other.alive() && other.armed()).count();
 		if (this.row.fault() != Fault.CHAOS || this.chaosHalts + armed >= this.profile.injectionsPerRow()) {
 			slot.armed(false);
@@ -396,13 +413,14 @@ final class RowRun {
 		}
 	}
 
-	/** Every task has an execution in a ledger or a dead letter. */
+	/** Every task has an execution in a ledger (and its row on a database) or a dead letter. */
 	private boolean allTasksAccounted() {
 		Map<String, Integer> executions = Evidence.executions(this.slots);
+		PostRows posts = posts();
 		Map<String, String> parked = null;
 		for (int i = 0; i < this.profile.tasksPerRow(); i++) {
 			String id = TaskPublisher.taskId(this.prefix, i);
-			if (!executions.containsKey(id)) {
+			if (!executions.containsKey(id) || !posts.has(id)) {
 				parked = (parked != null) ? parked : this.deadLetters.read();
 				if (!parked.containsKey(id)) {
 					return false;
@@ -412,9 +430,15 @@ final class RowRun {
 		return true;
 	}
 
+	/** The row's business rows on a database, else {@link PostRows#NONE}. */
+	private PostRows posts() {
+		return (this.database != null) ? this.database.posts(this.prefix) : PostRows.NONE;
+	}
+
 	private void inject() {
 		switch (this.row.fault()) {
 			case ZOMBIE -> injectZombie();
+			case ZOMBIE_AT_POINT -> freezeStalled();
 			case NATS_RESTART -> restartNats();
 			case CLUSTER_NODE_KILL -> killClusterNode();
 			case STORE_RESTART, STORE_STALL -> {
@@ -435,6 +459,47 @@ final class RowRun {
 
 	private void injectZombie() {
 		long now = System.nanoTime();
+		resumeDue(now);
+		if (this.injections >= this.profile.injectionsPerRow() || !this.workRemaining || now < this.nextInjectionAt
+				|| this.resumeAt.size() >= this.slots.size() - 1) {
+			return;
+		}
+		List<ConsumerSlot> candidates = this.slots.stream()
+			.filter((slot) -> slot.alive() && !slot.stopped() && slot.ready())
+			.toList();
+		if (candidates.isEmpty()) {
+			return;
+		}
+		pause(candidates.get(this.random.nextInt(candidates.size())), now);
+		this.nextInjectionAt = now + (200 + this.random.nextInt(500)) * 1_000_000L;
+	}
+
+	/**
+	 * Freezes a consumer JVM whose chaos log got a line since the last look: a delivery stalls at the
+	 * row's point ({@code sample.chaos.stall}) for the driver to pause it there.
+	 */
+	private void freezeStalled() {
+		long now = System.nanoTime();
+		resumeDue(now);
+		for (ConsumerSlot slot : this.slots) {
+			int stalls = Evidence.chaosHalts(List.of(slot)).size();
+			if (stalls > this.stallsSeen.getOrDefault(slot, 0)) {
+				this.stallsSeen.put(slot, stalls);
+				if (slot.alive() && !slot.stopped() && this.injections < this.profile.injectionsPerRow()
+						&& this.resumeAt.size() < this.slots.size() - 1) {
+					pause(slot, now);
+				}
+			}
+		}
+	}
+
+	private void pause(ConsumerSlot zombie, long now) {
+		zombie.pause();
+		this.resumeAt.put(zombie, now + this.profile.zombiePause().toNanos());
+		this.injections++;
+	}
+
+	private void resumeDue(long now) {
 		this.resumeAt.entrySet().removeIf((entry) -> {
 			if (now >= entry.getValue()) {
 				entry.getKey().resume();
@@ -442,21 +507,6 @@ final class RowRun {
 			}
 			return false;
 		});
-		if (this.injections >= this.profile.injectionsPerRow() || !this.workRemaining || now < this.nextInjectionAt
-				|| this.resumeAt.size() >= this.slots.size() - 1) {
-			return;
-		}
-		List<ConsumerSlot> candidates = this.slots.stream()
-			.filter((slot) -> slot.alive() && !slot.stopped() && slot.ageMillis() > 3000)
-			.toList();
-		if (candidates.isEmpty()) {
-			return;
-		}
-		ConsumerSlot zombie = candidates.get(this.random.nextInt(candidates.size()));
-		zombie.pause();
-		this.resumeAt.put(zombie, now + this.profile.zombiePause().toNanos());
-		this.injections++;
-		this.nextInjectionAt = now + (200 + this.random.nextInt(500)) * 1_000_000L;
 	}
 
 	/** kill -9 of the nats-server whenever the consumers made progress since the previous restart. */
@@ -554,6 +604,7 @@ final class RowRun {
 			this.unexpected.add(halts.size() + " chaos log lines but " + this.chaosHalts + " JVMs exited with status "
 					+ HALT_STATUS);
 		}
+		PostRows posts = posts();
 		int duplicates = 0;
 		int lost = 0;
 		int stuck = 0;
@@ -570,7 +621,7 @@ final class RowRun {
 			if (count == 0 && !parked && unsettled.contains(id)) {
 				stuck++;
 			}
-			else if (count == 0 && !parked) {
+			else if ((count == 0 || !posts.has(id)) && !parked) {
 				lost++;
 			}
 		}
@@ -596,7 +647,7 @@ final class RowRun {
 		notes(deadLetters);
 		return new RowResult(this.row, tasks, injected, total, duplicates, lost, deadLettered, List.copyOf(this.unexpected),
 				this.publisher.kills(), this.publisher.duplicatesSuppressed(), List.copyOf(this.notes), elapsed,
-				sideEffects, stuck, null);
+				sideEffects, stuck, null, posts);
 	}
 
 	/** Every task not dead-lettered has a commit and a deploy of that commit; nothing else was committed. */

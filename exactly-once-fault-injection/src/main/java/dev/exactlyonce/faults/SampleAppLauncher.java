@@ -127,11 +127,7 @@ final class SampleAppLauncher {
 	 */
 	Process start(Map<String, String> properties, Path console, Map<String, String> environment) {
 		List<String> command = new ArrayList<>(this.commandPrefix);
-		command.add(Binaries.java());
-		command.addAll(this.jvmOptions);
-		command.add("-jar");
-		command.add(this.jar.toString());
-		properties.forEach((key, value) -> command.add("--" + key + "=" + value));
+		command.addAll(command(List.of(), properties));
 		try {
 			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(console.toFile()));
@@ -141,6 +137,33 @@ final class SampleAppLauncher {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + command, ex);
 		}
+	}
+
+	/**
+	 * Runs one app JVM until its context is refreshed ({@code -Dspring.context.exit=onRefresh}).
+	 * @param properties Spring properties given as {@code --key=value}
+	 * @param output file that gets its output
+	 * @return its exit status ({@code -1} when it did not exit within 2 minutes)
+	 */
+	int runUntilRefreshed(Map<String, String> properties, Path output) {
+		List<String> command = command(List.of("-Dspring.context.exit=onRefresh"), properties);
+		try {
+			return run(command, output, 120);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start " + command, ex);
+		}
+	}
+
+	private List<String> command(List<String> systemProperties, Map<String, String> properties) {
+		List<String> command = new ArrayList<>();
+		command.add(Binaries.java());
+		command.addAll(systemProperties);
+		command.addAll(this.jvmOptions);
+		command.add("-jar");
+		command.add(this.jar.toString());
+		properties.forEach((key, value) -> command.add("--" + key + "=" + value));
+		return command;
 	}
 
 	private static int run(List<String> command, Path output, int timeoutSeconds) throws IOException {

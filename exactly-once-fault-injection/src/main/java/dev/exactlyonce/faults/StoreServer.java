@@ -17,11 +17,12 @@ import dev.exactlyonce.test.ServerProcess;
 abstract class StoreServer implements AutoCloseable {
 
 	/** The store types the driver can run: {@code nats-kv}, {@code redis}, {@code firestore}. */
-	static final List<String> TYPES = List.of("nats-kv", "redis", "firestore");
+	static final List<String> TYPES = List.of("nats-kv", "redis", "firestore", PostgresDatabase.STORE_TYPE);
 
 	/**
 	 * Starts the store's server.
-	 * @param type {@code exactlyonce.store.type}: {@code nats-kv}, {@code redis} or {@code firestore}
+	 * @param type {@code exactlyonce.store.type}: {@code nats-kv}, {@code redis}, {@code firestore} or
+	 * {@code jdbc} (the suite's PostgreSQL, {@link PostgresDatabase})
 	 * @param moreAddresses local addresses the server must also listen on (a veth pair's root side)
 	 * @param timeout each store call's timeout in the consumers (below the lease)
 	 * @return the started store
@@ -29,11 +30,14 @@ abstract class StoreServer implements AutoCloseable {
 	 */
 	static StoreServer start(String type, List<String> moreAddresses, Duration timeout) {
 		return switch (type) {
-			case "nats-kv" -> new NatsKv();
+			case "nats-kv" -> new WithoutOwnServer("nats-kv", "The NATS KV store lives in the row's nats-server: "
+					+ "NATS_RESTART is its restart row");
+			case PostgresDatabase.STORE_TYPE -> new WithoutOwnServer(PostgresDatabase.STORE_TYPE, "The JDBC store's "
+					+ "PostgreSQL is the suite's (PostgresDatabase), started once for every row");
 			case "redis" -> new Redis(moreAddresses, timeout);
 			case "firestore" -> new Firestore(moreAddresses, timeout);
 			default -> throw new IllegalArgumentException("--store=" + type + " is not supported by the fault driver: "
-					+ "use nats-kv, redis or firestore");
+					+ "use one of " + TYPES);
 		};
 	}
 
@@ -59,22 +63,31 @@ abstract class StoreServer implements AutoCloseable {
 	public void close() {
 	}
 
-	private static final class NatsKv extends StoreServer {
+	/** A store whose server the row does not start, kill or pause. */
+	private static final class WithoutOwnServer extends StoreServer {
+
+		private final String type;
+
+		private final String whyNoServer;
+
+		WithoutOwnServer(String type, String whyNoServer) {
+			this.type = type;
+			this.whyNoServer = whyNoServer;
+		}
 
 		@Override
 		String type() {
-			return "nats-kv";
+			return this.type;
 		}
 
 		@Override
 		Map<String, String> consumerProperties(String host) {
-			return Map.of("exactlyonce.store.type", "nats-kv");
+			return Map.of("exactlyonce.store.type", this.type);
 		}
 
 		@Override
 		ServerProcess server() {
-			throw new UnsupportedOperationException("The NATS KV store lives in the row's nats-server: "
-					+ "NATS_RESTART is its restart row");
+			throw new UnsupportedOperationException(this.whyNoServer);
 		}
 
 	}

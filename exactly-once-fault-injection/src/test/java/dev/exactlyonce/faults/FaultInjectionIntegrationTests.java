@@ -31,6 +31,54 @@ class FaultInjectionIntegrationTests {
 		Files.writeString(workDir.resolve("short-matrix.md"), table);
 
 		assertThat(results).extracting(RowResult::row).containsExactlyElementsOf(SuiteProfile.quick().rows());
+		SoftAssertions softly = everyRowHolds(results);
+		RowResult handledParked = resultOf(results, FaultRow.KILL_HANDLED_DEAD_LETTER);
+		softly.assertThat(handledParked.deadLettered())
+			.as("HANDLED + dead-letter: every step was journaled, so the retry replays them instead of parking")
+			.isZero();
+		RowResult publisher = resultOf(results, FaultRow.PUBLISHER_KILL);
+		softly.assertThat(publisher.republishedDuplicates()).as("republished tasks deduplicated by the stream")
+			.isPositive();
+		softly.assertAll();
+	}
+
+	/**
+	 * The rows on PostgreSQL ({@code --store=jdbc}): the marketing agent's post is a row of
+	 * {@code posts} written in the transaction of its completion record. Killed after that write and
+	 * before the commit, or frozen there past the lease (a zombie whose completion is refused), or
+	 * frozen anywhere in the handler: the handler may run again, its row commits once.
+	 */
+	@Test
+	void transactionalBusinessWritesCommitOnceOnPostgres() throws Exception {
+		Path workDir = Path.of(System.getProperty("faults.work-dir", "target/fault-injection")).toAbsolutePath()
+			.resolveSibling("fault-injection-jdbc");
+		List<FaultRow> rows = List.of(FaultRow.KILL_HANDLED_RETRY, FaultRow.ZOMBIE_RETRY, FaultRow.ZOMBIE_HANDLED_RETRY);
+		List<RowResult> results = new FaultSuite(SuiteProfile.quick().withStoreType("jdbc").withRows(rows), workDir)
+			.run();
+		String table = FaultSuite.table(results);
+		System.out.println(table);
+		Files.writeString(workDir.resolve("short-matrix.md"), table);
+
+		assertThat(results).extracting(RowResult::row).containsExactlyElementsOf(rows);
+		SoftAssertions softly = everyRowHolds(results);
+		for (RowResult result : results) {
+			String row = result.row().name();
+			softly.assertThat(result.posts().total()).as(row + " business rows").isEqualTo(result.tasks());
+			softly.assertThat(result.posts().duplicates()).as(row + " duplicate business rows").isZero();
+		}
+		RowResult frozenAtHandled = resultOf(results, FaultRow.ZOMBIE_HANDLED_RETRY);
+		softly.assertThat(frozenAtHandled.duplicates())
+			.as("ZOMBIE_HANDLED_RETRY: each frozen handler wrote its row, which rolled back with its refused completion")
+			.isPositive();
+		softly.assertAll();
+	}
+
+	private static RowResult resultOf(List<RowResult> results, FaultRow row) {
+		return results.stream().filter((result) -> result.row() == row).findFirst().orElseThrow();
+	}
+
+	/** What every row must hold; the caller adds its own assertions and calls {@code assertAll}. */
+	private static SoftAssertions everyRowHolds(List<RowResult> results) {
 		SoftAssertions softly = new SoftAssertions();
 		for (RowResult result : results) {
 			String row = result.row().name();
@@ -56,14 +104,7 @@ class FaultInjectionIntegrationTests {
 			softly.assertThat(done.duplicateDeploys()).as(row + " deploys re-run by the DevOps handler")
 				.isLessThanOrEqualTo(result.row().mayRepeatDeploy() ? result.injections() : 0);
 		}
-		RowResult handledParked = results.get(FaultRow.KILL_HANDLED_DEAD_LETTER.ordinal());
-		softly.assertThat(handledParked.deadLettered())
-			.as("HANDLED + dead-letter: every step was journaled, so the retry replays them instead of parking")
-			.isZero();
-		RowResult publisher = results.get(FaultRow.PUBLISHER_KILL.ordinal());
-		softly.assertThat(publisher.republishedDuplicates()).as("republished tasks deduplicated by the stream")
-			.isPositive();
-		softly.assertAll();
+		return softly;
 	}
 
 }

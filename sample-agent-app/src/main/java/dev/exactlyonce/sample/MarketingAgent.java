@@ -7,6 +7,7 @@ import java.util.UUID;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Profile;
 import org.springframework.stereotype.Component;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
@@ -20,9 +21,11 @@ import dev.exactlyonce.sample.chaos.ChaosObserver;
  * {@code commit} (a real {@code git commit} of the draft, found again by its {@code Task-Id}
  * trailer when an earlier attempt died before journaling it), and a follow-up deploy task for the
  * {@link DevOpsAgent}. It then appends to the ledger. The starter makes sure each task gets here
- * once, and a retried task resumes after its last finished step.
+ * once, and a retried task resumes after its last finished step. In the {@code jdbc} profile the
+ * {@link TransactionalMarketingAgent} listens instead and runs this agent's work in a transaction.
  */
 @Component
+@Profile("!jdbc")
 class MarketingAgent {
 
 	/** Where follow-up deploy tasks go. */

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Random;
@@ -24,7 +25,8 @@ import dev.exactlyonce.sample.SampleProperties;
  * ({@link Runtime#halt}: no shutdown hooks, no graceful stop, as {@code kill -9} would) when a
  * delivery of the configured consumer reaches the configured {@link ChaosPoint}, with the
  * configured probability ({@code step-performed} and {@code step-done} only in the durable step
- * {@code sample.chaos.step}). Before halting it appends {@code <point> <key> <instance> <timestamp>}
+ * {@code sample.chaos.step}), or with {@code sample.chaos.stall} holds the delivery's thread there
+ * instead, so a driver can freeze the JVM at that point. Before halting it appends {@code <point> <key> <instance> <timestamp>}
  * to its log file and fsyncs it, so a driver can count injections. Only registered when
  * {@code sample.chaos.halt-at} is set.
  */
@@ -45,6 +47,8 @@ public class ChaosObserver implements PipelineObserver {
 	private final long ackRaceWindowNanos;
 
 	private final Path logFile;
+
+	private final Duration stall;
 
 	private final String instanceId;
 
@@ -71,6 +75,7 @@ public class ChaosObserver implements PipelineObserver {
 		this.random = (chaos.getSeed() != null) ? new Random(chaos.getSeed()) : new Random();
 		this.exitStatus = chaos.getExitStatus();
 		this.ackRaceWindowNanos = chaos.getAckRaceWindow().toNanos();
+		this.stall = chaos.getStall();
 		this.logFile = (chaos.getLogFile() != null) ? chaos.getLogFile()
 				: sample.getOutputDir().resolve("chaos.log");
 		this.instanceId = sample.resolvedInstanceId();
@@ -150,8 +155,17 @@ public class ChaosObserver implements PipelineObserver {
 		}
 	}
 
+	/** Halts the JVM, or with {@code sample.chaos.stall} holds this thread there for a driver to freeze it. */
 	private void halt(String key) {
 		record(key);
+		if (this.stall != null) {
+			long until = System.nanoTime() + this.stall.toNanos();
+			for (long left = this.stall.toNanos(); left > 0 && !Thread.currentThread().isInterrupted();
+					left = until - System.nanoTime()) {
+				LockSupport.parkNanos(left);
+			}
+			return;
+		}
 		Runtime.getRuntime().halt(this.exitStatus);
 	}
 

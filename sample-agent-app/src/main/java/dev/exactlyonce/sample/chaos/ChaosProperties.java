@@ -36,6 +36,13 @@ public class ChaosProperties {
 	/** Longest delay of the halt racing the ack at {@code during-ack}. */
 	private Duration ackRaceWindow = Duration.ofMillis(2);
 
+	/**
+	 * Instead of halting at {@code halt-at}, record the point in the log file and hold the delivery's
+	 * thread there this long, so a driver watching the file can freeze the JVM ({@code kill -STOP})
+	 * at that point; unset halts.
+	 */
+	private Duration stall;
+
 	/** File that gets one fsynced line per halt before it happens; {@code <output-dir>/chaos.log} when unset. */
 	private Path logFile;
 
@@ -93,6 +100,14 @@ public class ChaosProperties {
 
 	public void setAckRaceWindow(Duration ackRaceWindow) {
 		this.ackRaceWindow = ackRaceWindow;
+	}
+
+	public Duration getStall() {
+		return this.stall;
+	}
+
+	public void setStall(Duration stall) {
+		this.stall = stall;
 	}
 
 	public Path getLogFile() {

@@ -1,0 +1,38 @@
+package dev.exactlyonce.sample;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Profile;
+import org.springframework.stereotype.Component;
+
+import dev.exactlyonce.annotation.ExactlyOnceListener;
+import dev.exactlyonce.listener.ExactlyOnceContext;
+import dev.exactlyonce.sample.chaos.ChaosObserver;
+
+/**
+ * The marketing agent of the {@code jdbc} profile: the {@link MarketingAgent}'s work (its durable
+ * steps, journaled on their own), then the post as a row of {@link PostsTable}, in one transaction
+ * with the task's completion record ({@code transactional = true}). A crash before the commit leaves
+ * no row; a zombie's row rolls back with its refused completion.
+ */
+@Component
+@Profile("jdbc")
+class TransactionalMarketingAgent {
+
+	private final MarketingAgent work;
+
+	private final PostsTable posts;
+
+	TransactionalMarketingAgent(SampleProperties properties, PostLedger ledger, PostRepository repository,
+			ObjectProvider<ChaosObserver> chaos, PostsTable posts) {
+		this.work = new MarketingAgent(properties, ledger, repository, chaos);
+		this.posts = posts;
+	}
+
+	@ExactlyOnceListener(consumer = "marketing-task-worker", transactional = true)
+	String handle(TaskAssignment task, ExactlyOnceContext context) {
+		String sha = this.work.handle(task, context);
+		this.posts.record(task.taskId(), sha, context.deliveryCount());
+		return sha;
+	}
+
+}
