@@ -3,6 +3,7 @@ package dev.exactlyonce.store;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -29,6 +30,8 @@ public final class MeasuredStoreClock implements StoreClock {
 
 	private final ServerTimeProbe probe;
 
+	private final LongSupplier nanoTime;
+
 	private Measurement last;
 
 	/**
@@ -37,21 +40,27 @@ public final class MeasuredStoreClock implements StoreClock {
 	 * @param probe the request the server stamps
 	 */
 	public MeasuredStoreClock(Clock local, ServerTimeProbe probe) {
+		this(local, probe, System::nanoTime);
+	}
+
+	/** Creates the clock on a given monotonic time source (tests: probes answered after a set delay). */
+	MeasuredStoreClock(Clock local, ServerTimeProbe probe, LongSupplier nanoTime) {
 		this.local = local;
 		this.probe = probe;
+		this.nanoTime = nanoTime;
 	}
 
 	@Override
 	public Instant earliest() {
 		Measurement measurement = current();
-		long now = System.nanoTime();
+		long now = this.nanoTime.getAsLong();
 		return measurement.server().plusNanos(now - measurement.answered() - drift(measurement, now));
 	}
 
 	@Override
 	public Instant latest() {
 		Measurement measurement = current();
-		long now = System.nanoTime();
+		long now = this.nanoTime.getAsLong();
 		return measurement.server().plusNanos(now - measurement.sent() + drift(measurement, now));
 	}
 
@@ -61,7 +70,7 @@ public final class MeasuredStoreClock implements StoreClock {
 	}
 
 	private synchronized Measurement current() {
-		if (this.last == null || System.nanoTime() - this.last.answered() > REFRESH_AFTER.toNanos()) {
+		if (this.last == null || this.nanoTime.getAsLong() - this.last.answered() > REFRESH_AFTER.toNanos()) {
 			this.last = narrower(this.last, measure());
 		}
 		return this.last;
@@ -71,9 +80,9 @@ public final class MeasuredStoreClock implements StoreClock {
 	private Measurement measure() {
 		Measurement best = null;
 		for (int attempt = 0; attempt < PROBES; attempt++) {
-			long sent = System.nanoTime();
+			long sent = this.nanoTime.getAsLong();
 			Supplier<Instant> stamp = this.probe.send();
-			long answered = System.nanoTime();
+			long answered = this.nanoTime.getAsLong();
 			Instant server = stamp.get();
 			if (server != null) {
 				best = narrower(best, new Measurement(server, sent, answered));
@@ -86,11 +95,11 @@ public final class MeasuredStoreClock implements StoreClock {
 		return best;
 	}
 
-	private static Measurement narrower(Measurement previous, Measurement next) {
+	private Measurement narrower(Measurement previous, Measurement next) {
 		if (previous == null) {
 			return next;
 		}
-		long now = System.nanoTime();
+		long now = this.nanoTime.getAsLong();
 		return (previous.width(now) <= next.width(now)) ? previous : next;
 	}
 

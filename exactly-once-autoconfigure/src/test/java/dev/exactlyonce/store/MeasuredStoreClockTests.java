@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
@@ -52,11 +53,13 @@ class MeasuredStoreClockTests {
 		delays.add(Duration.ofMillis(300));
 		delays.add(Duration.ZERO);
 		delays.add(Duration.ofMillis(300));
+		AtomicLong nanos = new AtomicLong();
+		Instant serverAtStart = serverNow();
 		MeasuredStoreClock clock = new MeasuredStoreClock(this.localFarBehind, () -> {
-			Instant stamp = serverNow();
-			sleep(delays.isEmpty() ? Duration.ZERO : delays.poll());
+			Instant stamp = serverAtStart.plusNanos(nanos.get());
+			nanos.addAndGet((delays.isEmpty() ? Duration.ZERO : delays.poll()).toNanos());
 			return () -> stamp;
-		});
+		}, nanos::get);
 
 		assertThat(Duration.between(clock.earliest(), clock.latest())).as("narrower than the slow probes' 300 ms")
 			.isLessThan(Duration.ofMillis(250));
@@ -91,16 +94,6 @@ class MeasuredStoreClockTests {
 
 	private static Instant serverNow() {
 		return Instant.now().plus(SERVER_AHEAD);
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }
