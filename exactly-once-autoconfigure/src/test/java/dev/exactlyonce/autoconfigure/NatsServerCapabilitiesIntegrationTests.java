@@ -30,7 +30,8 @@ import static org.awaitility.Awaitility.await;
  * The starter reads the connected nats-server's version at start-up, knows which features newer
  * than 2.9 that server offers, and logs once which of them it uses (none: see README,
  * Compatibility). Runs on whichever server {@code NATS_SERVER_BIN} names; each detected feature
- * is checked against what that server actually does with it.
+ * is checked against what that server actually does with it, and so is what README says of
+ * per-message TTL (it expires a message, and cannot keep one past the stream's max age).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class NatsServerCapabilitiesIntegrationTests extends NatsContextRunnerTestSupport {
@@ -94,10 +95,24 @@ class NatsServerCapabilitiesIntegrationTests extends NatsContextRunnerTestSuppor
 			if (honoured.contains(ServerFeature.PER_MESSAGE_TTL)) {
 				connection.jetStream().publish("TTL.short", new byte[] { 1 },
 						PublishOptions.builder().messageTtlSeconds(1).build());
-				await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThatExceptionOfType(
-						JetStreamApiException.class).isThrownBy(() -> management.getLastMessage("TTL", "TTL.short")));
+				awaitRemoved(management, "TTL", "TTL.short");
+				// a TTL cannot keep a message past the stream's max age: per-message TTL only shortens
+				management.addStream(StreamConfiguration.builder()
+					.name("CAPPED")
+					.subjects("CAPPED.>")
+					.maxAge(Duration.ofSeconds(2))
+					.allowMessageTtl(true)
+					.build());
+				connection.jetStream().publish("CAPPED.long", new byte[] { 1 },
+						PublishOptions.builder().messageTtlCustom("1h").build());
+				awaitRemoved(management, "CAPPED", "CAPPED.long");
 			}
 		}
+	}
+
+	private static void awaitRemoved(JetStreamManagement management, String stream, String subject) {
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThatExceptionOfType(JetStreamApiException.class)
+			.isThrownBy(() -> management.getLastMessage(stream, subject)));
 	}
 
 	/** Declares a stream with a feature switched on and notes the feature when the server kept the switch. */
