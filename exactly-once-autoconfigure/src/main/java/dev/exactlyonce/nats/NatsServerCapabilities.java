@@ -54,7 +54,8 @@ public final class NatsServerCapabilities {
 	 */
 	public static NatsServerCapabilities detect(Connection connection) {
 		NatsServerCapabilities capabilities = of(connection.getServerInfo());
-		logger.info(capabilities.summary(CredentialRedactor.withoutUserInfo(String.valueOf(connection.getConnectedUrl()))));
+		String url = CredentialRedactor.withoutUserInfo(String.valueOf(connection.getConnectedUrl()));
+		logger.info(capabilities.summary(url));
 		return capabilities;
 	}
 
