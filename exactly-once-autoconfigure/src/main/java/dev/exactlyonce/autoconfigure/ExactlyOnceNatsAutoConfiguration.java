@@ -15,6 +15,7 @@ import org.springframework.core.env.Environment;
 import dev.exactlyonce.nats.NatsConnectionFactory;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.NatsReaderRecovery;
+import dev.exactlyonce.nats.NatsServerCapabilities;
 
 /**
  * Auto-configures the NATS {@link Connection} from {@code exactlyonce.nats.*}, whose reader is
@@ -48,6 +49,12 @@ public final class ExactlyOnceNatsAutoConfiguration {
 			sslContext = sslBundles.getObject().getBundle(nats.getTls().getBundle()).createSslContext();
 		}
 		return new NatsConnectionFactory(nats.toConnectionSettings(), sslContext, readerRecovery).connect();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	NatsServerCapabilities exactlyOnceNatsServerCapabilities(Connection connection) {
+		return NatsServerCapabilities.detect(connection);
 	}
 
 }

@@ -36,8 +36,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
 /**
  * An {@link IdempotencyStore} in a NATS JetStream key-value bucket. Claims use {@code create}
  * (fails when the key exists) and every later write is an {@code update} against a known
- * revision, so each transition is a compare-and-set. The lease expiry lives in the value:
- * nats-server 2.9 has no per-key TTL. The bucket's TTL forgets records after {@code completed-ttl}.
+ * revision, so each transition is a compare-and-set. The lease expiry lives in the value, also on
+ * servers with per-key TTL (2.11+), which would delete an expired claim together with the attempt
+ * history that tells an abandoned attempt from a new task. The bucket's TTL forgets records after
+ * {@code completed-ttl}.
  * <p>
  * Round trips: a fresh key is claimed with a single {@code create}; the record and revision this
  * instance wrote last for a claim it holds are remembered, so renewing and completing it is a
