@@ -51,12 +51,14 @@ final class ExactlyOnceRun {
 			.run()) {
 			publish(publisher, subject, scenario.messages());
 			long started = System.nanoTime();
+			long cpu = ProcessCpu.nanos();
 			context.getBean(ExactlyOnceListenerRegistry.class).start();
 			if (!stopwatch.acked().await(10, TimeUnit.MINUTES)) {
 				throw new IllegalStateException(scenario.label() + " did not finish");
 			}
 			double seconds = (System.nanoTime() - started) / 1e9;
-			return new RunResult(scenario.messages() / seconds, stopwatch.total(), stopwatch.segments());
+			double cpuPerMessage = ProcessCpu.microsPerMessageSince(cpu, scenario.messages());
+			return new RunResult(scenario.messages() / seconds, stopwatch.total(), stopwatch.segments(), cpuPerMessage);
 		}
 	}
 

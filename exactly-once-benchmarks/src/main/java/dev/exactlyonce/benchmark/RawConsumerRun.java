@@ -34,6 +34,7 @@ final class RawConsumerRun {
 		ExecutorService workers = Executors.newFixedThreadPool(scenario.concurrency());
 		AtomicLong lastAck = new AtomicLong();
 		long started = System.nanoTime();
+		long cpu = ProcessCpu.nanos();
 		try {
 			while (done.getCount() > 0) {
 				if (!free.tryAcquire(200, TimeUnit.MILLISECONDS)) {
@@ -54,7 +55,8 @@ final class RawConsumerRun {
 				free.release(wanted - received);
 			}
 			double seconds = (lastAck.get() - started) / 1e9;
-			return new RunResult(scenario.messages() / seconds, latency, Map.of());
+			return new RunResult(scenario.messages() / seconds, latency, Map.of(),
+					ProcessCpu.microsPerMessageSince(cpu, scenario.messages()));
 		}
 		finally {
 			workers.shutdownNow();
