@@ -114,8 +114,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.settings = settings;
 		this.rawReader = new RawStreamReader(connection, settings.requestTimeout());
 		int workers = consumers.values().stream().mapToInt(ConsumerSettings::concurrency).sum();
-		this.scheduler = Executors.newScheduledThreadPool(Math.max(2, workers),
-				daemonThreads("exactlyonce-working-acks-"));
+		this.scheduler = WorkingAcks.scheduler(Math.max(2, workers), daemonThreads("exactlyonce-working-acks-"));
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(settings.nonRetryableExceptions())
 			.with(List.of(StepInterruptedException.class));

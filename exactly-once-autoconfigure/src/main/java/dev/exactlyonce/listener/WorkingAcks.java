@@ -3,6 +3,8 @@ package dev.exactlyonce.listener;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -35,6 +37,20 @@ final class WorkingAcks {
 		this.scheduler = scheduler;
 		this.store = store;
 		this.observers = observers;
+	}
+
+	/**
+	 * The scheduler working acks need: a stopped heartbeat's beat leaves its queue at once. With the
+	 * JDK's default a cancelled beat stays queued until its due time, one working-ack interval, holding
+	 * its delivery and payload: two per message handled meanwhile.
+	 * @param threads the timer threads
+	 * @param threadFactory makes them
+	 * @return the scheduler
+	 */
+	static ScheduledThreadPoolExecutor scheduler(int threads, ThreadFactory threadFactory) {
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(threads, threadFactory);
+		scheduler.setRemoveOnCancelPolicy(true);
+		return scheduler;
 	}
 
 	/** Starts working acks and lease renewals for a claimed delivery. */
