@@ -32,8 +32,9 @@ import dev.exactlyonce.test.RedisServerProcess;
  * test: run {@code scripts/benchmark.sh} ({@code -Dbenchmark.repetitions=N},
  * {@code -Dbenchmark.quick=true} for a smoke run, {@code -Dbenchmark.stores=nats-kv,jdbc} for some stores,
  * {@code -Dbenchmark.handlers=0} for some handler costs in ms, {@code -Dbenchmark.messages=N} for the
- * messages of a no-op run). CPU µs per message is this JVM's CPU time over a run divided by its
- * messages: the servers run in other processes and are not in it.
+ * messages of a no-op run, {@code -Dbenchmark.threads=true} for CPU by thread group). CPU µs per
+ * message is this JVM's CPU time over a run divided by its messages: the servers run in other
+ * processes and are not in it.
  */
 public final class PipelineBenchmark {
 
