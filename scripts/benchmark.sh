@@ -7,13 +7,15 @@
 #   scripts/benchmark.sh                    full run (3 interleaved repetitions)
 #   scripts/benchmark.sh --quick            smoke run
 #   scripts/benchmark.sh --stores           per-store claim/complete latency instead
+# Further -D options are passed on, e.g. scripts/benchmark.sh --quick -Dbenchmark.handlers=0 -Dbenchmark.messages=5000
 set -euo pipefail
 cd "$(dirname "$0")/.."
 main=dev.exactlyonce.benchmark.PipelineBenchmark
 extra=()
 case "${1:-}" in
-  --quick) extra+=(-Dbenchmark.quick=true) ;;
-  --stores) main=dev.exactlyonce.benchmark.StoreLatencyBenchmark ;;
+  --quick) extra+=(-Dbenchmark.quick=true); shift ;;
+  --stores) main=dev.exactlyonce.benchmark.StoreLatencyBenchmark; shift ;;
 esac
+extra+=("$@")
 ./mvnw -B -q -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -am -Pbenchmark \
   -DskipTests -Dbenchmark.main="$main" ${BENCHMARK_STORES:+-Dbenchmark.stores="$BENCHMARK_STORES"} "${extra[@]}" verify

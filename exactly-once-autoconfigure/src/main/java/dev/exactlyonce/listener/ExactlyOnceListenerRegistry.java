@@ -1,7 +1,9 @@
 package dev.exactlyonce.listener;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,8 +116,13 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.settings = settings;
 		this.rawReader = new RawStreamReader(connection, settings.requestTimeout());
 		int workers = consumers.values().stream().mapToInt(ConsumerSettings::concurrency).sum();
-		this.scheduler = Executors.newScheduledThreadPool(Math.max(2, workers),
-				daemonThreads("exactlyonce-working-acks-"));
+		Duration shortestInterval = consumers.values()
+			.stream()
+			.map(ConsumerSettings::workingAckInterval)
+			.min(Comparator.naturalOrder())
+			.orElse(Duration.ofSeconds(1));
+		this.scheduler = WorkingAcks.scheduler(Math.max(2, workers), daemonThreads("exactlyonce-working-acks-"),
+				shortestInterval);
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(settings.nonRetryableExceptions())
 			.with(List.of(StepInterruptedException.class));

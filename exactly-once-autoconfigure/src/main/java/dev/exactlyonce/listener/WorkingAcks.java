@@ -3,6 +3,8 @@ package dev.exactlyonce.listener;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -35,6 +37,30 @@ final class WorkingAcks {
 		this.scheduler = scheduler;
 		this.store = store;
 		this.observers = observers;
+	}
+
+	/**
+	 * The scheduler working acks need. A stopped heartbeat's beat leaves its queue at once (with the
+	 * JDK's default a cancelled beat stays queued until its due time, one working-ack interval,
+	 * holding its delivery and payload: two per message handled meanwhile). A beat queued first in
+	 * line makes the queue wake a timer thread, which with removed beats would be once or twice per
+	 * message; a pacing task that does nothing, due every half of the shortest interval, stays ahead
+	 * of every beat (each is due a whole interval after it was queued), so queuing a beat wakes no one.
+	 * @param threads the timer threads
+	 * @param threadFactory makes them
+	 * @param shortestInterval the shortest working-ack interval of the listeners it serves
+	 * @return the scheduler
+	 */
+	static ScheduledThreadPoolExecutor scheduler(int threads, ThreadFactory threadFactory, Duration shortestInterval) {
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(threads, threadFactory);
+		scheduler.setRemoveOnCancelPolicy(true);
+		long pace = Math.max(1, shortestInterval.toMillis() / 2);
+		scheduler.scheduleAtFixedRate(WorkingAcks::pace, pace, pace, TimeUnit.MILLISECONDS);
+		return scheduler;
+	}
+
+	/** The pacing task: nothing to do (and nothing that could throw and end its schedule). */
+	private static void pace() {
 	}
 
 	/** Starts working acks and lease renewals for a claimed delivery. */

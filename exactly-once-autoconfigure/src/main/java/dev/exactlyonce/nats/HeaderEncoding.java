@@ -104,10 +104,14 @@ public final class HeaderEncoding {
 		if (headers == null) {
 			return null;
 		}
-		String encodedName = percentEncode(utf8(name), true);
-		if (listed(headers).contains(listName(encodedName))) {
-			String value = headers.getFirst(encodedName);
-			return (value != null) ? decodeBytes(value) : null;
+		String list = headers.getFirst(ENCODED_HEADERS);
+		if (list != null && !list.isEmpty()) {
+			// only messages with encoded headers pay for encoding the name and reading the list
+			String encodedName = percentEncode(utf8(name), true);
+			if (listed(headers).contains(listName(encodedName))) {
+				String value = headers.getFirst(encodedName);
+				return (value != null) ? decodeBytes(value) : null;
+			}
 		}
 		String value = headers.getFirst(name);
 		return (value != null) ? utf8(value) : null;

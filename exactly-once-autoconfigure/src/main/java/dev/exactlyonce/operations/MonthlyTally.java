@@ -53,6 +53,13 @@ public class MonthlyTally implements PipelineObserver, PublishObserver {
 
 	private Instant lastWarning;
 
+	/** The month counts go to, and the span of instants it covers (guarded by this tally's lock). */
+	private String month;
+
+	private Instant monthStart = Instant.MAX;
+
+	private Instant monthEnd = Instant.MIN;
+
 	/**
 	 * Creates the tally.
 	 * @param bucket where the counts are kept
@@ -192,8 +199,18 @@ public class MonthlyTally implements PipelineObserver, PublishObserver {
 	}
 
 	private synchronized void count(MonthlyCounts counts) {
-		this.pending.merge(YearMonth.from(this.clock.instant().atZone(ZoneOffset.UTC)).toString(), counts,
-				MonthlyCounts::plus);
+		this.pending.merge(month(this.clock.instant()), counts, MonthlyCounts::plus);
+	}
+
+	/** The month (UTC) of an instant; formatted only when the instant leaves the last month's span. */
+	private String month(Instant now) {
+		if (now.isBefore(this.monthStart) || !now.isBefore(this.monthEnd)) {
+			YearMonth month = YearMonth.from(now.atZone(ZoneOffset.UTC));
+			this.month = month.toString();
+			this.monthStart = month.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant();
+			this.monthEnd = month.plusMonths(1).atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant();
+		}
+		return this.month;
 	}
 
 }

@@ -1,8 +1,10 @@
 package dev.exactlyonce.store;
 
+import java.security.SecureRandom;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -12,6 +14,10 @@ import java.util.function.Supplier;
  * token is remembered, and the claimant's next claim of the key is written with it, so the store
  * recognises the claimant's own claim (see {@link ClaimRules#claim}) instead of reporting it as
  * held elsewhere and, once its lease ran out, abandoned.
+ * <p>
+ * New tokens are unique without a random draw per claim (a {@link SecureRandom} call per message
+ * serialised the workers): each client starts from 128 random bits and counts up, so its own
+ * tokens never repeat and two clients' tokens meet with negligible probability.
  */
 public final class UnconfirmedClaims {
 
@@ -19,6 +25,17 @@ public final class UnconfirmedClaims {
 	private static final int MAX_REMEMBERED = 10_000;
 
 	private final Map<Claimant, String> tokens = new ConcurrentHashMap<>();
+
+	private final long tokenHigh;
+
+	private final AtomicLong tokenLow;
+
+	/** A client's unconfirmed claims, none yet. */
+	public UnconfirmedClaims() {
+		SecureRandom random = new SecureRandom();
+		this.tokenHigh = random.nextLong();
+		this.tokenLow = new AtomicLong(random.nextLong());
+	}
 
 	/**
 	 * The token to claim a key with: the one of the claimant's unconfirmed claim of the key, taken
@@ -28,8 +45,8 @@ public final class UnconfirmedClaims {
 	 * @return the token
 	 */
 	public String token(String key, String owner) {
-		String unconfirmed = this.tokens.remove(new Claimant(key, owner));
-		return (unconfirmed != null) ? unconfirmed : UUID.randomUUID().toString();
+		String unconfirmed = this.tokens.isEmpty() ? null : this.tokens.remove(new Claimant(key, owner));
+		return (unconfirmed != null) ? unconfirmed : new UUID(this.tokenHigh, this.tokenLow.incrementAndGet()).toString();
 	}
 
 	/**

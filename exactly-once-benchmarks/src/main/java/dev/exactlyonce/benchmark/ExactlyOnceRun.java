@@ -51,12 +51,16 @@ final class ExactlyOnceRun {
 			.run()) {
 			publish(publisher, subject, scenario.messages());
 			long started = System.nanoTime();
+			long cpu = ProcessCpu.nanos();
+			ThreadCpu threadCpu = new ThreadCpu();
 			context.getBean(ExactlyOnceListenerRegistry.class).start();
 			if (!stopwatch.acked().await(10, TimeUnit.MINUTES)) {
 				throw new IllegalStateException(scenario.label() + " did not finish");
 			}
 			double seconds = (System.nanoTime() - started) / 1e9;
-			return new RunResult(scenario.messages() / seconds, stopwatch.total(), stopwatch.segments());
+			double cpuPerMessage = ProcessCpu.microsPerMessageSince(cpu, scenario.messages());
+			threadCpu.print(scenario.label(), scenario.messages());
+			return new RunResult(scenario.messages() / seconds, stopwatch.total(), stopwatch.segments(), cpuPerMessage);
 		}
 	}
 

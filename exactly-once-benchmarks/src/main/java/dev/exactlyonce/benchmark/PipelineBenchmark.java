@@ -30,12 +30,17 @@ import dev.exactlyonce.test.RedisServerProcess;
  * Repetitions are interleaved (every scenario once, then again) and each figure is the median of
  * the repetitions; a warm-up round is run first and thrown away. Prints Markdown tables. Not a
  * test: run {@code scripts/benchmark.sh} ({@code -Dbenchmark.repetitions=N},
- * {@code -Dbenchmark.quick=true} for a smoke run, {@code -Dbenchmark.stores=nats-kv,jdbc} for some stores).
+ * {@code -Dbenchmark.quick=true} for a smoke run, {@code -Dbenchmark.stores=nats-kv,jdbc} for some stores,
+ * {@code -Dbenchmark.handlers=0} for some handler costs in ms, {@code -Dbenchmark.messages=N} for the
+ * messages of a no-op run, {@code -Dbenchmark.threads=true} for CPU by thread group). CPU µs per
+ * message is this JVM's CPU time over a run divided by its messages: the servers run in other
+ * processes and are not in it.
  */
 public final class PipelineBenchmark {
 
 	private static final List<ConsumerKind> KINDS = List.of(new ConsumerKind("raw ack()", null, false),
 			new ConsumerKind("raw ackSync", null, true), new ConsumerKind("exactly-once memory", "memory", true),
+			new ConsumerKind("exactly-once memory, ack-mode async", "memory", false),
 			new ConsumerKind("exactly-once nats-kv", "nats-kv", true),
 			new ConsumerKind("exactly-once nats-kv, ack-mode async", "nats-kv", false),
 			new ConsumerKind("exactly-once redis", "redis", true),
@@ -45,6 +50,9 @@ public final class PipelineBenchmark {
 	/** The stores measured ({@code -Dbenchmark.stores=nats-kv,jdbc}); raw JetStream is always measured. */
 	private static final Set<String> STORES = Set
 		.of(System.getProperty("benchmark.stores", "memory,nats-kv,redis,firestore,jdbc").split(","));
+
+	/** The handler costs measured, in ms ({@code -Dbenchmark.handlers=0}). */
+	private static final String[] HANDLERS = System.getProperty("benchmark.handlers", "0,50").split(",");
 
 	private int runNumber;
 
@@ -91,9 +99,11 @@ public final class PipelineBenchmark {
 
 	private static List<Scenario> scenarios(boolean quick) {
 		List<Scenario> scenarios = new ArrayList<>();
-		for (int work : new int[] { 0, 50 }) {
+		int noOpMessages = Integer.getInteger("benchmark.messages", quick ? 100 : 1000);
+		for (String handler : HANDLERS) {
+			int work = Integer.parseInt(handler.trim());
 			for (int concurrency : new int[] { 1, 8 }) {
-				int messages = (work == 0) ? (quick ? 100 : 1000) : (concurrency == 1 ? (quick ? 10 : 60) : (quick ? 40 : 400));
+				int messages = (work == 0) ? noOpMessages : (concurrency == 1 ? (quick ? 10 : 60) : (quick ? 40 : 400));
 				for (ConsumerKind kind : KINDS) {
 					if (kind.raw() || STORES.contains(kind.store())) {
 						scenarios.add(new Scenario(kind, concurrency, work, messages));
@@ -159,18 +169,19 @@ public final class PipelineBenchmark {
 				System.getProperty("os.name") + " " + System.getProperty("os.arch"),
 				System.getProperty("java.version"), repetitions, took.toSeconds());
 		System.out.println("| scenario | msgs/s | latency p50 ms | latency p99 ms | added p50 ms vs raw ackSync | "
-				+ "throughput vs raw ack() |");
-		System.out.println("|---|---:|---:|---:|---:|---:|");
+				+ "throughput vs raw ack() | CPU µs/msg (this JVM) |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---:|");
 		for (Map.Entry<Scenario, List<RunResult>> entry : results.entrySet()) {
 			Scenario scenario = entry.getKey();
 			List<RunResult> runs = entry.getValue();
 			List<RunResult> rawSync = results.get(baseline(results, scenario, true));
 			List<RunResult> rawAck = results.get(baseline(results, scenario, false));
 			double p50 = median(runs, (r) -> r.latency().percentileMillis(50));
-			System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %+.2f | %.2f |%n", scenario.label(),
+			System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %+.2f | %.2f | %.0f |%n", scenario.label(),
 					median(runs, RunResult::messagesPerSecond), p50, median(runs, (r) -> r.latency().percentileMillis(99)),
 					p50 - median(rawSync, (r) -> r.latency().percentileMillis(50)),
-					median(runs, RunResult::messagesPerSecond) / median(rawAck, RunResult::messagesPerSecond));
+					median(runs, RunResult::messagesPerSecond) / median(rawAck, RunResult::messagesPerSecond),
+					median(runs, RunResult::cpuMicrosPerMessage));
 		}
 		System.out.println();
 		System.out.println("Where the time of one exactly-once message goes (concurrency 1, no-op handler), p50 ms:");

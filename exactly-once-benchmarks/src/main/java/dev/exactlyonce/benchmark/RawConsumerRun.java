@@ -34,6 +34,8 @@ final class RawConsumerRun {
 		ExecutorService workers = Executors.newFixedThreadPool(scenario.concurrency());
 		AtomicLong lastAck = new AtomicLong();
 		long started = System.nanoTime();
+		long cpu = ProcessCpu.nanos();
+		ThreadCpu threadCpu = new ThreadCpu();
 		try {
 			while (done.getCount() > 0) {
 				if (!free.tryAcquire(200, TimeUnit.MILLISECONDS)) {
@@ -54,7 +56,9 @@ final class RawConsumerRun {
 				free.release(wanted - received);
 			}
 			double seconds = (lastAck.get() - started) / 1e9;
-			return new RunResult(scenario.messages() / seconds, latency, Map.of());
+			double cpuPerMessage = ProcessCpu.microsPerMessageSince(cpu, scenario.messages());
+			threadCpu.print(scenario.label(), scenario.messages());
+			return new RunResult(scenario.messages() / seconds, latency, Map.of(), cpuPerMessage);
 		}
 		finally {
 			workers.shutdownNow();
