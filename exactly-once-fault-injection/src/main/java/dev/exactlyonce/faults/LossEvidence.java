@@ -7,13 +7,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.KeyValue;
 import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamInfoOptions;
@@ -27,8 +30,9 @@ import io.nats.client.support.JsonValue;
  * NATS is closed: the publisher's PubAcks of each task, the stream and its consumers as the stream
  * leader answers them (with the deleted sequences), whether the leader still serves each acknowledged
  * sequence, each cluster node's own view of the stream ({@code /jsz}), whether the task's message id
- * is in that node's block files, the nodes' warnings and the consumers' console lines naming the
- * task or its sequence. Written to {@link #FILE} in the row's directory; {@link #capture} returns one
+ * is in that node's block files, the nodes' warnings, the idempotency records naming the task or
+ * noting its sequence as another key's duplicate, the deploy tasks run from its sequence and the
+ * consumers' console lines naming the task or its sequence. Written to {@link #FILE} in the row's directory; {@link #capture} returns one
  * line for the row's notes.
  */
 final class LossEvidence {
@@ -40,6 +44,12 @@ final class LossEvidence {
 	private static final int DELETED_LISTED = 50;
 
 	private static final int NO_MESSAGE_FOUND = 10037;
+
+	/** The sample's NATS KV idempotency bucket (the starter's default). */
+	static final String IDEMPOTENCY_BUCKET = "exactly-once-idempotency";
+
+	/** The duplicate copies a record notes ({@code IdempotencyRecord.duplicateSequences} as JSON). */
+	private static final Pattern DUPLICATE_SEQUENCES = Pattern.compile("\"duplicateSequences\"\\s*:\\s*\\[([^\\]]*)\\]");
 
 	/** A task's PubAck as the publisher printed it. */
 	record PubAck(String task, long sequence, boolean duplicate, String stream, String source) {
@@ -77,6 +87,7 @@ final class LossEvidence {
 		evidence.publisherAcks(acks, tasks);
 		evidence.leaderView(connection, stream, consumers, acks);
 		nodes.forEach((node) -> evidence.nodeView(node, stream, tasks));
+		evidence.storeRecords(connection, tasks, acks);
 		evidence.consoleLines(slots, tasks, acks);
 		evidence.deploysAt(slots, acks);
 		Path file = directory.resolve(FILE);
@@ -153,6 +164,46 @@ final class LossEvidence {
 		}
 		catch (IOException | IllegalStateException ex) {
 			return "unreadable: " + ex.getMessage();
+		}
+	}
+
+	/**
+	 * The NATS KV idempotency records that name a lost task, or note an acknowledged sequence as a
+	 * duplicate copy of their key (a consumer that received that sequence as another key's copy acked
+	 * it without running). Rows on other stores have no such bucket: the section says so.
+	 */
+	private void storeRecords(Connection connection, List<String> tasks, List<PubAck> acks) {
+		section("idempotency records (bucket " + IDEMPOTENCY_BUCKET + ") naming a lost task or noting its sequence as a duplicate");
+		try {
+			KeyValue bucket = connection.keyValue(IDEMPOTENCY_BUCKET);
+			int records = 0;
+			for (String key : bucket.keys()) {
+				KeyValueEntry entry = bucket.get(key);
+				String value = (entry != null && entry.getValue() != null) ? entry.getValueAsString() : "";
+				records++;
+				for (String task : tasks) {
+					if (key.contains(task) || value.contains("\"" + task + "\"")) {
+						line(key + ": " + value);
+						this.summary.add("store record " + key + " names " + task);
+					}
+				}
+				Matcher duplicates = DUPLICATE_SEQUENCES.matcher(value);
+				if (duplicates.find()) {
+					List<String> noted = List.of(duplicates.group(1).split("\\s*,\\s*"));
+					acks.stream().filter((ack) -> noted.contains(Long.toString(ack.sequence()))).forEach((ack) -> {
+						line(key + " notes sequence " + ack.sequence() + " as its duplicate: " + value);
+						this.summary.add("sequence " + ack.sequence() + " acked as a duplicate of record " + key);
+					});
+				}
+			}
+			line(records + " record(s) read");
+		}
+		catch (IOException | JetStreamApiException | IllegalStateException ex) {
+			line("unreadable: " + ex.getMessage());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			line("interrupted");
 		}
 	}
 

@@ -11,6 +11,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.PublishAck;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StreamConfiguration;
@@ -43,6 +44,10 @@ class LossEvidenceIntegrationTests {
 			PublishAck lost = jetStream.publish(TaskPublisher.SUBJECT, new byte[0],
 					PublishOptions.builder().messageId("r0t-1").build());
 			management.deleteMessage(TaskPublisher.STREAM, lost.getSeqno(), false);
+			connection.keyValueManagement().create(KeyValueConfiguration.builder()
+				.name(LossEvidence.IDEMPOTENCY_BUCKET).replicas(3).build());
+			connection.keyValue(LossEvidence.IDEMPOTENCY_BUCKET)
+				.put("r0t-0", "{\"key\":\"r0t-0\",\"duplicateSequences\":[7, " + lost.getSeqno() + "]}");
 			Path slot = Files.createDirectories(this.row.resolve("c1"));
 			Files.writeString(slot.resolve("console.log"), "nothing about it\nclaimed r0t-1 at sequence "
 					+ lost.getSeqno() + "\nclaimed r0t-10\n");
@@ -55,7 +60,7 @@ class LossEvidenceIntegrationTests {
 
 			assertThat(line).contains("r0t-1 PubAck seq 2 not duplicate", "seq 2 no message (10037)",
 					"first/last 1/2 msgs 1", "1 console line(s) name them",
-					"sequence 2 also delivered as the deploy of r0t-0");
+					"sequence 2 also delivered as the deploy of r0t-0", "sequence 2 acked as a duplicate of record r0t-0");
 			for (ClusterNode node : nats.nodes()) {
 				assertThat(line).containsPattern(node.name() + " first/last \\d+/\\d+ msgs \\d+ deleted \\d+ leader n\\d, "
 						+ RowRun.CONSUMER + " delivered 0 ack floor 0 pending \\d+ ack pending 0");
