@@ -220,9 +220,15 @@ final class LossEvidence {
 			this.summary.add(node.name() + " down");
 		}
 		else {
-			JsonValue detail = streamDetail(jsz, stream);
-			line("/jsz " + ((detail != null) ? detail.toJson() : "has no stream " + stream));
-			this.summary.add(node.name() + " " + ((detail != null) ? nodeSummary(detail) : "no stream " + stream));
+			try {
+				JsonValue detail = streamDetail(jsz, stream);
+				line("/jsz " + ((detail != null) ? detail.toJson() : "has no stream " + stream));
+				this.summary.add(node.name() + " " + ((detail != null) ? nodeSummary(detail) : "no stream " + stream));
+			}
+			catch (IllegalStateException ex) {
+				line(ex.getMessage());
+				this.summary.add(node.name() + " /jsz unreadable");
+			}
 		}
 		Path blocks = node.directory().resolve("jetstream").resolve("$G").resolve("streams").resolve(stream).resolve("msgs");
 		for (String task : tasks) {
