@@ -69,6 +69,29 @@ final class ClusterNode extends ServerProcess {
 	}
 
 	/**
+	 * The node's own view of its streams and consumers ({@code /jsz} with account, stream and consumer
+	 * details): state, cluster leader and replicas, delivered and ack floor sequences.
+	 * @return the JSON answer, or {@code null} when the node does not answer
+	 */
+	String jsz() {
+		try {
+			HttpResponse<String> response = http.send(HttpRequest
+				.newBuilder(URI.create("http://127.0.0.1:" + this.monitorPort
+						+ "/jsz?accounts=true&streams=true&consumers=true&config=true"))
+				.timeout(Duration.ofSeconds(2))
+				.build(), HttpResponse.BodyHandlers.ofString());
+			return (response.statusCode() == 200) ? response.body() : null;
+		}
+		catch (IOException ex) {
+			return null;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return null;
+		}
+	}
+
+	/**
 	 * Whether the node reports itself healthy ({@code /healthz}: JetStream enabled and current).
 	 * @return {@code true} when it answers 200
 	 */

@@ -106,7 +106,7 @@ final class PublisherProcess {
 		try {
 			for (String line : Files.readAllLines(currentLog())) {
 				String[] fields = line.split(" ");
-				if (fields[0].equals("ack") && fields.length == 4) {
+				if (isAck(fields)) {
 					this.highestConfirmed = Math.max(this.highestConfirmed, Integer.parseInt(fields[1]));
 					duplicates += Boolean.parseBoolean(fields[3]) ? 1 : 0;
 					this.storedSequences.add(Long.parseLong(fields[2]));
@@ -120,6 +120,37 @@ final class PublisherProcess {
 			throw new UncheckedIOException(ex);
 		}
 		this.duplicatesNow = duplicates;
+	}
+
+	/** An {@code ack <i> <seq> <duplicate> <stream>} line of {@link TaskPublisher}. */
+	private static boolean isAck(String[] fields) {
+		return fields[0].equals("ack") && fields.length == 5;
+	}
+
+	/**
+	 * The PubAcks every incarnation printed for the given tasks.
+	 * @param tasks task ids
+	 * @return their acks, in publisher and line order
+	 */
+	List<LossEvidence.PubAck> acksOf(Set<String> tasks) {
+		List<LossEvidence.PubAck> acks = new ArrayList<>();
+		for (int i = 1; i <= this.incarnation; i++) {
+			Path log = this.directory.resolve("publisher-" + i + ".log");
+			try {
+				for (String line : Files.readAllLines(log)) {
+					String[] fields = line.split(" ");
+					String task = isAck(fields) ? TaskPublisher.taskId(this.prefix, Integer.parseInt(fields[1])) : null;
+					if (task != null && tasks.contains(task)) {
+						acks.add(new LossEvidence.PubAck(task, Long.parseLong(fields[2]), Boolean.parseBoolean(fields[3]),
+								fields[4], log.getFileName().toString()));
+					}
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+		return acks;
 	}
 
 	/** SIGKILL mid-batch, then a new publisher from {@link #OVERLAP} tasks before the last confirmed one. */

@@ -608,6 +608,7 @@ final class RowRun {
 		int duplicates = 0;
 		int lost = 0;
 		int stuck = 0;
+		Set<String> missing = new java.util.TreeSet<>();
 		Set<String> unsettled = Evidence.messageIdsIn(this.connection, TaskPublisher.STREAM);
 		int deadLettered = 0;
 		int total = 0;
@@ -620,9 +621,11 @@ final class RowRun {
 			deadLettered += parked ? 1 : 0;
 			if (count == 0 && !parked && unsettled.contains(id)) {
 				stuck++;
+				missing.add(id);
 			}
 			else if ((count == 0 || !posts.has(id)) && !parked) {
 				lost++;
+				missing.add(id);
 			}
 		}
 		executions.keySet()
@@ -645,9 +648,26 @@ final class RowRun {
 					+ "the message id of a consumed WorkQueue message); the consumer acked them as duplicates unrun");
 		}
 		notes(deadLetters);
+		if (!missing.isEmpty()) {
+			this.notes.add(captureLossEvidence(missing));
+		}
 		return new RowResult(this.row, tasks, injected, total, duplicates, lost, deadLettered, List.copyOf(this.unexpected),
 				this.publisher.kills(), this.publisher.duplicatesSuppressed(), List.copyOf(this.notes), elapsed,
 				sideEffects, stuck, null, posts);
+	}
+
+	/**
+	 * Writes what NATS and the processes knew about the lost or stuck tasks to the row's directory
+	 * ({@link LossEvidence}), while the row's NATS still runs.
+	 * @return the line for the notes
+	 */
+	private String captureLossEvidence(Set<String> missing) {
+		List<ClusterNode> nodes = (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? this.nats.nodes() : List.of();
+		String line = LossEvidence.capture(this.directory, this.connection, nodes, TaskPublisher.STREAM,
+				List.of(CONSUMER, DEPLOY_CONSUMER), this.publisher.acksOf(missing), List.copyOf(missing),
+				this.slots.stream().map(ConsumerSlot::directory).toList());
+		this.log.line(line);
+		return line;
 	}
 
 	/** Every task not dead-lettered has a commit and a deploy of that commit; nothing else was committed. */

@@ -18,7 +18,7 @@ import io.nats.client.impl.NatsMessage;
  * The publisher JVM of the fault suite (the "CEO agent" without HTTP): publishes tasks
  * {@code <prefix>-<i>} for {@code i} in {@code [from, count)} on the sample's subject, each with
  * its task id as {@code Nats-Msg-Id}, retrying every failed publish with the same id until the
- * stream confirms it. Prints {@code ack <i> <seq> <duplicate>} per confirmation and {@code done}
+ * stream confirms it. Prints {@code ack <i> <seq> <duplicate> <stream>} per confirmation and {@code done}
  * at the end; the driver kills it with {@code -9} mid-batch and starts it again a few tasks back.
  * <p>
  * Arguments: {@code <servers> <prefix> <from> <count> <pause-millis> [<copies> <copy-gap-millis>]}: with
@@ -54,7 +54,7 @@ public final class TaskPublisher {
 					Thread.sleep(copyGap);
 				}
 				PublishAck ack = publish(jetStream, taskId, i);
-				System.out.println("ack " + i + " " + ack.getSeqno() + " " + ack.isDuplicate());
+				System.out.println("ack " + i + " " + ack.getSeqno() + " " + ack.isDuplicate() + " " + ack.getStream());
 				System.out.flush();
 			}
 			if (pause > 0) {
