@@ -19,7 +19,8 @@ import dev.exactlyonce.sample.chaos.ChaosObserver;
  * is different on every call; each call is recorded in {@code <output-dir>/drafts.log} with the
  * draft's id, which the text carries),
  * {@code commit} (a real {@code git commit} of the draft, found again by its {@code Task-Id}
- * trailer when an earlier attempt died before journaling it), and a follow-up deploy task for the
+ * trailer when an earlier attempt died before journaling it, and made only when the task has no
+ * commit yet, so an instance paused inside the step does not commit again when it resumes), and a follow-up deploy task for the
  * {@link DevOpsAgent}. It then appends to the ledger. The starter makes sure each task gets here
  * once, and a retried task resumes after its last finished step. In the {@code jdbc} profile the
  * {@link TransactionalMarketingAgent} listens instead and runs this agent's work in a transaction.
@@ -63,8 +64,10 @@ class MarketingAgent {
 					+ previous.owner() + " (" + (previous.abandoned() ? "died mid-work" : "failed")
 					+ previous.lastStep().map((step) -> " in step " + step).orElse("") + ")"));
 		String draft = context.step("draft", String.class, () -> draft(task));
-		String sha = context.step("commit", String.class, () -> this.posts.commit(task.taskId(), draft),
-				this.properties.isCommitProbe() ? () -> this.posts.findCommit(task.taskId()) : null);
+		String sha = this.properties.isCommitProbe()
+				? context.step("commit", String.class, () -> this.posts.commitOnce(task.taskId(), draft),
+						() -> this.posts.findCommit(task.taskId()))
+				: context.step("commit", String.class, () -> this.posts.commit(task.taskId(), draft), null);
 		context.publish(DEPLOYS, new DeployTask(task.taskId(), sha));
 		this.ledger.record(task.taskId(), context.deliveryCount());
 		logger.info("Task " + task.taskId() + " done: commit " + sha);

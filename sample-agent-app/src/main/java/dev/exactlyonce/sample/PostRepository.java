@@ -41,14 +41,23 @@ class PostRepository {
 	 */
 	synchronized String commit(String taskId, String text) throws IOException, InterruptedException {
 		try (FileChannel lockFile = openLockFile(); FileLock lock = lockFile.lock()) {
-			if (!Files.isDirectory(this.directory.resolve(".git"))) {
-				git("init", "-q");
-			}
-			Path post = Files.createDirectories(this.directory.resolve("posts")).resolve(taskId + ".md");
-			Files.writeString(post, text);
-			git("add", "posts/" + taskId + ".md");
-			git("commit", "-q", "--allow-empty", "-m", "Post for task " + taskId, "-m", "Task-Id: " + taskId);
-			return git("rev-parse", "HEAD").trim();
+			return commitLocked(taskId, text);
+		}
+	}
+
+	/**
+	 * Commits a task's post unless the task already has a commit, deciding and committing under the
+	 * repository's lock: a side effect made idempotent on the task's key. A zombie (an instance that
+	 * was paused inside this step while another took the task over and committed) finds that commit
+	 * when it resumes and makes none of its own.
+	 * @param taskId the task
+	 * @param text the post
+	 * @return the sha of the task's commit, new or found
+	 */
+	synchronized String commitOnce(String taskId, String text) throws IOException, InterruptedException {
+		try (FileChannel lockFile = openLockFile(); FileLock lock = lockFile.lock()) {
+			Optional<String> existing = findLocked(taskId);
+			return existing.isPresent() ? existing.get() : commitLocked(taskId, text);
 		}
 	}
 
@@ -58,13 +67,28 @@ class PostRepository {
 	 * @return the sha of its latest commit, or empty when it was never committed
 	 */
 	synchronized Optional<String> findCommit(String taskId) throws IOException, InterruptedException {
+		try (FileChannel lockFile = openLockFile(); FileLock lock = lockFile.lock()) {
+			return findLocked(taskId);
+		}
+	}
+
+	private String commitLocked(String taskId, String text) throws IOException, InterruptedException {
+		if (!Files.isDirectory(this.directory.resolve(".git"))) {
+			git("init", "-q");
+		}
+		Path post = Files.createDirectories(this.directory.resolve("posts")).resolve(taskId + ".md");
+		Files.writeString(post, text);
+		git("add", "posts/" + taskId + ".md");
+		git("commit", "-q", "--allow-empty", "-m", "Post for task " + taskId, "-m", "Task-Id: " + taskId);
+		return git("rev-parse", "HEAD").trim();
+	}
+
+	private Optional<String> findLocked(String taskId) throws IOException, InterruptedException {
 		if (!Files.isDirectory(this.directory.resolve(".git"))) {
 			return Optional.empty();
 		}
-		try (FileChannel lockFile = openLockFile(); FileLock lock = lockFile.lock()) {
-			String shas = git("log", "--format=%H", "--grep=^Task-Id: " + taskId + "$");
-			return shas.lines().findFirst();
-		}
+		String shas = git("log", "--format=%H", "--grep=^Task-Id: " + taskId + "$");
+		return shas.lines().findFirst();
 	}
 
 	/** The file whose lock instances sharing this repository take turns on. */

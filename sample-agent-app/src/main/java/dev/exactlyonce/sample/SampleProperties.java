@@ -32,8 +32,10 @@ public class SampleProperties {
 	private Path repository;
 
 	/**
-	 * Whether the commit step has its probe (find the task's commit by its {@code Task-Id} trailer);
-	 * false shows what a step without a probe does after a crash inside it.
+	 * Whether the commit step has its probe (find the task's commit by its {@code Task-Id} trailer)
+	 * and commits only when that finds none, under the repository's lock, so a paused instance that
+	 * resumes inside the step commits nothing twice; false shows what a step without a probe does
+	 * after a crash inside it.
 	 */
 	private boolean commitProbe = true;
 
