@@ -45,8 +45,12 @@ public final class UnconfirmedClaims {
 	 * @return the token
 	 */
 	public String token(String key, String owner) {
-		String unconfirmed = this.tokens.isEmpty() ? null : this.tokens.remove(new Claimant(key, owner));
-		return (unconfirmed != null) ? unconfirmed : new UUID(this.tokenHigh, this.tokenLow.incrementAndGet()).toString();
+		String unconfirmed = this.tokens.remove(new Claimant(key, owner));
+		return (unconfirmed != null) ? unconfirmed : newToken();
+	}
+
+	private String newToken() {
+		return new UUID(this.tokenHigh, this.tokenLow.incrementAndGet()).toString();
 	}
 
 	/**
