@@ -67,7 +67,7 @@ class MarketingAgent {
 		String sha = this.properties.isCommitProbe()
 				? context.step("commit", String.class, () -> this.posts.commitOnce(task.taskId(), draft),
 						() -> this.posts.findCommit(task.taskId()))
-				: context.step("commit", String.class, () -> this.posts.commit(task.taskId(), draft), null);
+				: context.step("commit", String.class, () -> this.posts.commit(task.taskId(), draft));
 		context.publish(DEPLOYS, new DeployTask(task.taskId(), sha));
 		this.ledger.record(task.taskId(), context.deliveryCount());
 		logger.info("Task " + task.taskId() + " done: commit " + sha);
