@@ -36,8 +36,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * An {@link IdempotencyStore} in a Google Cloud Firestore collection, one document per key. A
- * fresh key is claimed with {@code create()} (fails when the document exists); reclaiming,
- * renewing, completing and releasing run {@link ClaimRules} inside a read-write transaction.
+ * fresh key is claimed with {@code create()} (fails when the document exists); a key that exists
+ * is read once and answered from that read when {@link ClaimRules} need no write (a duplicate);
+ * reclaiming, renewing, completing and releasing run them inside a read-write transaction.
  * Document ids are the keys encoded by {@link StoreKeyEncoder} behind a {@code k-} prefix (no
  * {@code /}, never a reserved {@code __id__}). Every document carries an {@code expiresAt}
  * timestamp for a Firestore TTL policy; until that policy deletes a document, reads treat it as
@@ -87,6 +88,10 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		ClaimDecision fresh = this.rules.claim(null, key, owner, lease, token);
 		if (created(document, fresh.toWrite())) {
 			return fresh.result();
+		}
+		ClaimDecision answered = this.rules.claim(readRecord(key), key, owner, lease, token);
+		if (!answered.requiresWrite()) {
+			return answered.result();
 		}
 		return await(this.firestore.runTransaction((transaction) -> {
 			IdempotencyRecord current = FirestoreRecordDocument.record(transaction.get(document).get());
