@@ -15,9 +15,14 @@ import org.apache.commons.logging.LogFactory;
  * The version of the nats-server a connection reached and the {@link ServerFeature features}
  * newer than 2.9 it offers, read from the server's {@code INFO}. The starter needs nothing newer
  * than 2.9 and uses none of these features (README, Compatibility); this makes that visible in
- * the start-up log and to the application.
+ * the start-up log and to the application. A server that runs in a cluster and is older than
+ * {@value #SAFE_CLUSTER_VERSION} is also warned about: replicated WorkQueue streams on such
+ * servers lost acknowledged tasks in the fault suite when a node was killed and restarted.
  */
 public final class NatsServerCapabilities {
+
+	/** The oldest nats-server release whose clustered streams the starter's guarantees rely on. */
+	public static final String SAFE_CLUSTER_VERSION = "2.10.19";
 
 	private static final Log logger = LogFactory.getLog(NatsServerCapabilities.class);
 
@@ -25,9 +30,16 @@ public final class NatsServerCapabilities {
 
 	private final Set<ServerFeature> offered;
 
-	private NatsServerCapabilities(String version, Set<ServerFeature> offered) {
+	private final String cluster;
+
+	private final boolean olderThanSafeCluster;
+
+	private NatsServerCapabilities(String version, Set<ServerFeature> offered, String cluster,
+			boolean olderThanSafeCluster) {
 		this.version = version;
 		this.offered = Collections.unmodifiableSet(offered);
+		this.cluster = cluster;
+		this.olderThanSafeCluster = olderThanSafeCluster;
 	}
 
 	/**
@@ -38,13 +50,15 @@ public final class NatsServerCapabilities {
 	public static NatsServerCapabilities of(ServerInfo info) {
 		String version = (info != null) ? info.getVersion() : null;
 		if (version == null || version.isBlank()) {
-			return new NatsServerCapabilities(null, EnumSet.noneOf(ServerFeature.class));
+			return new NatsServerCapabilities(null, EnumSet.noneOf(ServerFeature.class), null, false);
 		}
 		Set<ServerFeature> offered = EnumSet.noneOf(ServerFeature.class);
 		Arrays.stream(ServerFeature.values())
 			.filter((feature) -> info.isSameOrNewerThanVersion(feature.since() + ".0"))
 			.forEach(offered::add);
-		return new NatsServerCapabilities(version, offered);
+		String cluster = (info.getCluster() != null && !info.getCluster().isBlank()) ? info.getCluster() : null;
+		return new NatsServerCapabilities(version, offered, cluster,
+				info.isOlderThanVersion(SAFE_CLUSTER_VERSION));
 	}
 
 	/**
@@ -56,6 +70,9 @@ public final class NatsServerCapabilities {
 		NatsServerCapabilities capabilities = of(connection.getServerInfo());
 		String url = CredentialRedactor.withoutUserInfo(String.valueOf(connection.getConnectedUrl()));
 		logger.info(capabilities.summary(url));
+		if (capabilities.isUnsafeCluster()) {
+			logger.warn(capabilities.unsafeClusterWarning());
+		}
 		return capabilities;
 	}
 
@@ -73,6 +90,21 @@ public final class NatsServerCapabilities {
 	 */
 	public Set<ServerFeature> offered() {
 		return this.offered;
+	}
+
+	/**
+	 * Whether the server runs in a cluster and is older than {@value #SAFE_CLUSTER_VERSION}.
+	 * @return {@code true} when replicated streams on it are known to lose messages
+	 */
+	public boolean isUnsafeCluster() {
+		return this.cluster != null && this.olderThanSafeCluster;
+	}
+
+	private String unsafeClusterWarning() {
+		return "nats-server " + this.version + " runs in cluster '" + this.cluster + "': replicated (R3) WorkQueue "
+				+ "streams on nats-server before " + SAFE_CLUSTER_VERSION + " lost acknowledged messages when a node "
+				+ "was killed and restarted (fault suite, README: Compatibility), which no idempotency store can "
+				+ "bring back; upgrade the cluster to nats-server " + SAFE_CLUSTER_VERSION + " or newer";
 	}
 
 	private String summary(String url) {

@@ -69,6 +69,10 @@ public final class FaultSuite {
 				+ this.profile.tasksPerRow() + " tasks and " + this.profile.injectionsPerRow()
 				+ " injections per row, store " + this.profile.storeType()
 				+ ((database != null) ? " on " + database : "") + "; app: " + launcher);
+		this.log.line("nats-server " + ClusterSupport.installedVersion() + " (" + Binaries.natsServer() + ")");
+		if (ClusterSupport.whyLeftOut() != null) {
+			this.log.line("the short version leaves CLUSTER_NODE_KILL out: " + ClusterSupport.whyLeftOut());
+		}
 		List<RowResult> results = new ArrayList<>();
 		long seed = Long.getLong("faults.seed", System.nanoTime());
 		this.log.line("seed " + seed);

@@ -42,12 +42,20 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 	 */
 	static final Set<FaultRow> NOT_IN_SHORT = EnumSet.of(FaultRow.FIRESTORE_STALL, FaultRow.PARTITION_DEAD_LETTER);
 
-	/** A few hundred tasks, a few injections per row: the CI version. */
+	/**
+	 * A few hundred tasks, a few injections per row: the CI version. {@code CLUSTER_NODE_KILL} is
+	 * left out on a nats-server older than {@value ClusterSupport#SAFE_VERSION} (see
+	 * {@link ClusterSupport#whyLeftOut()}).
+	 */
 	public static SuiteProfile quick() {
+		boolean clusterRow = ClusterSupport.whyLeftOut() == null;
 		return new SuiteProfile("short", 2, 3, 30, 0.5, 1, Duration.ofMillis(150), Duration.ofMillis(600),
 				Duration.ofSeconds(3), Duration.ofMillis(750), Duration.ofSeconds(2), 10, Duration.ofSeconds(1),
 				Duration.ofSeconds(120), "nats-kv",
-				Arrays.stream(FaultRow.values()).filter((row) -> !NOT_IN_SHORT.contains(row)).toList());
+				Arrays.stream(FaultRow.values())
+					.filter((row) -> !NOT_IN_SHORT.contains(row))
+					.filter((row) -> clusterRow || row != FaultRow.CLUSTER_NODE_KILL)
+					.toList());
 	}
 
 	/** Thousands of tasks, at least 300 injections per row. */
