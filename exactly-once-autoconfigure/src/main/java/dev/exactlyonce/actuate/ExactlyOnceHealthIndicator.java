@@ -16,6 +16,8 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 import dev.exactlyonce.nats.CredentialRedactor;
+import dev.exactlyonce.nats.PermissionViolation;
+import dev.exactlyonce.nats.PermissionViolations;
 import dev.exactlyonce.provision.ConfigurationDrift;
 import dev.exactlyonce.provision.ConsumerDeclaration;
 import dev.exactlyonce.provision.JetStreamConfigurations;
@@ -97,6 +99,9 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 		String url = this.connection.getConnectedUrl();
 		if (url != null) {
 			nats.put("server", CredentialRedactor.withoutUserInfo(url));
+		}
+		for (PermissionViolation refused : PermissionViolations.reportedOn(this.connection)) {
+			(refused.isStartersOwn() ? check.down : check.warnings).add(refused.problem() + ": " + refused.action());
 		}
 		if (status != Connection.Status.CONNECTED) {
 			check.down.add("NATS connection is " + status + ": no message can be received or acknowledged");

@@ -9,7 +9,11 @@ import java.util.List;
 import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.actuate.ExactlyOnceEndpoint;
 import dev.exactlyonce.actuate.ExactlyOnceHealthIndicator;
@@ -37,6 +41,7 @@ import static org.awaitility.Awaitility.await;
  * reconciliation, health and the endpoint — and the server records no permission violation. A permission missing from it fails
  * start-up at once, naming the subject and what to allow.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LeastPrivilegeIntegrationTests {
 
 	/** The block README documents, for stream TASKS, consumer worker, the default bucket and dead letters. */
@@ -147,6 +152,25 @@ class LeastPrivilegeIntegrationTests {
 			.contains("exactlyonce.operations.tally-bucket")
 			.contains("may not publish to \"$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES\"");
 		assertThat(cause.getAction()).contains("\"$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES\"").contains("publish");
+	}
+
+	@Test
+	void aRefusedPullTakesHealthDownNamingTheSubjectAndTheFix(CapturedOutput output) {
+		String pull = ", \"$JS.API.CONSUMER.MSG.NEXT.TASKS.worker\"";
+		assertThat(WORKER_PERMISSIONS).contains(pull);
+		Instance instance = instances(server(WORKER_PERMISSIONS.replace(pull, ""))).start("a",
+				"exactlyonce.nats.username=worker", "exactlyonce.nats.password=worker-pw");
+
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			Health health = instance.bean(ExactlyOnceHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(String.valueOf(health.getDetails().get("problems")))
+				.contains("may not publish to \"$JS.API.CONSUMER.MSG.NEXT.TASKS.worker\"")
+				.contains("Add \"$JS.API.CONSUMER.MSG.NEXT.TASKS.worker\" to the publish allow list")
+				.contains("Least privilege");
+		});
+		assertThat(output.getAll())
+			.containsOnlyOnce("may not publish to \"$JS.API.CONSUMER.MSG.NEXT.TASKS.worker\"; Add");
 	}
 
 	private ExactlyOnceConfigurationException startUpFailureWithout(String permission) {
