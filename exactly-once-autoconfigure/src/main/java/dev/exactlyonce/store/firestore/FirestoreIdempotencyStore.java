@@ -11,7 +11,6 @@ import java.util.function.UnaryOperator;
 
 import com.google.api.core.ApiFuture;
 import com.google.api.gax.rpc.ApiException;
-import com.google.api.gax.rpc.StatusCode;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.FieldPath;
@@ -20,7 +19,6 @@ import com.google.cloud.firestore.FirestoreException;
 import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.TransactionOptions;
-import io.grpc.Status;
 
 import dev.exactlyonce.store.ClaimDecision;
 import dev.exactlyonce.store.ClaimLostException;
@@ -143,7 +141,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 			return true;
 		}
 		catch (StoreUnavailableException ex) {
-			if (isAlreadyExists(ex.getCause())) {
+			if (isRefused(ex.getCause())) {
 				return false;
 			}
 			throw ex;
@@ -199,17 +197,26 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 				+ "' failed: " + cause, cause);
 	}
 
-	private static boolean isAlreadyExists(Throwable ex) {
+	/**
+	 * Whether a {@code create()} was refused without being applied: the document exists
+	 * ({@code ALREADY_EXISTS}), or a transaction contending for it held its lock too long
+	 * ({@code ABORTED}); either way the read and the transaction decide.
+	 */
+	private static boolean isRefused(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof FirestoreException firestore && firestore.getStatus() != null
-					&& firestore.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {
+					&& isRefusal(firestore.getStatus().getCode().name())) {
 				return true;
 			}
-			if (cause instanceof ApiException api && api.getStatusCode().getCode() == StatusCode.Code.ALREADY_EXISTS) {
+			if (cause instanceof ApiException api && isRefusal(api.getStatusCode().getCode().name())) {
 				return true;
 			}
 		}
 		return false;
+	}
+
+	private static boolean isRefusal(String code) {
+		return "ALREADY_EXISTS".equals(code) || "ABORTED".equals(code);
 	}
 
 	private static <E extends Throwable> E findCause(Throwable ex, Class<E> type) {
