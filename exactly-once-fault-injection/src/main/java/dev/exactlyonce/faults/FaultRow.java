@@ -75,7 +75,7 @@ public enum FaultRow {
 			null, "retry"),
 
 	/** One node of a 3-node JetStream cluster (R3 stream and KV bucket) killed and restarted under load. */
-	CLUSTER_NODE_KILL("3-node cluster (R3 stream + R3 KV): one node kill -9 + restart under load",
+	CLUSTER_NODE_KILL("3-node cluster (R3 stream + R3 KV): one node kill -9 + restart under load, lease 10 s",
 			Fault.CLUSTER_NODE_KILL, null, "retry"),
 
 	/**
