@@ -77,7 +77,8 @@ public class PermissionViolations extends ErrorListenerLoggerImpl {
 	 * @return the violations, empty when there was none or the connection has another listener
 	 */
 	public static Set<PermissionViolation> reportedOn(Connection connection) {
-		if (connection.getOptions().getErrorListener() instanceof PermissionViolations violations) {
+		if (connection.getOptions() != null
+				&& connection.getOptions().getErrorListener() instanceof PermissionViolations violations) {
 			return Set.copyOf(violations.reported);
 		}
 		return Set.of();
