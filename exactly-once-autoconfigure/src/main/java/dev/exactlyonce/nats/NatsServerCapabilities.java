@@ -109,7 +109,8 @@ public final class NatsServerCapabilities {
 
 	private String summary(String url) {
 		String name = (this.version != null) ? "nats-server " + this.version : "nats-server (version unknown)";
-		String offers = this.offered.isEmpty() ? "this server offers none of the newer features README, Compatibility, weighs"
+		String offers = this.offered.isEmpty()
+				? "this server offers none of the newer features weighed in README, Compatibility"
 				: "left unused by design (README, Compatibility): " + this.offered.stream()
 					.map((feature) -> feature.description() + " (" + feature.since() + ")")
 					.collect(Collectors.joining(", "));

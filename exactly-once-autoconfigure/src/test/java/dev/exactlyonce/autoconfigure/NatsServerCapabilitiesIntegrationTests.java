@@ -52,7 +52,7 @@ class NatsServerCapabilitiesIntegrationTests extends NatsContextRunnerTestSuppor
 				assertThat(lines).as("start-up lines naming the server's capabilities").hasSize(1);
 				assertThat(lines[0]).contains("INFO", "nats-server " + version, "optional capabilities used: none");
 				if (capabilities.offered().isEmpty()) {
-					assertThat(lines[0]).contains("offers none of the newer features README, Compatibility, weighs");
+					assertThat(lines[0]).contains("offers none of the newer features weighed in README, Compatibility");
 				}
 				for (ServerFeature feature : capabilities.offered()) {
 					assertThat(lines[0]).contains(feature.description() + " (" + feature.since() + ")");
