@@ -169,6 +169,46 @@ public abstract class ServerProcess implements AutoCloseable {
 	 */
 	public synchronized void pause() {
 		signal("STOP");
+		awaitStopped();
+	}
+
+	/**
+	 * Waits until every thread of the server and its descendants is stopped ({@code T} in
+	 * {@code /proc/<pid>/task/<tid>/stat}): {@code kill} returns once the signal is queued, and on a
+	 * busy machine one thread of the server may go on reading and answering for a while before the
+	 * group stop reaches it, which answered a publish the test meant to leave unanswered. A thread
+	 * that exited counts as stopped.
+	 */
+	private void awaitStopped() {
+		List<Long> pids = new ArrayList<>(List.of(this.process.pid()));
+		this.process.descendants().forEach((descendant) -> pids.add(descendant.pid()));
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (!pids.stream().allMatch(ServerProcess::allThreadsStopped)) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException(this.name + " did not stop within 10 s of SIGSTOP");
+			}
+			Thread.onSpinWait();
+		}
+	}
+
+	private static boolean allThreadsStopped(long pid) {
+		try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+			return tasks.allMatch((task) -> "TtZX".indexOf(threadState(task)) >= 0);
+		}
+		catch (IOException ex) {
+			return true;
+		}
+	}
+
+	/** The state letter in {@code stat}, after the command name in parentheses; 'T' when unreadable (gone). */
+	private static char threadState(Path task) {
+		try {
+			String stat = Files.readString(task.resolve("stat"));
+			return stat.charAt(stat.lastIndexOf(')') + 2);
+		}
+		catch (IOException ex) {
+			return 'T';
+		}
 	}
 
 	/** Lets a {@link #pause() paused} server and its descendants carry on (SIGCONT). */
