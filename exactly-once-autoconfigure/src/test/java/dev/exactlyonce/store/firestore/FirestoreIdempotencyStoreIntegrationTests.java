@@ -36,6 +36,16 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 		this.emulator.close();
 	}
 
+	/**
+	 * Four racers: the emulator runs contended transactions one after another behind a lock, and
+	 * sixteen on one document outwaited the 20 s call timeout on a loaded 2-core machine (CI, twice);
+	 * four prove the same atomicity.
+	 */
+	@Override
+	protected int racers() {
+		return 4;
+	}
+
 	@Override
 	protected IdempotencyStore createStore(Duration completedTtl) {
 		return new FirestoreIdempotencyStore(this.emulator.client(), "contract-" + this.collections.incrementAndGet(),
