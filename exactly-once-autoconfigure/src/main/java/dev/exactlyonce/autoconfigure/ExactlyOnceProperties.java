@@ -141,7 +141,8 @@ public class ExactlyOnceProperties {
 		return new ListenerSettings(this.listener.getShutdownTimeout(), this.listener.getAckMode(),
 				this.listener.getAckTimeout(), this.listener.getCompletionRetryTimeout(), this.listener.isAutoStartup(),
 				this.listener.getNonRetryableExceptions(), this.nats.getRequestTimeout(),
-				this.store.getResultSummaryMaxLength(), this.steps.getMaxResultSize().toBytes());
+				this.store.getResultSummaryMaxLength(), this.steps.getMaxResultSize().toBytes(),
+				this.listener.isPipelined());
 	}
 
 	/** Provisioning settings. */
@@ -285,6 +286,14 @@ public class ExactlyOnceProperties {
 		/** Whether containers start with the application context. */
 		private boolean autoStartup = true;
 
+		/**
+		 * Whether completion records and acks are written off the handler threads: each consumer
+		 * gets as many completion threads as handler threads, and a handler thread takes its next
+		 * message while the last one's record is written, so up to twice concurrency messages are
+		 * unacknowledged at once. Every guarantee holds; the ack still follows the durable record.
+		 */
+		private boolean pipelined;
+
 		/** Exception types (and their subtypes) that dead-letter a message at once instead of a retry. */
 		private List<Class<? extends Throwable>> nonRetryableExceptions = new ArrayList<>();
 
@@ -326,6 +335,14 @@ public class ExactlyOnceProperties {
 
 		public void setAutoStartup(boolean autoStartup) {
 			this.autoStartup = autoStartup;
+		}
+
+		public boolean isPipelined() {
+			return this.pipelined;
+		}
+
+		public void setPipelined(boolean pipelined) {
+			this.pipelined = pipelined;
 		}
 
 		public List<Class<? extends Throwable>> getNonRetryableExceptions() {

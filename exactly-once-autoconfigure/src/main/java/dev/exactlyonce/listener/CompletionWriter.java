@@ -1,6 +1,11 @@
 package dev.exactlyonce.listener;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -49,6 +54,31 @@ final class CompletionWriter {
 		catch (StoreUnavailableException ex) {
 			return new Settlement.CompletionUnrecorded(ex);
 		}
+	}
+
+	/**
+	 * Writes the completion record on {@code executor} as {@link #write} does, so that the handler's
+	 * thread is free for its next message meanwhile. The result never completes exceptionally: a
+	 * write that fails in an unforeseen way is a {@link Settlement.CompletionUnrecorded} (not acked).
+	 * When the executor refuses the write, it runs here.
+	 * @return the settlement, once the write ended
+	 */
+	CompletableFuture<Settlement> writeLater(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result,
+			Executor executor) {
+		Supplier<Settlement> write = () -> Uninterrupted.call(() -> write(delivery, heartbeat, result));
+		CompletableFuture<Settlement> written;
+		try {
+			written = CompletableFuture.supplyAsync(write, executor);
+		}
+		catch (RejectedExecutionException ex) {
+			written = CompletableFuture.supplyAsync(write, Runnable::run);
+		}
+		return written.exceptionally((ex) -> new Settlement.CompletionUnrecorded(new StoreUnavailableException(
+				"completion record not written: " + unwrapped(ex), unwrapped(ex))));
+	}
+
+	private static Throwable unwrapped(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
 	/**

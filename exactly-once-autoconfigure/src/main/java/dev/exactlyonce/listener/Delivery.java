@@ -2,6 +2,8 @@ package dev.exactlyonce.listener;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
@@ -31,6 +33,8 @@ final class Delivery implements ExactlyOnceContext {
 
 	private final BooleanSupplier stopping;
 
+	private final Executor completions;
+
 	private String key;
 
 	private boolean entered;
@@ -43,32 +47,39 @@ final class Delivery implements ExactlyOnceContext {
 
 	private volatile Settlement settlement;
 
+	private volatile CompletableFuture<Settlement> pendingSettlement;
+
 	private volatile Thread handlerThread;
 
 	private volatile StepSession steps;
 
 	private final AtomicReference<Party> settledBy = new AtomicReference<>();
 
-	/** A delivery pulled by a container that is stopping when {@code stopping} says so. */
-	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings, BooleanSupplier stopping) {
+	/**
+	 * A delivery pulled by a container that is stopping when {@code stopping} says so, whose
+	 * completion record is written on {@code completions} ({@code null}: on the handler's thread).
+	 */
+	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings, BooleanSupplier stopping,
+			Executor completions) {
 		this(message, message.metaData().streamSequence(), message.metaData().deliveredCount(), endpoint, settings,
-				stopping);
+				stopping, completions);
 	}
 
 	/** A delivery known only by its stream sequence and delivery count (read back from the stream). */
 	Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
 			ConsumerSettings settings) {
-		this(message, streamSequence, deliveryCount, endpoint, settings, () -> false);
+		this(message, streamSequence, deliveryCount, endpoint, settings, () -> false, null);
 	}
 
 	private Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
-			ConsumerSettings settings, BooleanSupplier stopping) {
+			ConsumerSettings settings, BooleanSupplier stopping, Executor completions) {
 		this.message = message;
 		this.streamSequence = streamSequence;
 		this.deliveryCount = deliveryCount;
 		this.endpoint = endpoint;
 		this.settings = settings;
 		this.stopping = stopping;
+		this.completions = completions;
 	}
 
 	Message message() {
@@ -169,6 +180,27 @@ final class Delivery implements ExactlyOnceContext {
 
 	Settlement settlement() {
 		return this.settlement;
+	}
+
+	/**
+	 * Where the completion record is written when it is written off the handler's thread.
+	 * @return the executor, or {@code null} when the handler's thread writes it
+	 */
+	Executor completions() {
+		return this.completions;
+	}
+
+	/** Decides the settlement once {@code pending} completes (a completion record being written). */
+	void settleLater(CompletableFuture<Settlement> pending) {
+		this.pendingSettlement = pending;
+	}
+
+	/**
+	 * The settlement still being decided off the handler's thread.
+	 * @return it, or {@code null} when the settlement was decided on the handler's thread
+	 */
+	CompletableFuture<Settlement> pendingSettlement() {
+		return this.pendingSettlement;
 	}
 
 	/**

@@ -2,6 +2,9 @@ package dev.exactlyonce.listener;
 
 import java.lang.reflect.InvocationTargetException;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 
 import io.nats.client.Message;
@@ -16,6 +19,8 @@ import org.apache.commons.logging.LogFactory;
 final class DeliveryProcessor {
 
 	private static final Log logger = LogFactory.getLog(DeliveryProcessor.class);
+
+	private static final CompletableFuture<Void> SETTLED = CompletableFuture.completedFuture(null);
 
 	private final ListenerEndpoint endpoint;
 
@@ -46,31 +51,65 @@ final class DeliveryProcessor {
 	 * The delivery of a message received for this listener.
 	 * @param message the message
 	 * @param stopping whether the container that pulled it is stopping
+	 * @param completions where its completion record is written, or {@code null} for the worker's thread
 	 * @return its delivery
 	 * @throws RuntimeException when the message carries no JetStream metadata
 	 */
-	Delivery delivery(Message message, BooleanSupplier stopping) {
-		return new Delivery(message, this.endpoint, this.settings, stopping);
+	Delivery delivery(Message message, BooleanSupplier stopping, Executor completions) {
+		return new Delivery(message, this.endpoint, this.settings, stopping, completions);
 	}
 
 	/**
 	 * Runs a delivery through the pipeline and settles it, unless the stopping container has
-	 * settled it meanwhile. Settling runs with the thread's interrupt flag cleared.
+	 * settled it meanwhile. Settling runs with the thread's interrupt flag cleared. When the
+	 * completion record is written off the worker's thread, settling follows on the thread that
+	 * wrote it.
+	 * @return done once the delivery is settled (or left unsettled on purpose); never failed
 	 */
-	void process(Delivery delivery, BooleanSupplier shuttingDown) {
+	CompletableFuture<Void> process(Delivery delivery, BooleanSupplier shuttingDown) {
 		try {
 			this.observers.reached(PipelinePoint.RECEIVED, delivery);
 			Runnable settlement = handle(delivery, shuttingDown);
-			if (delivery.takeSettlementForWorker()) {
-				Uninterrupted.run(settlement);
+			CompletableFuture<Settlement> pending = delivery.pendingSettlement();
+			if (pending == null) {
+				settleUnlessReleased(delivery, settlement);
+				return SETTLED;
 			}
-			else {
-				logger.warn("Handler of the message at " + delivery.describe() + " returned after shutdown had "
-						+ "released its claim and nak'd it; its outcome is ignored");
-			}
+			// the record being written decides, even when something around the advice threw after it
+			return pending.thenAccept((decided) -> {
+				delivery.settle(decided);
+				Uninterrupted.run(() -> this.settler.settle(delivery));
+			}).exceptionally((ex) -> {
+				leftUnsettled(delivery, ex);
+				return null;
+			});
 		}
 		catch (PipelineHaltedException ex) {
-			logger.warn("Message at " + delivery.describe() + " left unsettled: " + ex.getMessage());
+			leftUnsettled(delivery, ex);
+			return SETTLED;
+		}
+	}
+
+	/** Settles a delivery as decided on its worker, unless the stopping container released it first. */
+	private void settleUnlessReleased(Delivery delivery, Runnable settlement) {
+		if (delivery.takeSettlementForWorker()) {
+			Uninterrupted.run(settlement);
+		}
+		else {
+			logger.warn("Handler of the message at " + delivery.describe() + " returned after shutdown had "
+					+ "released its claim and nak'd it; its outcome is ignored");
+		}
+	}
+
+	private static void leftUnsettled(Delivery delivery, Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		if (cause instanceof PipelineHaltedException) {
+			logger.warn("Message at " + delivery.describe() + " left unsettled: " + cause.getMessage());
+		}
+		else {
+			logger.error("Unexpected failure settling the message at " + delivery.describe()
+					+ "; it stays unacknowledged and will be redelivered", cause);
 		}
 	}
 

@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -74,6 +75,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		}
 		WorkingAcks.Heartbeat heartbeat = this.workingAcks.start(delivery);
 		delivery.stepsOpened(this.steps.open(delivery, heartbeat, acquired.journal()));
+		boolean completingLater = false;
 		try {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
 			if (delivery.endpoint().transactional()) {
@@ -84,6 +86,11 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				return value;
 			}
 			this.observers.reached(PipelinePoint.HANDLED, delivery);
+			if (delivery.completions() != null) {
+				delivery.settleLater(completeLater(delivery, heartbeat, value));
+				completingLater = true;
+				return value;
+			}
 			Settlement settlement = Uninterrupted.call(() -> this.completionWriter.write(delivery, heartbeat, value));
 			delivery.settle(settlement);
 			if (settlement instanceof Settlement.Processed) {
@@ -92,8 +99,27 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return value;
 		}
 		finally {
-			heartbeat.stop();
+			if (!completingLater) {
+				heartbeat.stop();
+			}
 		}
+	}
+
+	/**
+	 * Writes the completion record off the handler's thread (pipelined listeners); the heartbeat
+	 * keeps the message and lease alive until the write ended. The result fails only when an
+	 * observer halted the pipeline at {@link PipelinePoint#COMPLETED}.
+	 */
+	private CompletableFuture<Settlement> completeLater(Delivery delivery, WorkingAcks.Heartbeat heartbeat,
+			Object value) {
+		return this.completionWriter.writeLater(delivery, heartbeat, value, delivery.completions())
+			.whenComplete((settlement, ex) -> heartbeat.stop())
+			.thenApply((settlement) -> {
+				if (settlement instanceof Settlement.Processed) {
+					this.observers.reached(PipelinePoint.COMPLETED, delivery);
+				}
+				return settlement;
+			});
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,6 +28,11 @@ import org.apache.commons.logging.LogFactory;
  * messages than there are free workers, so no message waits in a client buffer while its ack
  * timer runs. Pulls go through one long-lived pull subscription: a message that arrives after a
  * pull ended on the client stays in it and is handed out first on the next pull.
+ * <p>
+ * Pipelined, the container also has as many completion threads as workers: a worker hands a
+ * handled message's completion record to them and takes its next message, and the completion
+ * thread acks once the record is durable. A pull then also needs a free in-flight slot per
+ * message (twice concurrency): a slot is held from the pull until the message is settled.
  * <p>
  * Stopping fits in the shutdown timeout: it stops pulling at once (messages already received
  * but not handed to a worker are nak'd), lets in-flight handlers finish for most of the timeout,
@@ -56,6 +62,12 @@ final class ListenerContainer {
 
 	private final Semaphore freeWorkers;
 
+	private final Semaphore freeSlots;
+
+	private final boolean pipelined;
+
+	private final Object allSettled = new Object();
+
 	private final Set<Delivery> inFlight = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean running;
@@ -68,15 +80,19 @@ final class ListenerContainer {
 
 	private ExecutorService workers;
 
+	private ExecutorService completions;
+
 	private Thread poller;
 
 	ListenerContainer(ConsumerSettings settings, Connection connection, DeliveryProcessor processor,
-			Duration shutdownTimeout) {
+			Duration shutdownTimeout, boolean pipelined) {
 		this.settings = settings;
 		this.connection = connection;
 		this.processor = processor;
 		this.shutdownTimeout = shutdownTimeout;
+		this.pipelined = pipelined;
 		this.freeWorkers = new Semaphore(settings.concurrency());
+		this.freeSlots = new Semaphore(pipelined ? 2 * settings.concurrency() : settings.concurrency());
 	}
 
 	synchronized void start() {
@@ -89,14 +105,19 @@ final class ListenerContainer {
 		AtomicInteger workerNumber = new AtomicInteger();
 		this.workers = Executors.newFixedThreadPool(this.settings.concurrency(),
 				(task) -> daemon(task, name + "-worker-" + workerNumber.incrementAndGet()));
+		if (this.pipelined) {
+			AtomicInteger completionNumber = new AtomicInteger();
+			this.completions = Executors.newFixedThreadPool(this.settings.concurrency(),
+					(task) -> daemon(task, name + "-completion-" + completionNumber.incrementAndGet()));
+		}
 		this.poller = daemon(this::pollLoop, name + "-poller");
 		this.poller.start();
 	}
 
 	/**
-	 * Stops within the shutdown timeout: stops pulling, waits for handlers, interrupts them, then
-	 * releases and naks whatever is still in flight, and flushes so the naks leave before the
-	 * connection closes.
+	 * Stops within the shutdown timeout: stops pulling, waits for handlers (and completion records
+	 * being written), interrupts handlers, then releases and naks whatever is still in flight, and
+	 * flushes so the naks leave before the connection closes.
 	 */
 	synchronized void stop() {
 		if (!this.running) {
@@ -109,16 +130,19 @@ final class ListenerContainer {
 		this.running = false;
 		this.poller.interrupt();
 		this.workers.shutdown();
-		if (!awaitWorkers(started + (long) (budget * INTERRUPT_AT))) {
+		if (!awaitSettled(started + (long) (budget * INTERRUPT_AT))) {
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
-					+ this.inFlight.size() + " handler(s) still running after 80% of "
+					+ this.inFlight.size() + " message(s) still in flight after 80% of "
 					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout
-					+ "); interrupting them so their messages go to another instance");
+					+ "); interrupting their handlers so their messages go to another instance");
 			this.inFlight.forEach(Delivery::interruptHandler);
-			if (!awaitWorkers(started + (long) (budget * RELEASE_AT))) {
+			if (!awaitSettled(started + (long) (budget * RELEASE_AT))) {
 				releaseStillInFlight();
-				awaitWorkers(this.stopDeadline);
+				awaitSettled(this.stopDeadline);
 			}
+		}
+		if (this.completions != null) {
+			this.completions.shutdown();
 		}
 		joinUntil(this.poller, this.stopDeadline);
 		flushUntil(this.stopDeadline);
@@ -144,6 +168,11 @@ final class ListenerContainer {
 	/** Worker permits not held by a pull or a handler; never above concurrency. */
 	int freeWorkers() {
 		return this.freeWorkers.availablePermits();
+	}
+
+	/** In-flight slots not held by a pull or an unsettled message. */
+	int freeSlots() {
+		return this.freeSlots.availablePermits();
 	}
 
 	private void pollLoop() {
@@ -177,7 +206,7 @@ final class ListenerContainer {
 	 * permits of the others go back in one place, whatever happens.
 	 */
 	private void pull(JetStreamSubscription subscription) throws InterruptedException {
-		int wanted = reserveWorkers();
+		int wanted = reserve();
 		if (wanted == 0) {
 			return;
 		}
@@ -201,22 +230,44 @@ final class ListenerContainer {
 		}
 		finally {
 			this.freeWorkers.release(wanted - dispatched);
+			this.freeSlots.release(wanted - dispatched);
 		}
 	}
 
-	/** Waits for at least one free worker, then takes every free one; 0 when none came free. */
-	private int reserveWorkers() throws InterruptedException {
-		if (!this.freeWorkers.tryAcquire(this.settings.pullExpiry().toMillis(), TimeUnit.MILLISECONDS)) {
+	/**
+	 * Waits for at least one free worker and one free slot, then takes as many of each as both
+	 * allow; 0 when none came free within a pull's expiry.
+	 */
+	private int reserve() throws InterruptedException {
+		long deadline = System.nanoTime() + this.settings.pullExpiry().toNanos();
+		if (!this.freeWorkers.tryAcquire(this.settings.pullExpiry().toNanos(), TimeUnit.NANOSECONDS)) {
 			return 0;
 		}
-		return 1 + this.freeWorkers.drainPermits();
+		boolean slot = false;
+		try {
+			slot = this.freeSlots.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		finally {
+			if (!slot) {
+				this.freeWorkers.release();
+			}
+		}
+		if (!slot) {
+			return 0;
+		}
+		int workers = 1 + this.freeWorkers.drainPermits();
+		int slots = 1 + this.freeSlots.drainPermits();
+		int wanted = Math.min(workers, slots);
+		this.freeWorkers.release(workers - wanted);
+		this.freeSlots.release(slots - wanted);
+		return wanted;
 	}
 
 	/** Hands a message to a worker; when that fails, gives back its permit and naks it. */
 	private void handOff(Message message) {
 		Delivery delivery = null;
 		try {
-			delivery = this.processor.delivery(message, () -> this.stopping);
+			delivery = this.processor.delivery(message, () -> this.stopping, this.completions);
 			Delivery handed = delivery;
 			this.inFlight.add(handed);
 			this.workers.execute(() -> work(handed));
@@ -226,13 +277,19 @@ final class ListenerContainer {
 				this.inFlight.remove(delivery);
 			}
 			this.freeWorkers.release();
+			this.freeSlots.release();
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
 					+ "': could not hand a message to a worker, nak'd for redelivery: " + ex);
 			nakUnhandled(message);
 		}
 	}
 
+	/**
+	 * Runs a delivery on a worker. The worker is free again once the handler returned; the
+	 * delivery's slot once it is settled, which pipelined is later, on a completion thread.
+	 */
 	private void work(Delivery delivery) {
+		CompletableFuture<Void> settled = null;
 		try {
 			if (this.stopping) {
 				if (delivery.takeSettlementForWorker()) {
@@ -240,15 +297,31 @@ final class ListenerContainer {
 				}
 				return;
 			}
-			this.processor.process(delivery, () -> this.stopping);
+			settled = this.processor.process(delivery, () -> this.stopping);
 		}
 		catch (RuntimeException ex) {
 			logger.error("Unexpected failure handling the message at " + delivery.describe()
 					+ "; it stays unacknowledged and will be redelivered", ex);
 		}
 		finally {
-			this.inFlight.remove(delivery);
 			this.freeWorkers.release();
+			if (settled == null) {
+				settled(delivery);
+			}
+			else {
+				settled.whenComplete((done, ex) -> settled(delivery));
+			}
+		}
+	}
+
+	/** Frees the slot of a delivery that left the pipeline. */
+	private void settled(Delivery delivery) {
+		this.inFlight.remove(delivery);
+		this.freeSlots.release();
+		if (this.inFlight.isEmpty()) {
+			synchronized (this.allSettled) {
+				this.allSettled.notifyAll();
+			}
 		}
 	}
 
@@ -343,9 +416,22 @@ final class ListenerContainer {
 		return this.connection.getStatus() == Connection.Status.CONNECTED;
 	}
 
-	private boolean awaitWorkers(long deadline) {
+	/** Waits until the workers ended and every message they took is settled; false at the deadline. */
+	private boolean awaitSettled(long deadline) {
 		try {
-			return this.workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			if (!this.workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+				return false;
+			}
+			synchronized (this.allSettled) {
+				while (!this.inFlight.isEmpty()) {
+					long left = deadline - System.nanoTime();
+					if (left <= 0) {
+						return false;
+					}
+					TimeUnit.NANOSECONDS.timedWait(this.allSettled, left);
+				}
+			}
+			return true;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -2,6 +2,9 @@ package dev.exactlyonce.testapp;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -28,6 +31,25 @@ public class StoreFaults implements BeanPostProcessor {
 	private volatile long completionsFailUntil;
 
 	private volatile boolean duplicateNotesFail;
+
+	private volatile CountDownLatch completionsHeld = new CountDownLatch(0);
+
+	private final AtomicInteger heldCompletions = new AtomicInteger();
+
+	/** From now on, completions wait (a minute at most) until {@link #releaseCompletions()}. */
+	public void holdCompletions() {
+		this.completionsHeld = new CountDownLatch(1);
+	}
+
+	/** Lets held completions, and every later one, through. */
+	public void releaseCompletions() {
+		this.completionsHeld.countDown();
+	}
+
+	/** Completions waiting for {@link #releaseCompletions()} right now. */
+	public int heldCompletions() {
+		return this.heldCompletions.get();
+	}
 
 	/** From now on, renewals fail as if the store were unreachable. */
 	public void blockRenewals() {
@@ -78,7 +100,28 @@ public class StoreFaults implements BeanPostProcessor {
 			if (System.nanoTime() < StoreFaults.this.completionsFailUntil) {
 				throw new StoreUnavailableException("completions failing by the test", null);
 			}
+			awaitRelease();
 			return this.delegate.complete(claim, completion);
+		}
+
+		private void awaitRelease() {
+			CountDownLatch held = StoreFaults.this.completionsHeld;
+			if (held.getCount() == 0) {
+				return;
+			}
+			StoreFaults.this.heldCompletions.incrementAndGet();
+			try {
+				if (!held.await(1, TimeUnit.MINUTES)) {
+					throw new StoreUnavailableException("completion held by the test for a minute", null);
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new StoreUnavailableException("interrupted while the test held the completion", ex);
+			}
+			finally {
+				StoreFaults.this.heldCompletions.decrementAndGet();
+			}
 		}
 
 		@Override

@@ -34,6 +34,7 @@ final class ExactlyOnceRun {
 				"exactlyonce.consumers." + consumer + ".concurrency=" + scenario.concurrency(),
 				"exactlyonce.listener.auto-startup=false",
 				"exactlyonce.listener.ack-mode=" + (scenario.consumer().syncAck() ? "sync" : "async"),
+				"exactlyonce.listener.pipelined=" + scenario.consumer().pipelined(),
 				"exactlyonce.dead-letter.stream=", "benchmark.consumer=" + consumer,
 				"benchmark.work-millis=" + scenario.workMillis(), "spring.main.banner-mode=off",
 				"logging.level.root=WARN", "spring.cloud.gcp.core.enabled=false",

@@ -38,14 +38,19 @@ import dev.exactlyonce.test.RedisServerProcess;
  */
 public final class PipelineBenchmark {
 
-	private static final List<ConsumerKind> KINDS = List.of(new ConsumerKind("raw ack()", null, false),
-			new ConsumerKind("raw ackSync", null, true), new ConsumerKind("exactly-once memory", "memory", true),
-			new ConsumerKind("exactly-once memory, ack-mode async", "memory", false),
-			new ConsumerKind("exactly-once nats-kv", "nats-kv", true),
-			new ConsumerKind("exactly-once nats-kv, ack-mode async", "nats-kv", false),
-			new ConsumerKind("exactly-once redis", "redis", true),
-			new ConsumerKind("exactly-once firestore (emulator)", "firestore", true),
-			new ConsumerKind("exactly-once jdbc (PostgreSQL)", "jdbc", true));
+	private static final List<ConsumerKind> KINDS = List.of(new ConsumerKind("raw ack()", null, false, false),
+			new ConsumerKind("raw ackSync", null, true, false),
+			new ConsumerKind("exactly-once memory", "memory", true, false),
+			new ConsumerKind("exactly-once memory, ack-mode async", "memory", false, false),
+			new ConsumerKind("exactly-once memory, pipelined, ack-mode async", "memory", false, true),
+			new ConsumerKind("exactly-once nats-kv", "nats-kv", true, false),
+			new ConsumerKind("exactly-once nats-kv, ack-mode async", "nats-kv", false, false),
+			new ConsumerKind("exactly-once nats-kv, pipelined", "nats-kv", true, true),
+			new ConsumerKind("exactly-once nats-kv, pipelined, ack-mode async", "nats-kv", false, true),
+			new ConsumerKind("exactly-once redis", "redis", true, false),
+			new ConsumerKind("exactly-once redis, pipelined, ack-mode async", "redis", false, true),
+			new ConsumerKind("exactly-once firestore (emulator)", "firestore", true, false),
+			new ConsumerKind("exactly-once jdbc (PostgreSQL)", "jdbc", true, false));
 
 	/** The stores measured ({@code -Dbenchmark.stores=nats-kv,jdbc}); raw JetStream is always measured. */
 	private static final Set<String> STORES = Set

@@ -21,8 +21,10 @@ record Scenario(ConsumerKind consumer, int concurrency, int workMillis, int mess
 	 * @param label the name printed in the tables
 	 * @param store the exactly-once store type, or {@code null} for raw jnats
 	 * @param syncAck whether acks wait for the server's confirmation
+	 * @param pipelined whether completion records and acks are written off the handler threads
+	 * ({@code exactlyonce.listener.pipelined})
 	 */
-	record ConsumerKind(String label, String store, boolean syncAck) {
+	record ConsumerKind(String label, String store, boolean syncAck, boolean pipelined) {
 
 		boolean raw() {
 			return this.store == null;
