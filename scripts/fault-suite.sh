@@ -4,6 +4,7 @@
 #   scripts/fault-suite.sh --long    thousands of tasks, >= 300 injections per row; writes its table to
 #                                    docs/fault-injection.md (takes a few hours on 2 cores)
 # More options, passed to dev.exactlyonce.faults.FaultSuite: --rows=KILL_HANDLED_RETRY,NATS_RESTART
+# --pipelined (consumers with exactlyonce.listener.pipelined)
 # --injections=N --tasks=N --store=nats-kv|redis|firestore|jdbc --work-dir=DIR --report=FILE. Needs Java 17,
 # nats-server ($NATS_SERVER_BIN, /usr/sbin/nats-server or on the PATH), redis-server, Google's Firestore
 # emulator, iproute2 and root for the partition rows, libfaketime ($FAKETIME_LIB, else Debian's faketime

@@ -18,7 +18,8 @@ import dev.exactlyonce.test.NatsServerProcess;
  * matrix (injections, duplicates executed, lost, dead-lettered per row).
  * <p>
  * {@code java dev.exactlyonce.faults.FaultSuite [--long] [--rows=KILL_HANDLED_RETRY,...]
- * [--store=nats-kv|jdbc] [--injections=N --tasks=N] [--report=docs/fault-injection.md] [--work-dir=DIR]}
+ * [--store=nats-kv|jdbc] [--pipelined] [--injections=N --tasks=N] [--report=docs/fault-injection.md]
+ * [--work-dir=DIR]}; {@code --pipelined} runs the consumers with {@code exactlyonce.listener.pipelined}.
  */
 public final class FaultSuite {
 
@@ -172,6 +173,9 @@ public final class FaultSuite {
 			else if (arg.startsWith("--store=")) {
 				profile = profile.withStoreType(arg.substring(8));
 			}
+			else if (arg.equals("--pipelined")) {
+				profile = profile.pipelinedCopy();
+			}
 			else if (arg.startsWith("--report=")) {
 				report = Path.of(arg.substring(9));
 			}
@@ -220,14 +224,16 @@ public final class FaultSuite {
 	private static void writeReport(Path report, SuiteProfile profile, List<RowResult> results, String table,
 			String args) throws IOException {
 		String marker = "<!-- fault-matrix:" + profile.name()
-				+ (profile.storeType().equals("nats-kv") ? "" : "-" + profile.storeType()) + " -->";
+				+ (profile.storeType().equals("nats-kv") ? "" : "-" + profile.storeType())
+				+ (profile.pipelined() ? "-pipelined" : "") + " -->";
 		String section = marker + "\n" + "Measured " + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
 				+ " on " + Runtime.getRuntime().availableProcessors() + " cores with `scripts/fault-suite.sh "
 				+ args.replace("--report=" + report, "").trim() + "` (profile " + profile.name() + ": "
 				+ profile.consumers() + " consumer JVMs, " + profile.tasksPerRow() + " tasks and "
 				+ profile.injectionsPerRow() + " planned injections per row, work " + profile.workDuration().toMillis()
 				+ " ms, ack-wait " + profile.ackWait().toSeconds() + " s, lease " + profile.lease().toSeconds()
-				+ " s, store " + profile.storeType() + "):\n\n" + table + marker + "\n";
+				+ " s, store " + profile.storeType() + (profile.pipelined() ? ", pipelined listeners" : "") + "):\n\n" + table
+				+ marker + "\n";
 		String text = Files.isRegularFile(report) ? Files.readString(report) : "";
 		int start = text.indexOf(marker);
 		int end = (start >= 0) ? text.indexOf(marker, start + marker.length()) : -1;

@@ -278,6 +278,7 @@ final class RowRun {
 		}
 		properties.put(consumer + "on-abandoned", this.row.onAbandoned());
 		properties.put("exactlyonce.listener.shutdown-timeout", "20s");
+		properties.put("exactlyonce.listener.pipelined", Boolean.toString(this.profile.pipelined()));
 		properties.put("sample.work-duration", workDuration().toMillis() + "ms");
 		if (this.row.fault() == Fault.CLOCK_SKEW) {
 			properties.put("exactlyonce.streams.TASKS.duplicate-window", SHORT_DUPLICATE_WINDOW.toMillis() + "ms");

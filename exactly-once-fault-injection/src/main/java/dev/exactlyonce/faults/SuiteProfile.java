@@ -29,11 +29,13 @@ import java.util.Set;
  * wait, so a store call stuck in a server restart fails before the claim could be taken over
  * @param rowTimeout how long one row may take before it fails
  * @param storeType {@code exactlyonce.store.type} of the consumers
+ * @param pipelined {@code exactlyonce.listener.pipelined} of the consumers
  * @param rows the rows to run
  */
 public record SuiteProfile(String name, int consumers, int injectionsPerRow, int tasksPerRow, double chaosProbability,
 		int publisherKillsPerRow, Duration workDuration, Duration zombieWorkDuration, Duration ackWait,
-		Duration workingAckInterval, Duration lease, int maxDeliver, Duration requestTimeout, Duration rowTimeout, String storeType, List<FaultRow> rows) {
+		Duration workingAckInterval, Duration lease, int maxDeliver, Duration requestTimeout, Duration rowTimeout, String storeType,
+		boolean pipelined, List<FaultRow> rows) {
 
 	/**
 	 * Rows the short version leaves out to stay short; {@code --rows} or the long version run them:
@@ -51,7 +53,7 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 		boolean clusterRow = ClusterSupport.whyLeftOut() == null;
 		return new SuiteProfile("short", 2, 3, 30, 0.5, 1, Duration.ofMillis(150), Duration.ofMillis(600),
 				Duration.ofSeconds(3), Duration.ofMillis(750), Duration.ofSeconds(2), 10, Duration.ofSeconds(1),
-				Duration.ofSeconds(120), "nats-kv",
+				Duration.ofSeconds(120), "nats-kv", false,
 				Arrays.stream(FaultRow.values())
 					.filter((row) -> !NOT_IN_SHORT.contains(row))
 					.filter((row) -> clusterRow || row != FaultRow.CLUSTER_NODE_KILL)
@@ -62,7 +64,7 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 	public static SuiteProfile thorough() {
 		return new SuiteProfile("long", 3, 300, 900, 0.5, 3, Duration.ofMillis(150), Duration.ofMillis(600),
 				Duration.ofSeconds(3), Duration.ofMillis(750), Duration.ofSeconds(2), 20, Duration.ofSeconds(1),
-				Duration.ofMinutes(40), "nats-kv",
+				Duration.ofMinutes(40), "nats-kv", false,
 				List.of(FaultRow.values()));
 	}
 
@@ -75,7 +77,7 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 		return new SuiteProfile(this.name, this.consumers, this.injectionsPerRow, this.tasksPerRow,
 				this.chaosProbability, this.publisherKillsPerRow, this.workDuration, this.zombieWorkDuration,
 				this.ackWait, this.workingAckInterval, this.lease, this.maxDeliver, this.requestTimeout,
-				this.rowTimeout, this.storeType, selected);
+				this.rowTimeout, this.storeType, this.pipelined, selected);
 	}
 
 	/**
@@ -87,7 +89,7 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 		return new SuiteProfile(this.name, this.consumers, this.injectionsPerRow, this.tasksPerRow,
 				this.chaosProbability, this.publisherKillsPerRow, this.workDuration, this.zombieWorkDuration,
 				this.ackWait, this.workingAckInterval, this.lease, this.maxDeliver, this.requestTimeout,
-				this.rowTimeout, type, this.rows);
+				this.rowTimeout, type, this.pipelined, this.rows);
 	}
 
 	/**
@@ -100,7 +102,18 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 		return new SuiteProfile(this.name, this.consumers, injections, tasks, this.chaosProbability,
 				this.publisherKillsPerRow, this.workDuration, this.zombieWorkDuration, this.ackWait,
 				this.workingAckInterval, this.lease, this.maxDeliver, this.requestTimeout, this.rowTimeout,
-				this.storeType, this.rows);
+				this.storeType, this.pipelined, this.rows);
+	}
+
+	/**
+	 * This profile with consumers that write completion records off their handler threads.
+	 * @return a copy
+	 */
+	public SuiteProfile pipelinedCopy() {
+		return new SuiteProfile(this.name, this.consumers, this.injectionsPerRow, this.tasksPerRow,
+				this.chaosProbability, this.publisherKillsPerRow, this.workDuration, this.zombieWorkDuration,
+				this.ackWait, this.workingAckInterval, this.lease, this.maxDeliver, this.requestTimeout,
+				this.rowTimeout, this.storeType, true, this.rows);
 	}
 
 	/** How long a zombie stays stopped: past the ack wait (redelivery) and so past the shorter lease. */
