@@ -142,7 +142,7 @@ public class ConsumerSettingsResolver {
 		}
 	}
 
-	private static void checkConcurrency(String name, String prefix, ConsumerProperties spec, long maxAckPending) {
+	private void checkConcurrency(String name, String prefix, ConsumerProperties spec, long maxAckPending) {
 		if (spec.getConcurrency() < 1) {
 			throw new ExactlyOnceConfigurationException(prefix + "concurrency is " + spec.getConcurrency(),
 					"Set " + prefix + "concurrency to 1 or more.");
@@ -150,6 +150,12 @@ public class ConsumerSettingsResolver {
 		if (maxAckPending > 0 && maxAckPending < spec.getConcurrency()) {
 			logger.warn("Consumer '" + name + "': max-ack-pending " + maxAckPending + " is below concurrency "
 					+ spec.getConcurrency() + ", so some workers will stay idle; raise " + prefix + "max-ack-pending.");
+		}
+		else if (this.properties.getListener().isPipelined() && maxAckPending > 0
+				&& maxAckPending < 2L * spec.getConcurrency()) {
+			logger.warn("Consumer '" + name + "': max-ack-pending " + maxAckPending + " is below twice its concurrency "
+					+ spec.getConcurrency() + ", the messages a pipelined listener keeps in flight (exactlyonce.listener"
+					+ ".pipelined), so workers wait for records being written; raise " + prefix + "max-ack-pending.");
 		}
 	}
 

@@ -288,6 +288,18 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 		});
 	}
 
+	@Test
+	void aPipelinedListenerWithMaxAckPendingBelowTwiceConcurrencyWarnsThatWorkersWait(CapturedOutput output) {
+		String[] declared = declaration("exactlyonce.consumers.%c.concurrency=2",
+				"exactlyonce.consumers.%c.max-ack-pending=3", "exactlyonce.listener.pipelined=true");
+		this.runner.withPropertyValues(declared).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("Consumer '" + consumerOf(declared) + "': max-ack-pending 3 is below twice "
+					+ "its concurrency 2").contains("raise exactlyonce.consumers." + consumerOf(declared)
+							+ ".max-ack-pending");
+		});
+	}
+
 	private void assertStartupError(String[] properties, String... messageParts) {
 		this.runner.withPropertyValues(properties).run((context) -> {
 			Throwable error = cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class);
