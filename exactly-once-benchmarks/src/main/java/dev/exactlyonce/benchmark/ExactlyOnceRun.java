@@ -53,6 +53,7 @@ final class ExactlyOnceRun {
 			publish(publisher, subject, scenario.messages());
 			long started = System.nanoTime();
 			long cpu = ProcessCpu.nanos();
+			long serverCpu = ServerCpu.nanos();
 			ThreadCpu threadCpu = new ThreadCpu();
 			context.getBean(ExactlyOnceListenerRegistry.class).start();
 			if (!stopwatch.acked().await(10, TimeUnit.MINUTES)) {
@@ -60,8 +61,10 @@ final class ExactlyOnceRun {
 			}
 			double seconds = (System.nanoTime() - started) / 1e9;
 			double cpuPerMessage = ProcessCpu.microsPerMessageSince(cpu, scenario.messages());
+			double serverCpuPerMessage = ServerCpu.microsPerMessageSince(serverCpu, scenario.messages());
 			threadCpu.print(scenario.label(), scenario.messages());
-			return new RunResult(scenario.messages() / seconds, stopwatch.total(), stopwatch.segments(), cpuPerMessage);
+			return new RunResult(scenario.messages() / seconds, stopwatch.total(), stopwatch.segments(), cpuPerMessage,
+					serverCpuPerMessage);
 		}
 	}
 

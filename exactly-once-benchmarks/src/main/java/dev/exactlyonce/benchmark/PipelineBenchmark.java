@@ -87,6 +87,7 @@ public final class PipelineBenchmark {
 				FirestoreEmulatorProcess firestore = new FirestoreEmulatorProcess().start();
 				PostgresServerProcess postgres = new PostgresServerProcess(true).start();
 				Connection connection = Nats.connect(nats.url())) {
+			ServerCpu.measure(List.of(nats, redis, firestore, postgres));
 			Map<String, Map<String, String>> stores = new LinkedHashMap<>();
 			stores.put("memory", Map.of("exactlyonce.store.type", "memory"));
 			stores.put("nats-kv", Map.of("exactlyonce.store.type", "nats-kv"));
@@ -141,13 +142,17 @@ public final class PipelineBenchmark {
 		String subject = "bench." + n;
 		JetStreamManagement management = this.connection.jetStreamManagement();
 		try {
+			RunResult result;
 			if (scenario.consumer().raw()) {
 				provision(management, stream, consumer, subject, scenario);
 				ExactlyOnceRun.publish(this.connection.jetStream(), subject, scenario.messages());
-				return RawConsumerRun.run(this.connection, stream, consumer, scenario);
+				result = RawConsumerRun.run(this.connection, stream, consumer, scenario);
 			}
-			return ExactlyOnceRun.run(this.nats.url(), this.storeProperties.get(scenario.consumer().store()), stream,
-					consumer, subject, scenario, this.connection.jetStream());
+			else {
+				result = ExactlyOnceRun.run(this.nats.url(), this.storeProperties.get(scenario.consumer().store()),
+						stream, consumer, subject, scenario, this.connection.jetStream());
+			}
+			return result.withRedelivered(management.getConsumerInfo(stream, consumer).getRedelivered());
 		}
 		finally {
 			management.deleteStream(stream);
@@ -174,19 +179,21 @@ public final class PipelineBenchmark {
 				System.getProperty("os.name") + " " + System.getProperty("os.arch"),
 				System.getProperty("java.version"), repetitions, took.toSeconds());
 		System.out.println("| scenario | msgs/s | latency p50 ms | latency p99 ms | added p50 ms vs raw ackSync | "
-				+ "throughput vs raw ack() | CPU µs/msg (this JVM) |");
-		System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+				+ "throughput vs raw ack() | CPU µs/msg (this JVM) | CPU µs/msg (servers) | redelivered |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (Map.Entry<Scenario, List<RunResult>> entry : results.entrySet()) {
 			Scenario scenario = entry.getKey();
 			List<RunResult> runs = entry.getValue();
 			List<RunResult> rawSync = results.get(baseline(results, scenario, true));
 			List<RunResult> rawAck = results.get(baseline(results, scenario, false));
 			double p50 = median(runs, (r) -> r.latency().percentileMillis(50));
-			System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %+.2f | %.2f | %.0f |%n", scenario.label(),
+			System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %+.2f | %.2f | %.0f | %.0f | %d |%n",
+					scenario.label(),
 					median(runs, RunResult::messagesPerSecond), p50, median(runs, (r) -> r.latency().percentileMillis(99)),
 					p50 - median(rawSync, (r) -> r.latency().percentileMillis(50)),
 					median(runs, RunResult::messagesPerSecond) / median(rawAck, RunResult::messagesPerSecond),
-					median(runs, RunResult::cpuMicrosPerMessage));
+					median(runs, RunResult::cpuMicrosPerMessage), median(runs, RunResult::serverCpuMicrosPerMessage),
+					runs.stream().mapToLong(RunResult::redelivered).sum());
 		}
 		System.out.println();
 		System.out.println("Where the time of one exactly-once message goes (concurrency 1, no-op handler), p50 ms:");

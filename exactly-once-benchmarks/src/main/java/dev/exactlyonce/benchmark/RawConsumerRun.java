@@ -35,6 +35,7 @@ final class RawConsumerRun {
 		AtomicLong lastAck = new AtomicLong();
 		long started = System.nanoTime();
 		long cpu = ProcessCpu.nanos();
+		long serverCpu = ServerCpu.nanos();
 		ThreadCpu threadCpu = new ThreadCpu();
 		try {
 			while (done.getCount() > 0) {
@@ -57,8 +58,9 @@ final class RawConsumerRun {
 			}
 			double seconds = (lastAck.get() - started) / 1e9;
 			double cpuPerMessage = ProcessCpu.microsPerMessageSince(cpu, scenario.messages());
+			double serverCpuPerMessage = ServerCpu.microsPerMessageSince(serverCpu, scenario.messages());
 			threadCpu.print(scenario.label(), scenario.messages());
-			return new RunResult(scenario.messages() / seconds, latency, Map.of(), cpuPerMessage);
+			return new RunResult(scenario.messages() / seconds, latency, Map.of(), cpuPerMessage, serverCpuPerMessage);
 		}
 		finally {
 			workers.shutdownNow();

@@ -223,6 +223,22 @@ public abstract class ServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * CPU time the running server and its child processes have used so far (what the kernel
+	 * reports through {@link ProcessHandle.Info#totalCpuDuration()}).
+	 * @return the CPU time, zero when not running or not reported
+	 */
+	public synchronized Duration cpuTime() {
+		if (this.process == null || !this.process.isAlive()) {
+			return Duration.ZERO;
+		}
+		Duration total = this.process.info().totalCpuDuration().orElse(Duration.ZERO);
+		for (ProcessHandle child : this.process.descendants().toList()) {
+			total = total.plus(child.info().totalCpuDuration().orElse(Duration.ZERO));
+		}
+		return total;
+	}
+
+	/**
 	 * The port the server listens on.
 	 * @return the port
 	 */
