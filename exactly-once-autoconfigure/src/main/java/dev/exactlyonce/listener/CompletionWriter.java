@@ -41,7 +41,10 @@ final class CompletionWriter {
 	}
 
 	Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result) {
-		Completion completion = Completion.completed(delivery.consumer(), delivery.streamSequence(), summary(result));
+		return write(delivery, heartbeat, completionOf(delivery, result));
+	}
+
+	private Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion) {
 		try {
 			StoreWriteRetry.write(() -> heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion)),
 					this.retryTimeout, (ex, wait) -> logger.warn("Completion record for the message at "
@@ -60,12 +63,14 @@ final class CompletionWriter {
 	 * Writes the completion record on {@code executor} as {@link #write} does, so that the handler's
 	 * thread is free for its next message meanwhile. The result never completes exceptionally: a
 	 * write that fails in an unforeseen way is a {@link Settlement.CompletionUnrecorded} (not acked).
-	 * When the executor refuses the write, it runs here.
+	 * When the executor refuses the write, it runs here. The record's summary of the result is taken
+	 * here, on the handler's thread, before the handler's thread moves on.
 	 * @return the settlement, once the write ended
 	 */
 	CompletableFuture<Settlement> writeLater(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result,
 			Executor executor) {
-		Supplier<Settlement> write = () -> Uninterrupted.call(() -> write(delivery, heartbeat, result));
+		Completion completion = completionOf(delivery, result);
+		Supplier<Settlement> write = () -> Uninterrupted.call(() -> write(delivery, heartbeat, completion));
 		CompletableFuture<Settlement> written;
 		try {
 			written = CompletableFuture.supplyAsync(write, executor);
@@ -87,7 +92,7 @@ final class CompletionWriter {
 	 * @throws StoreUnavailableException when the record could not be written
 	 */
 	Settlement writeInTransaction(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result) {
-		Completion completion = Completion.completed(delivery.consumer(), delivery.streamSequence(), summary(result));
+		Completion completion = completionOf(delivery, result);
 		try {
 			heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion));
 			return new Settlement.Processed();
@@ -95,6 +100,10 @@ final class CompletionWriter {
 		catch (ClaimLostException ex) {
 			return new Settlement.ClaimLost();
 		}
+	}
+
+	private Completion completionOf(Delivery delivery, Object result) {
+		return Completion.completed(delivery.consumer(), delivery.streamSequence(), summary(result));
 	}
 
 	private String summary(Object result) {

@@ -86,7 +86,9 @@ final class DeliveryProcessor {
 		}
 		catch (PipelineHaltedException ex) {
 			leftUnsettled(delivery, ex);
-			return SETTLED;
+			CompletableFuture<Settlement> pending = delivery.pendingSettlement();
+			// a record handed off before the halt is still being written: the delivery leaves when it ends
+			return (pending != null) ? pending.handle((settlement, failure) -> null) : SETTLED;
 		}
 	}
 

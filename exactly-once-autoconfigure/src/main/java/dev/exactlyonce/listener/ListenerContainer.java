@@ -29,10 +29,11 @@ import org.apache.commons.logging.LogFactory;
  * timer runs. Pulls go through one long-lived pull subscription: a message that arrives after a
  * pull ended on the client stays in it and is handed out first on the next pull.
  * <p>
- * Pipelined, the container also has as many completion threads as workers: a worker hands a
- * handled message's completion record to them and takes its next message, and the completion
- * thread acks once the record is durable. A pull then also needs a free in-flight slot per
- * message (twice concurrency): a slot is held from the pull until the message is settled.
+ * Pipelined, a worker hands a handled message's completion record to a completion thread and
+ * takes its next message; the completion thread acks once the record is durable. A pull then also
+ * needs a free in-flight slot per message (twice concurrency), held from the pull until the
+ * message is settled, and there is a completion thread per slot, so a record never waits behind
+ * a slow one.
  * <p>
  * Stopping fits in the shutdown timeout: it stops pulling at once (messages already received
  * but not handed to a worker are nak'd), lets in-flight handlers finish for most of the timeout,
@@ -51,6 +52,9 @@ final class ListenerContainer {
 
 	/** Share of the shutdown timeout after which the container settles what is still in flight. */
 	private static final double RELEASE_AT = 0.9;
+
+	/** Messages in flight per worker when pipelined: one handled, one whose record is being written. */
+	private static final int PIPELINED_SLOTS_PER_WORKER = 2;
 
 	private final ConsumerSettings settings;
 
@@ -92,7 +96,7 @@ final class ListenerContainer {
 		this.shutdownTimeout = shutdownTimeout;
 		this.pipelined = pipelined;
 		this.freeWorkers = new Semaphore(settings.concurrency());
-		this.freeSlots = new Semaphore(pipelined ? 2 * settings.concurrency() : settings.concurrency());
+		this.freeSlots = new Semaphore(slots());
 	}
 
 	synchronized void start() {
@@ -107,7 +111,7 @@ final class ListenerContainer {
 				(task) -> daemon(task, name + "-worker-" + workerNumber.incrementAndGet()));
 		if (this.pipelined) {
 			AtomicInteger completionNumber = new AtomicInteger();
-			this.completions = Executors.newFixedThreadPool(this.settings.concurrency(),
+			this.completions = Executors.newFixedThreadPool(slots(),
 					(task) -> daemon(task, name + "-completion-" + completionNumber.incrementAndGet()));
 		}
 		this.poller = daemon(this::pollLoop, name + "-poller");
@@ -138,7 +142,9 @@ final class ListenerContainer {
 			this.inFlight.forEach(Delivery::interruptHandler);
 			if (!awaitSettled(started + (long) (budget * RELEASE_AT))) {
 				releaseStillInFlight();
-				awaitSettled(this.stopDeadline);
+				if (!awaitSettled(this.stopDeadline)) {
+					warnOfRecordsStillBeingWritten();
+				}
 			}
 		}
 		if (this.completions != null) {
@@ -163,6 +169,11 @@ final class ListenerContainer {
 	/** Test seam: sees every pull and can fail it half-way. */
 	void pullProbe(PullProbe probe) {
 		this.pullProbe = probe;
+	}
+
+	/** In-flight slots: concurrency, twice that when pipelined. */
+	private int slots() {
+		return this.pipelined ? PIPELINED_SLOTS_PER_WORKER * this.settings.concurrency() : this.settings.concurrency();
 	}
 
 	/** Worker permits not held by a pull or a handler; never above concurrency. */
@@ -381,6 +392,27 @@ final class ListenerContainer {
 					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + "); their claims were "
 					+ "released and their messages nak'd for another instance. Make handlers honour interrupts, or "
 					+ "raise the shutdown timeout together with the pod's termination grace period.");
+		}
+	}
+
+	/**
+	 * Names the messages whose handlers ran but whose completion records were still being written
+	 * (store slow or down) when the shutdown timeout ran out: unacknowledged, they are redelivered
+	 * after their lease as abandoned attempts.
+	 */
+	private void warnOfRecordsStillBeingWritten() {
+		List<String> writing = new ArrayList<>();
+		for (Delivery delivery : this.inFlight) {
+			if (delivery.pendingSettlement() != null) {
+				writing.add(Long.toString(delivery.streamSequence()));
+			}
+		}
+		if (!writing.isEmpty()) {
+			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
+					+ "': the completion records of sequence(s) " + writing + " were still being written when "
+					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + ") ran out; their handlers "
+					+ "ran, and they return after their lease as abandoned attempts (on-abandoned decides). Raise "
+					+ "the shutdown timeout if the store can be this slow.");
 		}
 	}
 

@@ -3,6 +3,7 @@ package dev.exactlyonce.it;
 import java.time.Duration;
 import java.util.List;
 
+import io.nats.client.Connection;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
@@ -40,8 +41,8 @@ class PipelinedCompletionIntegrationTests extends NatsIntegrationTestSupport {
 		instance.storeFaults().holdCompletions();
 		publish(instance, "t-1", "t-2", "t-3");
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.instances.ledger().executionsOf("t-2") == 1);
-		assertThat(instance.storeFaults().heldCompletions()).as("t-1's record, held while t-2 ran").isEqualTo(1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> instance.storeFaults().heldCompletions() == 2);
+		assertThat(this.instances.ledger().executionsOf("t-2")).as("t-2 ran while t-1's record was held").isEqualTo(1);
 		assertThat(instance.recorder().count(PipelinePoint.ACKED)).as("acks before a record is durable").isZero();
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			assertThat(probe.consumer("TASKS", "worker").getNumAckPending()).as("in flight (2 x concurrency)")
@@ -60,6 +61,54 @@ class PipelinedCompletionIntegrationTests extends NatsIntegrationTestSupport {
 			assertThat(instance.bean(IdempotencyStore.class).find("worker:" + task).orElseThrow().state())
 				.isEqualTo(RecordState.COMPLETED);
 		}
+	}
+
+	@Test
+	void aRecordNeverWaitsBehindASlowOne() throws Exception {
+		Instance instance = this.instances.start("a");
+		instance.storeFaults().holdCompletionsOf(":t-1");
+		publish(instance, "t-1", "t-2");
+
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED));
+		assertThat(instance.storeFaults().heldCompletions()).as("t-1's record, still held").isEqualTo(1);
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		assertThat(store.find("worker:t-2").orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(store.find("worker:t-1").orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+
+		instance.storeFaults().releaseCompletions();
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> instance.recorder().outcomes().size() == 2 && probe.drained("TASKS", "worker"));
+		}
+		assertThat(instance.recorder().outcomes()).containsOnly(DeliveryOutcome.PROCESSED);
+		assertThat(this.instances.ledger().executions()).hasSize(2);
+	}
+
+	@Test
+	void aServerRestartWithRecordsBeingWrittenRunsEachTaskOnce() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.consumers.worker.concurrency=2",
+				"exactlyonce.consumers.worker.ack-wait=3s", "exactlyonce.consumers.worker.working-ack-interval=1s",
+				"exactlyonce.nats.reconnect-wait=200ms");
+		instance.storeFaults().holdCompletions();
+		List<String> tasks = List.of("t-1", "t-2", "t-3", "t-4", "t-5", "t-6");
+		publish(instance, tasks.toArray(String[]::new));
+		await().atMost(Duration.ofSeconds(10)).until(() -> instance.storeFaults().heldCompletions() == 4);
+
+		this.nats.kill();
+		await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5))
+			.until(() -> instance.bean(Connection.class).getStatus() != Connection.Status.CONNECTED);
+		instance.storeFaults().releaseCompletions();
+		this.nats.start();
+
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(90)).until(() -> probe.drained("TASKS", "worker"));
+		}
+		for (String task : tasks) {
+			assertThat(this.instances.ledger().executionsOf(task)).as(task).isEqualTo(1);
+		}
+		assertThat(instance.recorder().outcomes()).doesNotContain(DeliveryOutcome.CLAIM_LOST,
+				DeliveryOutcome.COMPLETION_UNRECORDED);
 	}
 
 	@Test

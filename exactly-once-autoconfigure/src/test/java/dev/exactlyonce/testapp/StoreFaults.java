@@ -36,8 +36,19 @@ public class StoreFaults implements BeanPostProcessor {
 
 	private final AtomicInteger heldCompletions = new AtomicInteger();
 
+	private volatile String heldKeySuffix = "";
+
 	/** From now on, completions wait (a minute at most) until {@link #releaseCompletions()}. */
 	public void holdCompletions() {
+		holdCompletionsOf("");
+	}
+
+	/**
+	 * From now on, completions of the keys ending with {@code keySuffix} wait (a minute at most)
+	 * until {@link #releaseCompletions()}; the others pass.
+	 */
+	public void holdCompletionsOf(String keySuffix) {
+		this.heldKeySuffix = keySuffix;
 		this.completionsHeld = new CountDownLatch(1);
 	}
 
@@ -100,7 +111,9 @@ public class StoreFaults implements BeanPostProcessor {
 			if (System.nanoTime() < StoreFaults.this.completionsFailUntil) {
 				throw new StoreUnavailableException("completions failing by the test", null);
 			}
-			awaitRelease();
+			if (claim.key().endsWith(StoreFaults.this.heldKeySuffix)) {
+				awaitRelease();
+			}
 			return this.delegate.complete(claim, completion);
 		}
 
