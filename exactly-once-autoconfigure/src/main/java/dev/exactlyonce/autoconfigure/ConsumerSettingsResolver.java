@@ -30,13 +30,28 @@ public class ConsumerSettingsResolver {
 	}
 
 	/**
-	 * Resolves and validates one consumer.
+	 * Validates one consumer as declared, before it is provisioned; warns of nothing (the
+	 * consumer the server then holds is resolved, and warned of, once).
+	 * @param name the durable name
+	 * @param declared the consumer configuration declared
+	 * @throws ExactlyOnceConfigurationException on any violated invariant
+	 */
+	public void validate(String name, ConsumerConfiguration declared) {
+		settings(name, declared, false);
+	}
+
+	/**
+	 * Resolves and validates one consumer, and warns of settings that work but hurt.
 	 * @param name the durable name
 	 * @param server the consumer configuration the server reports
 	 * @return the settings
 	 * @throws ExactlyOnceConfigurationException on any violated invariant
 	 */
 	public ConsumerSettings resolve(String name, ConsumerConfiguration server) {
+		return settings(name, server, true);
+	}
+
+	private ConsumerSettings settings(String name, ConsumerConfiguration server, boolean warn) {
 		ConsumerProperties spec = this.properties.getConsumers().get(name);
 		String prefix = "exactlyonce.consumers." + name + ".";
 		if (spec.getStream() == null || spec.getStream().isBlank()) {
@@ -51,8 +66,11 @@ public class ConsumerSettingsResolver {
 		checkRequestTimeout(lease);
 		checkMaxDeliver(prefix, server.getMaxDeliver(), backoff);
 		checkCompletedTtl(prefix, server.getAckWait(), server.getMaxDeliver(), backoff);
-		checkConcurrency(name, prefix, spec, server.getMaxAckPending());
-		warnWhenRetriesCanBlockTheQueue(name, prefix, spec, server.getMaxAckPending(), backoff);
+		checkConcurrency(prefix, spec);
+		if (warn) {
+			warnWhenWorkersWaitForAckPendingSlots(name, prefix, spec, server.getMaxAckPending());
+			warnWhenRetriesCanBlockTheQueue(name, prefix, spec, server.getMaxAckPending(), backoff);
+		}
 		return new ConsumerSettings(name, spec.getStream(), effectiveAckWait, interval, lease, List.copyOf(backoff),
 				spec.getRetryDelay(), server.getMaxDeliver(), spec.getConcurrency(), spec.getOnAbandoned(),
 				spec.getPullExpiry(), deadLetterSubject(name, spec), spec.getMaxPayloadSize().toBytes(),
@@ -142,20 +160,25 @@ public class ConsumerSettingsResolver {
 		}
 	}
 
-	private void checkConcurrency(String name, String prefix, ConsumerProperties spec, long maxAckPending) {
+	private static void checkConcurrency(String prefix, ConsumerProperties spec) {
 		if (spec.getConcurrency() < 1) {
 			throw new ExactlyOnceConfigurationException(prefix + "concurrency is " + spec.getConcurrency(),
 					"Set " + prefix + "concurrency to 1 or more.");
 		}
+	}
+
+	private void warnWhenWorkersWaitForAckPendingSlots(String name, String prefix, ConsumerProperties spec,
+			long maxAckPending) {
 		if (maxAckPending > 0 && maxAckPending < spec.getConcurrency()) {
 			logger.warn("Consumer '" + name + "': max-ack-pending " + maxAckPending + " is below concurrency "
 					+ spec.getConcurrency() + ", so some workers will stay idle; raise " + prefix + "max-ack-pending.");
 		}
 		else if (this.properties.getListener().isPipelined() && maxAckPending > 0
 				&& maxAckPending < 2L * spec.getConcurrency()) {
-			logger.warn("Consumer '" + name + "': max-ack-pending " + maxAckPending + " is below twice its concurrency "
-					+ spec.getConcurrency() + ", the messages a pipelined listener keeps in flight (exactlyonce.listener"
-					+ ".pipelined), so workers wait for records being written; raise " + prefix + "max-ack-pending.");
+			logger.warn("Consumer '" + name + "': max-ack-pending " + maxAckPending + " is below "
+					+ 2L * spec.getConcurrency() + ", the messages a pipelined listener (exactlyonce.listener.pipelined) "
+					+ "keeps in flight with concurrency " + spec.getConcurrency() + ", so workers wait for records being "
+					+ "written; raise " + prefix + "max-ack-pending to " + 2L * spec.getConcurrency() + " or more.");
 		}
 	}
 

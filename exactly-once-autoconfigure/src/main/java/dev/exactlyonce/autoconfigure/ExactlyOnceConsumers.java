@@ -36,7 +36,7 @@ public record ExactlyOnceConsumers(Map<String, ConsumerSettings> settings) {
 		JetStreamDeclarations declarations = properties.toJetStreamDeclarations();
 		ConsumerSettingsResolver resolver = new ConsumerSettingsResolver(properties);
 		declarations.consumers()
-			.forEach((consumer) -> resolver.resolve(consumer.name(), JetStreamConfigurations.consumer(consumer)));
+			.forEach((consumer) -> resolver.validate(consumer.name(), JetStreamConfigurations.consumer(consumer)));
 		Map<String, ConsumerSettings> settings = new LinkedHashMap<>();
 		if (mode == ProvisioningMode.NONE) {
 			declarations.consumers().forEach((consumer) -> settings.put(consumer.name(), resolver

@@ -288,8 +288,8 @@ public class ExactlyOnceProperties {
 
 		/**
 		 * Whether completion records and acks are written off the handler threads: each consumer
-		 * gets as many completion threads as handler threads, and a handler thread takes its next
-		 * message while the last one's record is written, so up to twice concurrency messages are
+		 * gets twice concurrency completion threads, and a handler thread takes its next message
+		 * while the last one's record is written, so up to twice concurrency messages are
 		 * unacknowledged at once. Every guarantee holds; the ack still follows the durable record.
 		 */
 		private boolean pipelined;

@@ -117,7 +117,8 @@ final class PropertyKeyTree {
 	 * point at which it could not be matched
 	 */
 	Miss miss(ConfigurationPropertyName name, boolean environment) {
-		return miss(name, 0, environment);
+		Miss miss = miss(name, 0, environment);
+		return (miss != null) ? new Miss(miss.index(), miss.node(), this) : null;
 	}
 
 	private Miss miss(ConfigurationPropertyName name, int index, boolean environment) {
@@ -125,16 +126,16 @@ final class PropertyKeyTree {
 			return null;
 		}
 		return switch (this.kind) {
-			case VALUE -> new Miss(index, this);
+			case VALUE -> new Miss(index, this, null);
 			case LIST -> name.isNumericIndex(index) ? this.element.miss(name, index + 1, environment)
-					: new Miss(index, this);
+					: new Miss(index, this, null);
 			case MAP -> this.element.miss(name, index + 1, environment);
 			case GROUP -> groupMiss(name, index, environment);
 		};
 	}
 
 	private Miss groupMiss(ConfigurationPropertyName name, int index, boolean environment) {
-		Miss deepest = new Miss(index, this);
+		Miss deepest = new Miss(index, this, null);
 		for (Map.Entry<String, PropertyKeyTree> child : this.children.entrySet()) {
 			for (int elements : spellings(child.getKey(), name, index, environment)) {
 				Miss miss = child.getValue().miss(name, index + elements, environment);
@@ -173,12 +174,31 @@ final class PropertyKeyTree {
 	}
 
 	/**
+	 * Collects the names of the value keys called {@code key} that groups alone lead to from here.
+	 * @param key the key, uniform
+	 * @param path the name of this node
+	 * @param found where the names go
+	 */
+	private void valueKeysNamed(String key, ConfigurationPropertyName path, List<ConfigurationPropertyName> found) {
+		for (Map.Entry<String, PropertyKeyTree> child : this.children.entrySet()) {
+			ConfigurationPropertyName childPath = path.append(child.getKey());
+			if (child.getValue().kind == Kind.VALUE && uniform(child.getKey()).equals(key)) {
+				found.add(childPath);
+			}
+			else if (child.getValue().kind == Kind.GROUP) {
+				child.getValue().valueKeysNamed(key, childPath, found);
+			}
+		}
+	}
+
+	/**
 	 * Where a name left the tree.
 	 *
 	 * @param index the first element that matched nothing
 	 * @param node the node it should have matched
+	 * @param root the whole tree, where a key put in the wrong place is looked for
 	 */
-	record Miss(int index, PropertyKeyTree node) {
+	record Miss(int index, PropertyKeyTree node, PropertyKeyTree root) {
 
 		/**
 		 * What is wrong with the name and the likely fix.
@@ -191,9 +211,20 @@ final class PropertyKeyTree {
 			return switch (this.node.kind) {
 				case VALUE -> parent + " takes a value, not nested keys";
 				case LIST -> parent + " is a list: index its elements as " + parent + "[0], " + parent + "[1], ...";
-				case MAP, GROUP -> closest(name, names).map((suggestion) -> "did you mean " + suggestion + "?")
+				case MAP, GROUP -> closest(name, names).or(() -> elsewhere(name, names))
+					.map((suggestion) -> "did you mean " + suggestion + "?")
 					.orElse("valid keys of " + parent + ": " + String.join(", ", this.node.children.keySet()));
 			};
+		}
+
+		/** The one key of the same name in another group, when the last element is a key put in the wrong place. */
+		private Optional<String> elsewhere(ConfigurationPropertyName name, NameRenderer names) {
+			if (this.root == null || this.index != name.getNumberOfElements() - 1) {
+				return Optional.empty();
+			}
+			List<ConfigurationPropertyName> found = new ArrayList<>();
+			this.root.valueKeysNamed(name.getElement(this.index, Form.UNIFORM), ConfigurationPropertyName.EMPTY, found);
+			return (found.size() == 1) ? Optional.of(names.render(found.get(0))) : Optional.empty();
 		}
 
 		/** The name with the unknown part replaced by the nearest valid key, when one is near. */

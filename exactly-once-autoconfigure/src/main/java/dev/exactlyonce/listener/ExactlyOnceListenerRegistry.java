@@ -263,7 +263,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		List<ListenerState> states = new ArrayList<>();
 		this.containers.forEach((consumer, container) -> states.add(new ListenerState(consumer,
 				container.settings().stream(), this.endpoints.get(consumer).describe(),
-				container.settings().concurrency(), container.isRunning(), container.inFlight())));
+				container.settings().concurrency(), this.settings.pipelined(), container.isRunning(),
+				container.inFlight())));
 		return states;
 	}
 
@@ -371,11 +372,12 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 * @param stream the stream
 	 * @param listener the bean method
 	 * @param concurrency the number of workers
+	 * @param pipelined whether completion records and acks are written off the workers
 	 * @param running whether its container is pulling
-	 * @param inFlight how many messages its handlers are working on now
+	 * @param inFlight how many messages it took and has not settled (handled, or pipelined, being recorded)
 	 */
-	public record ListenerState(String consumer, String stream, String listener, int concurrency, boolean running,
-			int inFlight) {
+	public record ListenerState(String consumer, String stream, String listener, int concurrency, boolean pipelined,
+			boolean running, int inFlight) {
 	}
 
 }

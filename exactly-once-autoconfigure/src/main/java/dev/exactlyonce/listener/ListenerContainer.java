@@ -116,6 +116,9 @@ final class ListenerContainer {
 		}
 		this.poller = daemon(this::pollLoop, name + "-poller");
 		this.poller.start();
+		logger.info("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
+				+ this.settings.concurrency() + " worker(s)" + (this.pipelined ? ", pipelined: " + slots()
+						+ " completion thread(s) write records and ack, up to " + slots() + " messages in flight" : ""));
 	}
 
 	/**

@@ -75,6 +75,13 @@ class UnknownPropertiesTests extends NatsContextRunnerTestSupport {
 	}
 
 	@Test
+	void aKeyOfAnotherGroupPutUnderAConsumerNamesWhereItBelongs() {
+		assertStartupError(List.of("exactlyonce.streams.TYPO.subjects=typo.>",
+				"exactlyonce.consumers.typo-worker.stream=TYPO", "exactlyonce.consumers.typo-worker.pipelined=true"),
+				"exactlyonce.consumers.typo-worker.pipelined", "did you mean exactlyonce.listener.pipelined?");
+	}
+
+	@Test
 	void keyFarFromAnyValidNameListsTheValidNames() {
 		assertStartupError(List.of("exactlyonce.store.flavour=strong"), "exactlyonce.store.flavour",
 				"valid keys of exactlyonce.store: completed-ttl, firestore, jdbc, lease, nats-kv, redis, "
