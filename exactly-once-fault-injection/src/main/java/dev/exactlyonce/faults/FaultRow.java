@@ -213,6 +213,18 @@ public enum FaultRow {
 	}
 
 	/**
+	 * Whether the row can run the handler of a task twice by design with consumers of the given
+	 * mode: pipelined, a consumer JVM killed, paused or cut off may also hold a message whose
+	 * handler returned while its completion record was being written on a completion thread (the
+	 * HANDLED window of a second message, as with concurrency above 1); its steps replay.
+	 * @param pipelined whether the consumers run {@code exactlyonce.listener.pipelined}
+	 * @return whether a handler may run twice, at most once per injection
+	 */
+	public boolean mayDuplicate(boolean pipelined) {
+		return mayDuplicate() || (pipelined && mayRepeatDeploy());
+	}
+
+	/**
 	 * Whether the row can commit a task twice by design: killed between the git commit and its DONE
 	 * record, with no probe to find the commit (at most once per injection).
 	 */

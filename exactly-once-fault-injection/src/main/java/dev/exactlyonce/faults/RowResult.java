@@ -24,10 +24,11 @@ import java.util.List;
  * the end (not lost, but not settled when the row ended either)
  * @param skipped why the row did not run (no network namespaces here), or {@code null} when it ran
  * @param posts the business rows in the database ({@code --store=jdbc}), else {@link PostRows#NONE}
+ * @param pipelined whether the consumers ran {@code exactlyonce.listener.pipelined}
  */
 public record RowResult(FaultRow row, int tasks, int injections, int executions, int duplicates, int lost,
 		int deadLettered, List<String> unexpected, int publisherKills, int republishedDuplicates, List<String> notes,
-		Duration elapsed, SideEffects sideEffects, int stuck, String skipped, PostRows posts) {
+		Duration elapsed, SideEffects sideEffects, int stuck, String skipped, PostRows posts, boolean pipelined) {
 
 	/**
 	 * The result of a row that could not run here.
@@ -37,19 +38,19 @@ public record RowResult(FaultRow row, int tasks, int injections, int executions,
 	 */
 	public static RowResult skipped(FaultRow row, String reason) {
 		return new RowResult(row, 0, 0, 0, 0, 0, 0, List.of(), 0, 0, List.of(), Duration.ZERO, SideEffects.NONE, 0,
-				reason, PostRows.NONE);
+				reason, PostRows.NONE, false);
 	}
 
 	/**
 	 * Whether the row holds what users rely on: nothing lost, nothing unexpected, no handler re-run,
 	 * second commit or model call unless the row names that window (then at most one per
-	 * injection), never a second deploy task (a deploy run twice only where a consumer JVM died),
+	 * injection; pipelined, a handler re-run in every row that stops a consumer JVM), never a second deploy task (a deploy run twice only where a consumer JVM died),
 	 * and the first draft committed unless the model was called again; nothing stuck; on a database,
 	 * never a business row committed twice. A skipped row holds nothing.
 	 */
 	public boolean holds() {
 		return this.skipped == null && this.lost == 0 && this.stuck == 0 && this.unexpected.isEmpty()
-				&& withinInjections(this.duplicates, this.row.mayDuplicate())
+				&& withinInjections(this.duplicates, this.row.mayDuplicate(this.pipelined))
 				&& withinInjections(this.sideEffects.duplicateCommits(), this.row.mayRepeatCommit())
 				&& withinInjections(this.sideEffects.extraDrafts(), this.row.mayRepeatModelCall())
 				&& withinInjections(this.sideEffects.notFirstDraft(), this.row.mayRepeatModelCall())

@@ -668,7 +668,7 @@ final class RowRun {
 		}
 		return new RowResult(this.row, tasks, injected, total, duplicates, lost, deadLettered, List.copyOf(this.unexpected),
 				this.publisher.kills(), this.publisher.duplicatesSuppressed(), List.copyOf(this.notes), elapsed,
-				sideEffects, stuck, null, posts);
+				sideEffects, stuck, null, posts, this.profile.pipelined());
 	}
 
 	/**
