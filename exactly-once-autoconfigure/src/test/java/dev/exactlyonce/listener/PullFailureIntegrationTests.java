@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.test.NatsServerProcess;
@@ -52,9 +53,10 @@ class PullFailureIntegrationTests {
 		this.nats.close();
 	}
 
-	@Test
-	void pullsFailingHalfWayKeepPullsSizedToFreeWorkersAndLoseNoMessage() {
-		Instance instance = this.instances.start("a");
+	@ParameterizedTest(name = "pipelined: {0}")
+	@ValueSource(booleans = { false, true })
+	void pullsFailingHalfWayKeepPullsSizedToFreeWorkersAndLoseNoMessage(boolean pipelined) {
+		Instance instance = this.instances.start("a", "exactlyonce.listener.pipelined=" + pipelined);
 		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
 		for (int i = 0; i < MESSAGES; i++) {
 			publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-" + i), "t-" + i);
@@ -85,6 +87,8 @@ class PullFailureIntegrationTests {
 			.as("a pull asks for no more than concurrency").isLessThanOrEqualTo(CONCURRENCY));
 		softly.assertThat(mostFree.get()).as("most free worker permits seen").isLessThanOrEqualTo(CONCURRENCY);
 		softly.assertThat(container.freeWorkers()).as("free worker permits after stop").isEqualTo(CONCURRENCY);
+		softly.assertThat(container.freeSlots()).as("free in-flight slots after stop")
+			.isEqualTo(pipelined ? 2 * CONCURRENCY : CONCURRENCY);
 		softly.assertThat(ledger.executions().stream().filter((execution) -> execution.deliveryCount() > 1).count())
 			.as("messages that ran only after their ack wait (redelivered)").isZero();
 		softly.assertThat(ledger.executions().stream().map(Ledger.Execution::taskId).distinct().count())
