@@ -103,14 +103,26 @@ final class CompletionWriter {
 	}
 
 	private Completion completionOf(Delivery delivery, Object result) {
-		return Completion.completed(delivery.consumer(), delivery.streamSequence(), summary(result));
+		return Completion.completed(delivery.consumer(), delivery.streamSequence(), summary(delivery, result));
 	}
 
-	private String summary(Object result) {
+	/**
+	 * The record's summary of a handler's result; a result whose {@code toString()} throws (a lazy
+	 * entity outside its session) is summarised by the exception's type: the handler succeeded.
+	 */
+	private String summary(Delivery delivery, Object result) {
 		if (result == null) {
 			return null;
 		}
-		String text = result.toString();
+		String text;
+		try {
+			text = result.toString();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Result of the handler of the message at " + delivery.describe() + " has a toString() that "
+					+ "threw " + ex.getClass().getName() + "; its completion record keeps that instead of a summary");
+			text = "(toString() threw " + ex.getClass().getName() + ")";
+		}
 		return (text.length() > this.summaryMaxLength) ? text.substring(0, this.summaryMaxLength) : text;
 	}
 

@@ -400,8 +400,8 @@ final class ListenerContainer {
 
 	/**
 	 * Names the messages whose handlers ran but whose completion records were still being written
-	 * (store slow or down) when the shutdown timeout ran out: unacknowledged, they are redelivered
-	 * after their lease as abandoned attempts.
+	 * (store slow or down) when the shutdown timeout ran out: the writes go on, and one that does not
+	 * land before the connection closes leaves its message to return after its lease, abandoned.
 	 */
 	private void warnOfRecordsStillBeingWritten() {
 		List<String> writing = new ArrayList<>();
@@ -414,8 +414,9 @@ final class ListenerContainer {
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
 					+ "': the completion records of sequence(s) " + writing + " were still being written when "
 					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + ") ran out; their handlers "
-					+ "ran, and they return after their lease as abandoned attempts (on-abandoned decides). Raise "
-					+ "the shutdown timeout if the store can be this slow.");
+					+ "ran. A record that does not land before the connection closes leaves its message to return "
+					+ "after its lease as an abandoned attempt (on-abandoned decides). Raise the shutdown timeout if "
+					+ "the store can be this slow.");
 		}
 	}
 

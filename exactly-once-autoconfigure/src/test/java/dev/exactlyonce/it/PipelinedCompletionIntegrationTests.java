@@ -5,6 +5,8 @@ import java.util.List;
 
 import io.nats.client.Connection;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
@@ -109,6 +111,18 @@ class PipelinedCompletionIntegrationTests extends NatsIntegrationTestSupport {
 		}
 		assertThat(instance.recorder().outcomes()).doesNotContain(DeliveryOutcome.CLAIM_LOST,
 				DeliveryOutcome.COMPLETION_UNRECORDED);
+	}
+
+	@ParameterizedTest(name = "pipelined: {0}")
+	@ValueSource(booleans = { true, false })
+	void aHandlerWhoseResultCannotBeSummarisedIsCompletedOnce(boolean pipelined) throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.listener.pipelined=" + pipelined,
+				"test.unprintable-result=true");
+		publish(instance, "t-1");
+
+		assertProcessedOnceAndAckedOnce(instance, "t-1");
+		assertThat(instance.bean(IdempotencyStore.class).find("worker:t-1").orElseThrow().resultSummary())
+			.isEqualTo("(toString() threw java.lang.IllegalStateException)");
 	}
 
 	@Test

@@ -18,7 +18,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * throws the {@link InterruptedException}, or with {@code test.on-interrupt=restore-and-fail} or
  * {@code restore-and-finish} restores the thread's interrupt flag, as well-behaved code does, and
  * then fails or finishes its work; with {@code test.on-interrupt=ignore} it works its full duration,
- * as a handler stuck in a call that does not honour interrupts would.
+ * as a handler stuck in a call that does not honour interrupts would. With
+ * {@code test.unprintable-result=true} it returns a result whose {@code toString()} throws.
  */
 public class RecordingTaskHandler {
 
@@ -38,12 +39,15 @@ public class RecordingTaskHandler {
 
 	private final String failureMessage;
 
+	private final boolean unprintableResult;
+
 	public RecordingTaskHandler(Ledger ledger, @Value("${test.instance:a}") String instance,
 			@Value("${test.work-duration:0s}") Duration workDuration, @Value("${test.failures:0}") int failures,
 			@Value("${test.failure:illegal-state}") String failure,
 			@Value("${test.always-failing:}") Set<String> alwaysFailing,
 			@Value("${test.on-interrupt:throw}") String onInterrupt,
-			@Value("${test.failure-message:}") String failureMessage) {
+			@Value("${test.failure-message:}") String failureMessage,
+			@Value("${test.unprintable-result:false}") boolean unprintableResult) {
 		this.ledger = ledger;
 		this.instance = instance;
 		this.workDuration = workDuration;
@@ -52,10 +56,11 @@ public class RecordingTaskHandler {
 		this.alwaysFailing = alwaysFailing;
 		this.onInterrupt = onInterrupt;
 		this.failureMessage = failureMessage;
+		this.unprintableResult = unprintableResult;
 	}
 
 	@ExactlyOnceListener(consumer = "${test.consumer:worker}", key = "${test.key:}")
-	public String handle(TaskAssignment task, ExactlyOnceContext context) throws InterruptedException {
+	public Object handle(TaskAssignment task, ExactlyOnceContext context) throws InterruptedException {
 		Ledger.Execution attempt = new Ledger.Execution(task.taskId(), context.deliveryCount(), this.instance,
 				context.fencingToken(), context.previousAttempt().orElse(null));
 		this.ledger.recordStart(attempt);
@@ -68,7 +73,17 @@ public class RecordingTaskHandler {
 					: new IllegalStateException(messageOr("simulated model failure"));
 		}
 		this.ledger.record(attempt);
-		return "post for " + task.taskId();
+		return this.unprintableResult ? new UnprintableResult() : "post for " + task.taskId();
+	}
+
+	/** A result whose {@code toString()} throws, as a lazy entity read outside its session does. */
+	private static final class UnprintableResult {
+
+		@Override
+		public String toString() {
+			throw new IllegalStateException("could not initialize proxy - no session");
+		}
+
 	}
 
 	private String messageOr(String defaultMessage) {
