@@ -71,7 +71,8 @@ public enum FaultRow {
 	PUBLISHER_KILL("publisher kill -9 mid-batch, restarted with the same message ids", Fault.PUBLISHER, null, "retry"),
 
 	/** The nats-server (also the NATS KV store) killed and restarted under load. */
-	NATS_RESTART("nats-server kill -9 + restart under load (= NATS KV store killed/restarted)", Fault.NATS_RESTART,
+	NATS_RESTART("nats-server kill -9 + restart under load (= NATS KV store killed/restarted), lease 10 s",
+			Fault.NATS_RESTART,
 			null, "retry"),
 
 	/** One node of a 3-node JetStream cluster (R3 stream and KV bucket) killed and restarted under load. */

@@ -41,8 +41,11 @@ final class RowRun {
 	/** The stream's duplicate window in a {@link Fault#CLOCK_SKEW} row, so that a task's second copy is stored. */
 	private static final Duration SHORT_DUPLICATE_WINDOW = Duration.ofMillis(100);
 
-	/** The lease in {@code CLUSTER_NODE_KILL}: above a JetStream leader election after a node kill. */
-	private static final Duration CLUSTER_LEASE = Duration.ofSeconds(10);
+	/**
+	 * The lease in the rows that take the NATS KV store away: above a nats-server restart and a
+	 * JetStream leader election after a node kill.
+	 */
+	private static final Duration SERVER_OUTAGE_LEASE = Duration.ofSeconds(10);
 
 	/** The gap between a task's two copies in a {@link Fault#CLOCK_SKEW} row: past the duplicate window. */
 	private static final Duration COPY_GAP = Duration.ofMillis(300);
@@ -292,14 +295,18 @@ final class RowRun {
 	}
 
 	/**
-	 * The profile's lease, except in {@link Fault#CLUSTER_NODE_KILL}: there a node kill leaves the KV
-	 * bucket without a leader for a few seconds, and with a lease shorter than that election a running
-	 * task's renewals fail until another instance takes it over (7 extra model calls in 100 kills on
-	 * nats-server 2.15.1, finding 17) - the store-outage window the zombie rows already measure, not
-	 * what this row is about. Production leases (2 min by default) are far longer than an election.
+	 * The profile's lease, except where the row takes the NATS KV store away: a node kill leaves the
+	 * bucket without a leader for a few seconds ({@link Fault#CLUSTER_NODE_KILL}), a kill -9 and
+	 * restart of the only server takes 2 s and more on a loaded machine ({@link Fault#NATS_RESTART}).
+	 * With a lease shorter than that outage a task whose handler ran but whose record could not be
+	 * written is taken over by another instance, a zombie (7 extra model calls in 100 node kills on
+	 * nats-server 2.15.1, finding 17; one deploy run twice in 100 restarts, finding 19) - the window
+	 * the zombie rows measure, not what these rows are about. Production leases (2 min by default)
+	 * are far longer than a restart or an election.
 	 */
 	private Duration lease() {
-		return (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? CLUSTER_LEASE : this.profile.lease();
+		return (this.row.fault() == Fault.CLUSTER_NODE_KILL || this.row.fault() == Fault.NATS_RESTART)
+				? SERVER_OUTAGE_LEASE : this.profile.lease();
 	}
 
 	/**
