@@ -72,8 +72,7 @@ public enum FaultRow {
 
 	/** The nats-server (also the NATS KV store) killed and restarted under load. */
 	NATS_RESTART("nats-server kill -9 + restart under load (= NATS KV store killed/restarted), lease 10 s",
-			Fault.NATS_RESTART,
-			null, "retry"),
+			Fault.NATS_RESTART, null, "retry"),
 
 	/** One node of a 3-node JetStream cluster (R3 stream and KV bucket) killed and restarted under load. */
 	CLUSTER_NODE_KILL("3-node cluster (R3 stream + R3 KV): one node kill -9 + restart under load, lease 10 s",
