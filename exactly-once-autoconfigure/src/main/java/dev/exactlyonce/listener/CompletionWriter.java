@@ -2,7 +2,6 @@ package dev.exactlyonce.listener;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
@@ -61,29 +60,29 @@ final class CompletionWriter {
 
 	/**
 	 * Writes the completion record on {@code executor} as {@link #write} does, so that the handler's
-	 * thread is free for its next message meanwhile. The result never completes exceptionally: a
-	 * write that fails in an unforeseen way is a {@link Settlement.CompletionUnrecorded} (not acked).
-	 * When the executor refuses the write, it runs here. The record's summary of the result is taken
-	 * here, on the handler's thread, before the handler's thread moves on.
+	 * thread is free for its next message meanwhile. A write that throws in an unforeseen way is a
+	 * {@link Settlement.CompletionUnrecorded} (not acked). When the executor refuses the write, it
+	 * runs here. The record's summary of the result is taken here, on the handler's thread, before
+	 * the handler's thread moves on.
 	 * @return the settlement, once the write ended
 	 */
 	CompletableFuture<Settlement> writeLater(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result,
 			Executor executor) {
 		Completion completion = completionOf(delivery, result);
-		Supplier<Settlement> write = () -> Uninterrupted.call(() -> write(delivery, heartbeat, completion));
-		CompletableFuture<Settlement> written;
+		Supplier<Settlement> write = () -> {
+			try {
+				return Uninterrupted.call(() -> write(delivery, heartbeat, completion));
+			}
+			catch (RuntimeException ex) {
+				return new Settlement.CompletionUnrecorded(ex);
+			}
+		};
 		try {
-			written = CompletableFuture.supplyAsync(write, executor);
+			return CompletableFuture.supplyAsync(write, executor);
 		}
 		catch (RejectedExecutionException ex) {
-			written = CompletableFuture.supplyAsync(write, Runnable::run);
+			return CompletableFuture.completedFuture(write.get());
 		}
-		return written.exceptionally((ex) -> new Settlement.CompletionUnrecorded(new StoreUnavailableException(
-				"completion record not written: " + unwrapped(ex), unwrapped(ex))));
-	}
-
-	private static Throwable unwrapped(Throwable ex) {
-		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
 	/**

@@ -108,7 +108,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	/**
 	 * Writes the completion record off the handler's thread (pipelined listeners); the heartbeat
 	 * keeps the message and lease alive until the write ended. The result fails only when an
-	 * observer halted the pipeline at {@link PipelinePoint#COMPLETED}.
+	 * observer halted the pipeline at {@link PipelinePoint#COMPLETED} or the write threw an
+	 * {@link Error}: the delivery is then left unsettled.
 	 */
 	private CompletableFuture<Settlement> completeLater(Delivery delivery, WorkingAcks.Heartbeat heartbeat,
 			Object value) {
