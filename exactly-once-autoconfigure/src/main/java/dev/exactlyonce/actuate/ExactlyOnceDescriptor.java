@@ -52,7 +52,7 @@ public record ExactlyOnceDescriptor(String store, List<ListenerState> listeners,
 	 * @param total how many claims are held (the list is capped)
 	 * @param claims the oldest claims first
 	 */
-	public record InFlightClaims(boolean supported, int total, List<ClaimDescriptor> claims) {
+	public record InFlightClaims(boolean supported, long total, List<ClaimDescriptor> claims) {
 	}
 
 	/**

@@ -5,7 +5,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +30,7 @@ import dev.exactlyonce.audit.ReconciliationTable;
 import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.listener.ConsumerSettings;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.store.FirstRecords;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
@@ -163,20 +163,19 @@ public class ExactlyOnceEndpoint {
 			return new InFlightClaims(false, 0, List.of());
 		}
 		Instant now = this.clock.instant();
-		List<IdempotencyRecord> held = new ArrayList<>();
+		FirstRecords held = new FirstRecords(Comparator.comparing(IdempotencyRecord::startedAt), MAX_CLAIMS);
 		scanner.scan((record) -> {
 			if (record.state() == RecordState.IN_PROGRESS) {
-				held.add(record);
+				held.accept(record);
 			}
 		});
-		List<ClaimDescriptor> claims = held.stream()
-			.sorted(Comparator.comparing(IdempotencyRecord::startedAt))
-			.limit(MAX_CLAIMS)
+		List<ClaimDescriptor> claims = held.inOrder()
+			.stream()
 			.map((record) -> new ClaimDescriptor(record.key(), record.owner(), record.attempts(), record.startedAt(),
 					Duration.between(record.startedAt(), now).toSeconds(), record.leaseUntil(),
 					!record.leaseUntil().isAfter(now)))
 			.toList();
-		return new InFlightClaims(true, held.size(), claims);
+		return new InFlightClaims(true, held.offered(), claims);
 	}
 
 }

@@ -5,7 +5,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -102,11 +101,17 @@ public class Reconciler {
 		Instant from = to.minus(window);
 		long started = System.nanoTime();
 		try {
-			List<IdempotencyRecord> records = records();
 			JetStreamManagement management = this.connection.jetStreamManagement();
-			List<ConsumerReconciliation> results = new ArrayList<>();
+			List<ConsumerRun> runs = new ArrayList<>();
 			for (ConsumerSettings consumer : sorted()) {
-				results.add(new ConsumerRun(management, consumer, records, from, to).run());
+				runs.add(new ConsumerRun(consumer, management.getStreamInfo(consumer.stream(),
+						StreamInfoOptions.deletedDetails()), management.getConsumerInfo(consumer.stream(),
+						consumer.consumer()), from, to));
+			}
+			boolean scanned = scan(runs);
+			List<ConsumerReconciliation> results = new ArrayList<>();
+			for (ConsumerRun run : runs) {
+				results.add(run.finish(scanned));
 			}
 			return new ReconciliationReport(from, to, elapsedMillis(started), results, null);
 		}
@@ -123,166 +128,209 @@ public class Reconciler {
 			.toList();
 	}
 
-	private List<IdempotencyRecord> records() {
+	/** Offers every record to every run in one pass over the store; false when it cannot be listed. */
+	private boolean scan(List<ConsumerRun> runs) {
 		if (!(this.store instanceof RecordScanner scanner)) {
-			return null;
+			return false;
 		}
-		List<IdempotencyRecord> records = new ArrayList<>();
-		scanner.scan(records::add);
-		return records;
+		scanner.scan((record) -> runs.forEach((run) -> run.offer(record)));
+		return true;
 	}
 
 	private static long elapsedMillis(long started) {
 		return Duration.ofNanos(System.nanoTime() - started).toMillis();
 	}
 
-	/** The reconciliation of one consumer. */
+	/**
+	 * The reconciliation of one consumer. The store's records are offered one by one and reduced
+	 * as they come: what the range of sequences needs is one bit per stream sequence
+	 * ({@link SequenceSet}), so memory does not grow with the records kept. The run covers the
+	 * stream as it was when the run started: records of messages stored later are left to the next.
+	 */
 	private final class ConsumerRun {
-
-		private final JetStreamManagement management;
 
 		private final ConsumerSettings consumer;
 
-		private final List<IdempotencyRecord> allRecords;
+		private final StreamState state;
+
+		private final RetentionPolicy retention;
+
+		private final long ackFloor;
+
+		private final long pending;
+
+		private final String filter;
+
+		private final Set<Long> deleted;
 
 		private final Instant from;
 
 		private final Instant to;
 
-		private final Map<Long, IdempotencyRecord> records = new HashMap<>();
+		private final Instant ackDeadline;
 
-		private final Map<String, IdempotencyRecord> finalRecordsByKey = new HashMap<>();
+		private final SequenceSet accounted;
 
-		private final Map<Long, DeadLetterEntry> deadLettersBySequence = new HashMap<>();
+		private final SequenceSet otherConsumers;
 
-		private final Set<Long> otherConsumers = new HashSet<>();
+		private final SequenceSet deadLetteredInWindow;
 
-		private final Set<Long> caughtDuplicates = new HashSet<>();
+		private long evidenceLow = Long.MAX_VALUE;
 
-		private final Set<Long> notedDuplicates = new HashSet<>();
+		private long evidenceHigh;
+
+		private long completed;
+
+		private final List<IdempotencyRecord> completedNotAcked = new ArrayList<>();
+
+		private final List<Discrepancy> stuckClaims = new ArrayList<>();
 
 		private final List<Discrepancy> discrepancies = new ArrayList<>();
 
 		private final List<String> notes = new ArrayList<>();
 
-		ConsumerRun(JetStreamManagement management, ConsumerSettings consumer, List<IdempotencyRecord> allRecords,
-				Instant from, Instant to) {
-			this.management = management;
+		ConsumerRun(ConsumerSettings consumer, StreamInfo streamInfo, ConsumerInfo consumerInfo, Instant from,
+				Instant to) {
 			this.consumer = consumer;
-			this.allRecords = allRecords;
+			this.state = streamInfo.getStreamState();
+			this.retention = streamInfo.getConfiguration().getRetentionPolicy();
+			this.ackFloor = consumerInfo.getAckFloor().getStreamSequence();
+			this.pending = consumerInfo.getNumPending();
+			this.filter = consumerInfo.getConsumerConfiguration().getFilterSubject();
+			this.deleted = new HashSet<>((this.state.getDeleted() != null) ? this.state.getDeleted() : List.of());
 			this.from = from;
 			this.to = to;
+			this.ackDeadline = Reconciler.this.clock.instant().minus(consumer.effectiveAckWait());
+			this.accounted = new SequenceSet(this.state.getLastSequence());
+			this.otherConsumers = new SequenceSet(this.state.getLastSequence());
+			this.deadLetteredInWindow = new SequenceSet(this.state.getLastSequence());
 		}
 
-		ConsumerReconciliation run() throws IOException, JetStreamApiException {
-			String stream = this.consumer.stream();
-			StreamInfo streamInfo = this.management.getStreamInfo(stream, StreamInfoOptions.deletedDetails());
-			ConsumerInfo consumerInfo = this.management.getConsumerInfo(stream, this.consumer.consumer());
-			RetentionPolicy retention = streamInfo.getConfiguration().getRetentionPolicy();
-			long ackFloor = consumerInfo.getAckFloor().getStreamSequence();
-			String filter = consumerInfo.getConsumerConfiguration().getFilterSubject();
-			indexRecords();
+		/** Takes in one record of the store. */
+		void offer(IdempotencyRecord record) {
+			stuckClaim(record);
+			long sequence = record.streamSequence();
+			if (record.listener() == null || sequence <= 0 || sequence > this.state.getLastSequence()) {
+				return;
+			}
+			if (this.consumer.consumer().equals(record.listener())) {
+				this.accounted.add(sequence);
+				record.duplicateSequences().forEach(this.accounted::add);
+				if (inWindow(record.completedAt())) {
+					ownRecordInWindow(record);
+				}
+			}
+			else if (isSameStream(record.listener())) {
+				this.otherConsumers.add(sequence);
+				record.duplicateSequences().forEach(this.otherConsumers::add);
+			}
+		}
+
+		private void ownRecordInWindow(IdempotencyRecord record) {
+			long sequence = record.streamSequence();
+			this.evidenceLow = Math.min(this.evidenceLow, sequence);
+			this.evidenceHigh = Math.max(this.evidenceHigh, sequence);
+			if (record.state() == RecordState.COMPLETED) {
+				this.completed++;
+				if (record.completedAt().isBefore(this.ackDeadline) && isUnacked(sequence)) {
+					this.completedNotAcked.add(record);
+				}
+			}
+			else if (record.state() == RecordState.DEAD_LETTERED) {
+				this.deadLetteredInWindow.add(sequence);
+			}
+		}
+
+		private void stuckClaim(IdempotencyRecord record) {
+			if (record.state() == RecordState.IN_PROGRESS && record.key().startsWith(this.consumer.consumer() + ":")
+					&& !record.leaseUntil().isAfter(Reconciler.this.clock.instant())) {
+				this.stuckClaims.add(new Discrepancy(Type.STUCK_CLAIM, null, record.key(), "claimed by "
+						+ record.owner() + " at " + record.startedAt() + " (attempt " + record.attempts()
+						+ "), lease ran out at " + record.leaseUntil()));
+			}
+		}
+
+		/** Reads the stream and dead letters over the range the records gave, and reports. */
+		ConsumerReconciliation finish(boolean scanned) throws IOException, JetStreamApiException {
 			Reconciler.this.tally
 				.events(Instant.EPOCH, this.to, (event) -> event.kind() == PipelineTally.Kind.IDEMPOTENCY_DUPLICATE
 						&& this.consumer.consumer().equals(event.consumer()))
-				.forEach((event) -> this.caughtDuplicates.add(event.streamSequence()));
+				.forEach((event) -> this.accounted.add(event.streamSequence()));
 			List<DeadLetterEntry> deadLettered = readDeadLetters();
-			Set<Long> evidence = evidence(deadLettered);
-			StreamState state = streamInfo.getStreamState();
-			Set<Long> deleted = new HashSet<>((state.getDeleted() != null) ? state.getDeleted() : List.of());
-			long[] range = range(evidence);
+			long[] range = range();
 			long published = 0;
 			long unfinished = 0;
 			for (long sequence = range[0]; range[0] > 0 && sequence <= range[1]; sequence++) {
-				if (this.records.containsKey(sequence) || this.deadLettersBySequence.containsKey(sequence)) {
-					published++;
-					continue;
-				}
-				if (this.caughtDuplicates.contains(sequence) || this.notedDuplicates.contains(sequence)) {
+				if (this.accounted.contains(sequence)) {
 					published++;
 					continue;
 				}
 				if (this.otherConsumers.contains(sequence)) {
 					continue;
 				}
-				boolean present = sequence >= state.getFirstSequence() && sequence <= state.getLastSequence()
-						&& !deleted.contains(sequence);
-				RawStreamMessage message = present ? Reconciler.this.reader.read(stream, sequence).orElse(null) : null;
+				RawStreamMessage message = isPresent(sequence)
+						? Reconciler.this.reader.read(this.consumer.stream(), sequence).orElse(null) : null;
 				if (message != null) {
-					if (!Subjects.matches(filter, message.subject())) {
+					if (!Subjects.matches(this.filter, message.subject())) {
 						continue;
 					}
 					published++;
-					if (retention == RetentionPolicy.Limits && sequence <= ackFloor) {
-						ackedWithoutSequenceRecord(message, ackFloor);
+					if (this.retention == RetentionPolicy.Limits && sequence <= this.ackFloor) {
+						ackedWithoutSequenceRecord(message);
 					}
 					else {
 						unfinished++;
 					}
 				}
-				else if (this.allRecords != null) {
+				else if (scanned) {
 					published++;
 					this.discrepancies.add(new Discrepancy(Type.ACKED_WITHOUT_RECORD, sequence, null,
 							"gone from the stream with no completion record, dead letter or duplicate note (acked "
 									+ "without a record, a duplicate whose note on its key's record failed, purged, removed "
-									+ "by a stream limit" + ((filter != null && !filter.isEmpty())
-											? ", or a subject outside filter " + filter + ")" : ")")));
+									+ "by a stream limit" + ((this.filter != null && !this.filter.isEmpty())
+											? ", or a subject outside filter " + this.filter + ")" : ")")));
 				}
 			}
-			completedNotAcked(retention, state, deleted, ackFloor);
-			stuckClaims();
+			this.completedNotAcked.stream()
+				.sorted((a, b) -> Long.compare(a.streamSequence(), b.streamSequence()))
+				.forEach((record) -> this.discrepancies.add(new Discrepancy(Type.COMPLETED_NOT_ACKED,
+						record.streamSequence(), record.key(), "completed at " + record.completedAt() + " but "
+								+ ((this.retention == RetentionPolicy.Limits) ? "above the ack floor " + this.ackFloor
+										: "still on the stream"))));
+			this.discrepancies.addAll(this.stuckClaims);
 			deadLettered.stream()
 				.filter(this::inWindow)
 				.forEach((entry) -> this.discrepancies.add(new Discrepancy(Type.DEAD_LETTERED, entry.streamSequence(),
 						entry.key(), entry.reason())));
 			List<PipelineTally.Event> reruns = reachedExecution();
-			if (this.allRecords == null) {
+			if (!scanned) {
 				this.notes.add("store '" + Reconciler.this.store.name() + "' cannot list its records: completions "
 						+ "and stuck claims are not checked");
 			}
-			if (range[0] > 0 && range[0] > evidence.stream().mapToLong(Long::longValue).min().orElse(range[0])) {
+			if (range[0] > 0 && range[0] > this.evidenceLow) {
 				this.notes.add("only the last " + Reconciler.this.maxSequences
 						+ " sequences were inspected (exactlyonce.reconciliation.max-sequences)");
 			}
 			this.notes.add("duplicate counts are this instance's since it started; sum exactlyonce.* meters "
 					+ "across instances for a fleet");
-			return new ConsumerReconciliation(this.consumer.consumer(), stream, retention.name(), range[0], range[1],
-					published, (this.allRecords != null) ? completedInWindow() : null, deadLettered(deadLettered),
-					unfinished, ackFloor, consumerInfo.getNumPending(), streamDedup(), idempotencyDuplicates(),
-					reruns.size(), List.copyOf(this.discrepancies), List.copyOf(this.notes));
+			return new ConsumerReconciliation(this.consumer.consumer(), this.consumer.stream(), this.retention.name(),
+					range[0], range[1], published, scanned ? this.completed : null, this.deadLetteredInWindow.size(),
+					unfinished, this.ackFloor, this.pending, streamDedup(), idempotencyDuplicates(), reruns.size(),
+					List.copyOf(this.discrepancies), List.copyOf(this.notes));
 		}
 
-		/** A message acked with no record of its own: a finding unless its key has a final record. */
-		private void ackedWithoutSequenceRecord(RawStreamMessage message, long ackFloor) {
+		/**
+		 * A message acked with no record of its own: a finding unless its key has a final record
+		 * (read by key: only such messages cost a store read).
+		 */
+		private void ackedWithoutSequenceRecord(RawStreamMessage message) {
 			String key = Reconciler.this.keys.storeKey(this.consumer.consumer(), message).orElse(null);
-			if (key != null && this.finalRecordsByKey.containsKey(key)) {
+			if (key != null && Reconciler.this.store.find(key).filter(IdempotencyRecord::isFinal).isPresent()) {
 				return;
 			}
 			this.discrepancies.add(new Discrepancy(Type.ACKED_WITHOUT_RECORD, message.sequence(), key,
-					"at or below the ack floor " + ackFloor + " with no completion record or dead letter"
+					"at or below the ack floor " + this.ackFloor + " with no completion record or dead letter"
 							+ ((key != null) ? " for its key" : "")));
-		}
-
-		private void indexRecords() {
-			if (this.allRecords == null) {
-				return;
-			}
-			for (IdempotencyRecord record : this.allRecords) {
-				if (record.isFinal()) {
-					this.finalRecordsByKey.put(record.key(), record);
-				}
-				if (record.listener() == null || record.streamSequence() <= 0) {
-					continue;
-				}
-				if (this.consumer.consumer().equals(record.listener())) {
-					this.records.put(record.streamSequence(), record);
-					this.notedDuplicates.addAll(record.duplicateSequences());
-				}
-				else if (isSameStream(record.listener())) {
-					this.otherConsumers.add(record.streamSequence());
-					this.otherConsumers.addAll(record.duplicateSequences());
-				}
-			}
 		}
 
 		private boolean isSameStream(String otherConsumer) {
@@ -290,69 +338,41 @@ public class Reconciler {
 			return other != null && other.stream().equals(this.consumer.stream());
 		}
 
+		private boolean isPresent(long sequence) {
+			return sequence >= this.state.getFirstSequence() && sequence <= this.state.getLastSequence()
+					&& !this.deleted.contains(sequence);
+		}
+
+		private boolean isUnacked(long sequence) {
+			return (this.retention == RetentionPolicy.Limits) ? sequence > this.ackFloor : isPresent(sequence);
+		}
+
+		/** The consumer's dead letters of messages stored before the run; they count as evidence. */
 		private List<DeadLetterEntry> readDeadLetters() throws IOException, JetStreamApiException {
 			List<DeadLetterEntry> entries = Reconciler.this.deadLetters
 				.read(this.consumer.deadLetterSubject(), Reconciler.this.maxSequences)
 				.stream()
 				.filter((entry) -> this.consumer.stream().equals(entry.stream())
-						&& this.consumer.consumer().equals(entry.consumer()))
+						&& this.consumer.consumer().equals(entry.consumer())
+						&& entry.streamSequence() <= this.state.getLastSequence())
 				.toList();
-			entries.forEach((entry) -> this.deadLettersBySequence.put(entry.streamSequence(), entry));
+			for (DeadLetterEntry entry : entries) {
+				this.accounted.add(entry.streamSequence());
+				if (inWindow(entry)) {
+					this.deadLetteredInWindow.add(entry.streamSequence());
+					this.evidenceLow = Math.min(this.evidenceLow, entry.streamSequence());
+					this.evidenceHigh = Math.max(this.evidenceHigh, entry.streamSequence());
+				}
+			}
 			return entries;
 		}
 
-		private Set<Long> evidence(List<DeadLetterEntry> deadLettered) {
-			Set<Long> evidence = new HashSet<>();
-			this.records.values()
-				.stream()
-				.filter((record) -> record.completedAt() != null && inWindow(record.completedAt()))
-				.forEach((record) -> evidence.add(record.streamSequence()));
-			deadLettered.stream().filter(this::inWindow).forEach((entry) -> evidence.add(entry.streamSequence()));
-			return evidence;
-		}
-
-		private long[] range(Set<Long> evidence) {
-			if (evidence.isEmpty()) {
+		private long[] range() {
+			if (this.evidenceHigh == 0) {
 				return new long[] { 0, 0 };
 			}
-			long low = evidence.stream().mapToLong(Long::longValue).min().getAsLong();
-			long high = evidence.stream().mapToLong(Long::longValue).max().getAsLong();
-			return new long[] { Math.max(low, high - Reconciler.this.maxSequences + 1), high };
-		}
-
-		private void completedNotAcked(RetentionPolicy retention, StreamState state, Set<Long> deleted, long ackFloor) {
-			Instant ackDeadline = Reconciler.this.clock.instant().minus(this.consumer.effectiveAckWait());
-			this.records.values()
-				.stream()
-				.filter((record) -> record.state() == RecordState.COMPLETED && inWindow(record.completedAt())
-						&& record.completedAt().isBefore(ackDeadline))
-				.sorted((a, b) -> Long.compare(a.streamSequence(), b.streamSequence()))
-				.forEach((record) -> {
-					long sequence = record.streamSequence();
-					boolean present = sequence >= state.getFirstSequence() && sequence <= state.getLastSequence()
-							&& !deleted.contains(sequence);
-					boolean unacked = (retention == RetentionPolicy.Limits) ? sequence > ackFloor : present;
-					if (unacked) {
-						this.discrepancies.add(new Discrepancy(Type.COMPLETED_NOT_ACKED, sequence, record.key(),
-								"completed at " + record.completedAt() + " but "
-										+ ((retention == RetentionPolicy.Limits) ? "above the ack floor " + ackFloor
-												: "still on the stream")));
-					}
-				});
-		}
-
-		private void stuckClaims() {
-			if (this.allRecords == null) {
-				return;
-			}
-			Instant now = Reconciler.this.clock.instant();
-			String prefix = this.consumer.consumer() + ":";
-			this.allRecords.stream()
-				.filter((record) -> record.state() == RecordState.IN_PROGRESS && record.key().startsWith(prefix)
-						&& !record.leaseUntil().isAfter(now))
-				.forEach((record) -> this.discrepancies.add(new Discrepancy(Type.STUCK_CLAIM, null, record.key(),
-						"claimed by " + record.owner() + " at " + record.startedAt() + " (attempt "
-								+ record.attempts() + "), lease ran out at " + record.leaseUntil())));
+			return new long[] { Math.max(this.evidenceLow, this.evidenceHigh - Reconciler.this.maxSequences + 1),
+					this.evidenceHigh };
 		}
 
 		private List<PipelineTally.Event> reachedExecution() {
@@ -364,23 +384,6 @@ public class Reconciler {
 					event.streamSequence(), event.key(), (event.kind() == PipelineTally.Kind.CLAIM_LOST)
 							? "handler finished after its claim was taken over" : "handler ran again after an abandoned attempt")));
 			return reruns;
-		}
-
-		private long completedInWindow() {
-			return this.records.values()
-				.stream()
-				.filter((record) -> record.state() == RecordState.COMPLETED && inWindow(record.completedAt()))
-				.count();
-		}
-
-		private long deadLettered(List<DeadLetterEntry> deadLettered) {
-			Set<Long> sequences = new HashSet<>();
-			deadLettered.stream().filter(this::inWindow).forEach((entry) -> sequences.add(entry.streamSequence()));
-			this.records.values()
-				.stream()
-				.filter((record) -> record.state() == RecordState.DEAD_LETTERED && inWindow(record.completedAt()))
-				.forEach((record) -> sequences.add(record.streamSequence()));
-			return sequences.size();
 		}
 
 		private long streamDedup() {

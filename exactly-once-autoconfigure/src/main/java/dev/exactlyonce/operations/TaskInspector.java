@@ -2,7 +2,6 @@ package dev.exactlyonce.operations;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -11,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.exactlyonce.store.FirstRecords;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
@@ -100,20 +100,20 @@ public class TaskInspector {
 					+ " store cannot list its records (it is not a RecordScanner): read tasks by key");
 		}
 		Instant now = this.clock.instant();
-		List<IdempotencyRecord> matching = new ArrayList<>();
+		FirstRecords matching = new FirstRecords(Comparator.comparing(IdempotencyRecord::startedAt,
+				Comparator.reverseOrder()).thenComparing(IdempotencyRecord::key),
+				(int) Math.min(Integer.MAX_VALUE, (long) (page + 1) * size));
 		scanner.scan((record) -> {
 			if (record.key().startsWith(prefix) && TaskStatus.of(record, now) == status) {
-				matching.add(record);
+				matching.accept(record);
 			}
 		});
-		List<TaskView> tasks = matching.stream()
-			.sorted(Comparator.comparing(IdempotencyRecord::startedAt, Comparator.reverseOrder())
-				.thenComparing(IdempotencyRecord::key))
+		List<TaskView> tasks = matching.inOrder()
+			.stream()
 			.skip((long) page * size)
-			.limit(size)
 			.map((record) -> TaskView.of(consumer, record.key().substring(prefix.length()), record, now))
 			.toList();
-		return new TaskPage(consumer, status, true, page, size, matching.size(), tasks, null);
+		return new TaskPage(consumer, status, true, page, size, matching.offered(), tasks, null);
 	}
 
 }

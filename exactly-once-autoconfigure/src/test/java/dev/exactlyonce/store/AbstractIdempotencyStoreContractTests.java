@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 
 import org.junit.jupiter.api.AfterAll;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
@@ -383,6 +385,26 @@ public abstract class AbstractIdempotencyStoreContractTests {
 
 		assertThat(scanned).containsOnly(entry(held, RecordState.IN_PROGRESS), entry(completed, RecordState.COMPLETED),
 				entry(released, RecordState.FAILED));
+	}
+
+	@Test
+	void scanEndsWithTheFirstExceptionOfItsActionAndHandsNothingAfterIt() throws Exception {
+		IdempotencyStore separate = createStore(LONG_TTL);
+		for (int i = 0; i < 5; i++) {
+			separate.tryClaim(uniqueKey("scan-abort-" + i), "worker-1", LEASE);
+		}
+		AtomicInteger handed = new AtomicInteger();
+		IllegalStateException stop = new IllegalStateException("reconciliation gave up");
+
+		assertThatThrownBy(() -> ((RecordScanner) separate).scan((record) -> {
+			handed.incrementAndGet();
+			throw stop;
+		})).isSameAs(stop);
+		int handedWhenItReturned = handed.get();
+		separate.tryClaim(uniqueKey("scan-abort-after"), "worker-1", LEASE);
+
+		assertThat(handedWhenItReturned).isEqualTo(1);
+		assertThat(handed).hasValue(1);
 	}
 
 	@Test

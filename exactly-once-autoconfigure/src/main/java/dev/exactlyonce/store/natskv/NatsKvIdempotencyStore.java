@@ -2,12 +2,9 @@ package dev.exactlyonce.store.natskv;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -15,9 +12,6 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
-import io.nats.client.api.KeyValueWatchOption;
-import io.nats.client.api.KeyValueWatcher;
-import io.nats.client.impl.NatsKeyValueWatchSubscription;
 
 import dev.exactlyonce.store.ClaimDecision;
 import dev.exactlyonce.store.ClaimLostException;
@@ -62,7 +56,8 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	private static final int MAX_KEY_LENGTH = 512;
 
-	private static final long SCAN_TIMEOUT_SECONDS = 60;
+	/** How long a scan may receive nothing before it fails. */
+	private static final Duration SCAN_STALL_TIMEOUT = Duration.ofSeconds(60);
 
 	private static final long DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
@@ -125,34 +120,22 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	}
 
 	/**
-	 * Reads the latest value of every key with one watch over the bucket (no per-key requests).
+	 * Reads the latest value of every key with one watch over the bucket (no per-key requests),
+	 * handing each record to {@code action} as it arrives: memory does not grow with the bucket.
 	 */
 	@Override
 	public void scan(Consumer<IdempotencyRecord> action) {
-		List<KeyValueEntry> entries = new ArrayList<>();
-		CountDownLatch endOfData = new CountDownLatch(1);
-		KeyValueWatcher watcher = new KeyValueWatcher() {
-
-			@Override
-			public void watch(KeyValueEntry entry) {
-				synchronized (entries) {
-					entries.add(entry);
-				}
-			}
-
-			@Override
-			public void endOfData() {
-				endOfData.countDown();
-			}
-
-		};
-		NatsKeyValueWatchSubscription subscription = null;
+		Instant now = this.rules.now();
 		try {
-			subscription = this.bucket.watchAll(watcher, KeyValueWatchOption.IGNORE_DELETE);
-			if (!endOfData.await(SCAN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-				throw new StoreUnavailableException("NATS KV bucket '" + this.bucket.getBucketName()
-						+ "' scan did not finish within " + SCAN_TIMEOUT_SECONDS + "s", null);
-			}
+			new BucketScan(this.bucket, SCAN_STALL_TIMEOUT).run((entry) -> {
+				if (entry.getOperation() != KeyValueOperation.PUT || NatsKvServerTime.isProbe(entry)) {
+					return;
+				}
+				IdempotencyRecord record = decode(entry);
+				if (!this.rules.isExpired(record, now)) {
+					action.accept(this.rules.onLocalClock(record));
+				}
+			});
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -161,21 +144,6 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		catch (IOException | JetStreamApiException ex) {
 			throw unavailable("scan", ex);
 		}
-		finally {
-			if (subscription != null) {
-				subscription.unsubscribe();
-			}
-		}
-		List<KeyValueEntry> snapshot;
-		synchronized (entries) {
-			snapshot = List.copyOf(entries);
-		}
-		snapshot.stream()
-			.filter((entry) -> entry.getOperation() == KeyValueOperation.PUT && !NatsKvServerTime.isProbe(entry))
-			.map(this::decode)
-			.filter((record) -> !this.rules.isExpired(record, this.rules.now()))
-			.map(this.rules::onLocalClock)
-			.forEach(action);
 	}
 
 	@Override
