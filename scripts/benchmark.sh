@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks the exactly-once listener against raw JetStream on this machine, in one run: raw jnats
 # pull + ack() / ackSync, and the listener on the memory, NATS KV, Redis, Firestore-emulator and
-# JDBC (PostgreSQL, fsync on) stores, at concurrency 1 and 8, with a no-op and a 50 ms handler.
+# JDBC (PostgreSQL, fsync on) stores, at concurrency 1, 8 and 64, with a no-op and a 50 ms handler.
 # Starts its own nats-server, redis-server, Firestore emulator and PostgreSQL; prints Markdown
 # tables (see docs/benchmarks.md). BENCHMARK_STORES=nats-kv,jdbc measures only those stores.
 #   scripts/benchmark.sh                    full run (3 interleaved repetitions)

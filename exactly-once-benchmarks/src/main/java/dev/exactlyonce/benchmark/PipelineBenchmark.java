@@ -26,13 +26,14 @@ import dev.exactlyonce.test.RedisServerProcess;
 
 /**
  * Raw JetStream versus the exactly-once listener on each store, in one run on this machine: the
- * same stream and consumer settings, concurrency 1 and 8, a no-op handler and a 50 ms handler.
+ * same stream and consumer settings, concurrency 1, 8 and 64, a no-op handler and a 50 ms handler.
  * Repetitions are interleaved (every scenario once, then again) and each figure is the median of
  * the repetitions; a warm-up round is run first and thrown away. Prints Markdown tables. Not a
  * test: run {@code scripts/benchmark.sh} ({@code -Dbenchmark.repetitions=N},
  * {@code -Dbenchmark.quick=true} for a smoke run, {@code -Dbenchmark.stores=nats-kv,jdbc} for some stores,
- * {@code -Dbenchmark.handlers=0} for some handler costs in ms, {@code -Dbenchmark.messages=N} for the
- * messages of a no-op run, {@code -Dbenchmark.threads=true} for CPU by thread group). CPU µs per
+ * {@code -Dbenchmark.handlers=0} for some handler costs in ms, {@code -Dbenchmark.concurrency=1,8} for
+ * some concurrencies, {@code -Dbenchmark.messages=N} for the messages of a no-op run,
+ * {@code -Dbenchmark.threads=true} for CPU by thread group). CPU µs per
  * message is this JVM's CPU time over a run divided by its messages: the servers run in other
  * processes and are not in it.
  */
@@ -55,6 +56,9 @@ public final class PipelineBenchmark {
 	/** The stores measured ({@code -Dbenchmark.stores=nats-kv,jdbc}); raw JetStream is always measured. */
 	private static final Set<String> STORES = Set
 		.of(System.getProperty("benchmark.stores", "memory,nats-kv,redis,firestore,jdbc").split(","));
+
+	/** The concurrencies measured ({@code -Dbenchmark.concurrency=1,8}). */
+	private static final String[] CONCURRENCIES = System.getProperty("benchmark.concurrency", "1,8,64").split(",");
 
 	/** The handler costs measured, in ms ({@code -Dbenchmark.handlers=0}). */
 	private static final String[] HANDLERS = System.getProperty("benchmark.handlers", "0,50").split(",");
@@ -108,8 +112,10 @@ public final class PipelineBenchmark {
 		int noOpMessages = Integer.getInteger("benchmark.messages", quick ? 100 : 1000);
 		for (String handler : HANDLERS) {
 			int work = Integer.parseInt(handler.trim());
-			for (int concurrency : new int[] { 1, 8 }) {
-				int messages = (work == 0) ? noOpMessages : (concurrency == 1 ? (quick ? 10 : 60) : (quick ? 40 : 400));
+			for (String concurrencyValue : CONCURRENCIES) {
+				int concurrency = Integer.parseInt(concurrencyValue.trim());
+				int messages = (work == 0) ? noOpMessages
+						: ((concurrency == 1) ? (quick ? 10 : 60) : concurrency * (quick ? 5 : 50));
 				for (ConsumerKind kind : KINDS) {
 					if (kind.raw() || STORES.contains(kind.store())) {
 						scenarios.add(new Scenario(kind, concurrency, work, messages));
