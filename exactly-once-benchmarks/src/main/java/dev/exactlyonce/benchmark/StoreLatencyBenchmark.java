@@ -46,7 +46,8 @@ import dev.exactlyonce.test.RedisServerProcess;
  * {@code mvn -B -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -Pbenchmark -DskipTests verify}
  * ({@code -Dbenchmark.operations=N} to change the number of measured tasks,
  * {@code -Dbenchmark.stores=nats-kv,redis} to measure only some of memory, nats-kv, redis,
- * redis-aof, firestore, postgresql).
+ * redis-aof, firestore, postgresql); then one task of {@code -Dbenchmark.long-task-steps} steps
+ * (10000; 0 skips it) per store, with a fresh server, by {@link LongTaskProbe}.
  */
 public final class StoreLatencyBenchmark {
 
@@ -89,6 +90,7 @@ public final class StoreLatencyBenchmark {
 				"claim p99", "step p50", "step p99", "complete p50", "complete p99");
 		System.out.printf(Locale.ROOT, "|%s|%s|%s|%s|%s|%s|%s|%n", "-".repeat(24), "-".repeat(11), "-".repeat(11),
 				"-".repeat(10), "-".repeat(10), "-".repeat(14), "-".repeat(14));
+		int longTaskSteps = Integer.getInteger("benchmark.long-task-steps", 10_000);
 		for (Map.Entry<String, Callable<BenchmarkedStore>> store : stores.entrySet()) {
 			if (!selected.contains(store.getKey())) {
 				continue;
@@ -101,6 +103,16 @@ public final class StoreLatencyBenchmark {
 						latencies.claims().percentileMillis(99), latencies.steps().percentileMillis(50),
 						latencies.steps().percentileMillis(99), latencies.completions().percentileMillis(50),
 						latencies.completions().percentileMillis(99));
+			}
+		}
+		if (longTaskSteps > 0) {
+			LongTaskProbe.printHeader(longTaskSteps, RESULT.length());
+			for (Map.Entry<String, Callable<BenchmarkedStore>> store : stores.entrySet()) {
+				if (selected.contains(store.getKey())) {
+					try (BenchmarkedStore benchmarked = store.getValue().call()) {
+						new LongTaskProbe(benchmarked.store(), longTaskSteps, RESULT).run(benchmarked.label());
+					}
+				}
 			}
 		}
 	}

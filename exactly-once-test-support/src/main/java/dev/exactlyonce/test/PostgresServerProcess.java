@@ -1,5 +1,7 @@
 package dev.exactlyonce.test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,10 +41,38 @@ public class PostgresServerProcess extends ServerProcess {
 				"max_connections=100");
 	}
 
+	/**
+	 * Starts the server and waits until it accepts sessions: PostgreSQL listens before it has
+	 * finished starting up, and refuses connections until then ("the database system is starting
+	 * up"), so the open port is not enough.
+	 * @return this
+	 */
 	@Override
 	public synchronized PostgresServerProcess start() {
 		super.start();
+		long deadline = System.nanoTime() + startupTimeout().toNanos();
+		while (!acceptsSessions()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("PostgreSQL on port " + port() + " did not accept sessions within "
+						+ startupTimeout() + "; see " + directory());
+			}
+			sleep(50);
+		}
 		return this;
+	}
+
+	private boolean acceptsSessions() {
+		try {
+			return new ProcessBuilder(binary("pg_isready"), "-q", "-h", "127.0.0.1", "-p", Integer.toString(port()),
+					"-U", SERVER_USER).start().waitFor() == 0;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not run pg_isready", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for PostgreSQL", ex);
+		}
 	}
 
 	/**

@@ -315,7 +315,12 @@ public abstract class ServerProcess implements AutoCloseable {
 		}
 	}
 
-	private static void sleep(long millis) {
+	/**
+	 * Sleeps while waiting for a server.
+	 * @param millis how long
+	 * @throws IllegalStateException when interrupted (the interrupt flag is restored)
+	 */
+	protected static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
 		}

@@ -1,0 +1,119 @@
+package dev.exactlyonce.benchmark;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.StepRecord;
+
+/**
+ * How far one task's step journal goes on a store: journals up to a number of steps (each its
+ * STARTED and DONE) in one claimed task and reports the step latency at the start, the middle
+ * and the end of the run and the first step the store refused; then whether one step with a
+ * 1 MiB result can be journaled at all.
+ */
+final class LongTaskProbe {
+
+	private static final Duration LEASE = Duration.ofMinutes(30);
+
+	private static final int WINDOW = 100;
+
+	private static final int ONE_MIB = 1024 * 1024;
+
+	private final IdempotencyStore store;
+
+	private final int steps;
+
+	private final String result;
+
+	LongTaskProbe(IdempotencyStore store, int steps, String result) {
+		this.store = store;
+		this.steps = steps;
+		this.result = result;
+	}
+
+	/** Prints the table header {@link #run} prints rows of. */
+	static void printHeader(int steps, int resultBytes) {
+		System.out.printf(Locale.ROOT, "%nOne task of up to %d steps (STARTED + DONE, %d-byte result each); p50 ms "
+				+ "per step over steps 1-%d, around the middle, and the last %d; then one step with a 1 MiB result%n%n",
+				steps, resultBytes, WINDOW, WINDOW);
+		System.out.println("| store | steps journaled | p50 first | p50 middle | p50 last | stopped by | 1 MiB result |");
+		System.out.println("|---|---:|---:|---:|---:|---|---|");
+	}
+
+	/** Runs the probe and prints its row. */
+	void run(String label) {
+		Claim claim = claim("benchmark:long-task");
+		LatencyRecorder first = new LatencyRecorder(WINDOW);
+		LatencyRecorder middle = new LatencyRecorder(WINDOW);
+		LatencyRecorder last = new LatencyRecorder(WINDOW);
+		int journaled = 0;
+		String stoppedBy = "-";
+		for (int step = 1; step <= this.steps; step++) {
+			long start = System.nanoTime();
+			try {
+				journal(claim, "step-" + step, this.result);
+			}
+			catch (RuntimeException ex) {
+				stoppedBy = "step " + step + ": " + describe(ex);
+				break;
+			}
+			journaled = step;
+			LatencyRecorder window = window(step, first, middle, last);
+			if (window != null) {
+				window.record(start);
+			}
+		}
+		System.out.printf(Locale.ROOT, "| %s | %d | %.3f | %.3f | %.3f | %s | %s |%n", label, journaled,
+				first.percentileMillis(50), middle.percentileMillis(50), last.percentileMillis(50), stoppedBy,
+				largeResult());
+	}
+
+	/** The recorder of a step's window, or {@code null} for a step outside the three. */
+	private LatencyRecorder window(int step, LatencyRecorder first, LatencyRecorder middle, LatencyRecorder last) {
+		if (step <= WINDOW) {
+			return first;
+		}
+		int half = this.steps / 2;
+		if (step > half - WINDOW / 2 && step <= half + WINDOW / 2) {
+			return middle;
+		}
+		return (step > this.steps - WINDOW) ? last : null;
+	}
+
+	private String largeResult() {
+		Claim claim = claim("benchmark:large-result");
+		String large = "\"" + "x".repeat(ONE_MIB - 2) + "\"";
+		long start = System.nanoTime();
+		try {
+			journal(claim, "large", large);
+			return String.format(Locale.ROOT, "journaled in %.1f ms", (System.nanoTime() - start) / 1e6);
+		}
+		catch (RuntimeException ex) {
+			return "refused: " + describe(ex);
+		}
+	}
+
+	private void journal(Claim claim, String name, String json) {
+		StepRecord started = StepRecord.started(name, claim.attempt(), Instant.now());
+		this.store.recordStep(claim, started);
+		this.store.recordStep(claim, started.done(json, Instant.now()));
+	}
+
+	private Claim claim(String key) {
+		if (this.store.tryClaim(key, "benchmark", LEASE) instanceof ClaimResult.Acquired acquired) {
+			return acquired.claim();
+		}
+		throw new IllegalStateException("Fresh key " + key + " was not acquired");
+	}
+
+	private static String describe(RuntimeException ex) {
+		String message = String.valueOf(ex.getMessage());
+		return ex.getClass().getSimpleName() + " (" + ((message.length() > 90) ? message.substring(0, 90) + "…" : message)
+				+ ")";
+	}
+
+}
