@@ -7,6 +7,10 @@
 #   scripts/benchmark.sh                    full run (3 interleaved repetitions)
 #   scripts/benchmark.sh --quick            smoke run
 #   scripts/benchmark.sh --stores           per-store claim/complete latency instead
+#   scripts/benchmark.sh --scale            NATS KV and Redis grown to 0, 100k and 1M records instead: fill
+#                                           rate, claim/complete p50/p99, bytes per record, scan time and
+#                                           heap, nats-server restart time per level (ScaleBenchmark;
+#                                           -Dbenchmark.scale.levels=0,100000,1000000,10000000 for more)
 # Further -D options are passed on, e.g. scripts/benchmark.sh --quick -Dbenchmark.handlers=0 -Dbenchmark.messages=5000
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +19,7 @@ extra=()
 case "${1:-}" in
   --quick) extra+=(-Dbenchmark.quick=true); shift ;;
   --stores) main=dev.exactlyonce.benchmark.StoreLatencyBenchmark; shift ;;
+  --scale) main=dev.exactlyonce.benchmark.ScaleBenchmark; shift ;;
 esac
 extra+=("$@")
 ./mvnw -B -q -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -am -Pbenchmark \
