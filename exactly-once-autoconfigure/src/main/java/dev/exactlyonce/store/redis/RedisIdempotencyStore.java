@@ -19,6 +19,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -53,6 +54,9 @@ import dev.exactlyonce.store.UnconfirmedClaims;
  * comma-separated field.
  */
 public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
+
+	/** Keys asked of each {@code SCAN} call, and read per pipelined round trip. */
+	private static final int SCAN_PAGE_SIZE = 500;
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> CLAIM = script("claim.lua");
@@ -180,24 +184,45 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 	}
 
 	/**
-	 * Lists the records with {@code SCAN} over the key prefix, then one {@code HGETALL} per key.
-	 * On Redis Cluster, Spring Data Redis does not scan across nodes: this then fails with
-	 * {@link StoreUnavailableException}.
+	 * Lists the records with {@code SCAN} over the key prefix, reading each page of keys with
+	 * pipelined {@code HGETALL}s (one round trip per page, not per key). On Redis Cluster, Spring
+	 * Data Redis does not scan across nodes: this then fails with {@link StoreUnavailableException}.
 	 */
 	@Override
 	public void scan(Consumer<IdempotencyRecord> action) {
-		ScanOptions options = ScanOptions.scanOptions().match(escapeGlob(this.keyPrefix) + "*").count(500).build();
+		ScanOptions options = ScanOptions.scanOptions()
+			.match(escapeGlob(this.keyPrefix) + "*")
+			.count(SCAN_PAGE_SIZE)
+			.build();
+		List<String> page = new ArrayList<>(SCAN_PAGE_SIZE);
 		try (Cursor<String> keys = this.redis.scan(options)) {
 			while (keys.hasNext()) {
-				IdempotencyRecord record = readHash(keys.next());
-				if (record != null) {
-					action.accept(record);
+				page.add(keys.next());
+				if (page.size() == SCAN_PAGE_SIZE || !keys.hasNext()) {
+					readHashes(page).forEach(action);
+					page.clear();
 				}
 			}
 		}
 		catch (DataAccessException ex) {
 			throw unavailable("scan", ex);
 		}
+	}
+
+	/** Reads the records of some keys in one pipelined round trip; keys gone meanwhile are left out. */
+	private List<IdempotencyRecord> readHashes(List<String> redisKeys) {
+		List<Object> hashes = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			redisKeys.forEach((key) -> connection.hashCommands().hGetAll(key.getBytes(StandardCharsets.UTF_8)));
+			return null;
+		}, this.redis.getStringSerializer());
+		List<IdempotencyRecord> records = new ArrayList<>(hashes.size());
+		for (Object hash : hashes) {
+			IdempotencyRecord record = decodeHash((Map<?, ?>) hash);
+			if (record != null) {
+				records.add(record);
+			}
+		}
+		return records;
 	}
 
 	@Override
@@ -216,8 +241,12 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 	}
 
 	private IdempotencyRecord readHash(String redisKey) {
+		return decodeHash(this.redis.opsForHash().entries(redisKey));
+	}
+
+	private static IdempotencyRecord decodeHash(Map<?, ?> hash) {
 		Map<String, String> fields = new HashMap<>();
-		this.redis.opsForHash().entries(redisKey).forEach((field, value) -> fields.put((String) field, (String) value));
+		hash.forEach((field, value) -> fields.put((String) field, (String) value));
 		return RedisRecordHash.decode(fields);
 	}
 
