@@ -163,7 +163,8 @@ public class ExactlyOnceEndpoint {
 			return new InFlightClaims(false, 0, List.of());
 		}
 		Instant now = this.clock.instant();
-		FirstRecords held = new FirstRecords(Comparator.comparing(IdempotencyRecord::startedAt), MAX_CLAIMS);
+		FirstRecords held = new FirstRecords(
+				Comparator.comparing(IdempotencyRecord::startedAt).thenComparing(IdempotencyRecord::key), MAX_CLAIMS);
 		scanner.scan((record) -> {
 			if (record.state() == RecordState.IN_PROGRESS) {
 				held.accept(record);

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -144,8 +145,10 @@ public class Reconciler {
 	/**
 	 * The reconciliation of one consumer. The store's records are offered one by one and reduced
 	 * as they come: what the range of sequences needs is one bit per stream sequence
-	 * ({@link SequenceSet}), so memory does not grow with the records kept. The run covers the
-	 * stream as it was when the run started: records of messages stored later are left to the next.
+	 * ({@link SequenceSet}), so memory does not grow with the records kept. A record may be
+	 * offered twice (a key rewritten during the scan): everything counted is counted per sequence.
+	 * The run covers the stream as it was when the run started: records of messages stored later
+	 * count as evidence in the next run (their duplicate notes count in this one).
 	 */
 	private final class ConsumerRun {
 
@@ -169,19 +172,21 @@ public class Reconciler {
 
 		private final Instant ackDeadline;
 
-		private final SequenceSet accounted;
+		private final SequenceSet accounted = new SequenceSet();
 
-		private final SequenceSet otherConsumers;
+		private final SequenceSet otherConsumers = new SequenceSet();
 
-		private final SequenceSet deadLetteredInWindow;
+		private final SequenceSet deadLetteredInWindow = new SequenceSet();
+
+		private final SequenceSet completedInWindow = new SequenceSet();
+
+		private final SequenceSet storedLater = new SequenceSet();
 
 		private long evidenceLow = Long.MAX_VALUE;
 
 		private long evidenceHigh;
 
-		private long completed;
-
-		private final List<IdempotencyRecord> completedNotAcked = new ArrayList<>();
+		private final Map<Long, IdempotencyRecord> completedNotAcked = new TreeMap<>();
 
 		private final List<Discrepancy> stuckClaims = new ArrayList<>();
 
@@ -201,22 +206,22 @@ public class Reconciler {
 			this.from = from;
 			this.to = to;
 			this.ackDeadline = Reconciler.this.clock.instant().minus(consumer.effectiveAckWait());
-			this.accounted = new SequenceSet(this.state.getLastSequence());
-			this.otherConsumers = new SequenceSet(this.state.getLastSequence());
-			this.deadLetteredInWindow = new SequenceSet(this.state.getLastSequence());
 		}
 
 		/** Takes in one record of the store. */
 		void offer(IdempotencyRecord record) {
 			stuckClaim(record);
 			long sequence = record.streamSequence();
-			if (record.listener() == null || sequence <= 0 || sequence > this.state.getLastSequence()) {
+			if (record.listener() == null || sequence <= 0) {
 				return;
 			}
 			if (this.consumer.consumer().equals(record.listener())) {
 				this.accounted.add(sequence);
 				record.duplicateSequences().forEach(this.accounted::add);
-				if (inWindow(record.completedAt())) {
+				if (sequence > this.state.getLastSequence()) {
+					this.storedLater.add(sequence);
+				}
+				else if (inWindow(record.completedAt())) {
 					ownRecordInWindow(record);
 				}
 			}
@@ -231,9 +236,9 @@ public class Reconciler {
 			this.evidenceLow = Math.min(this.evidenceLow, sequence);
 			this.evidenceHigh = Math.max(this.evidenceHigh, sequence);
 			if (record.state() == RecordState.COMPLETED) {
-				this.completed++;
+				this.completedInWindow.add(sequence);
 				if (record.completedAt().isBefore(this.ackDeadline) && isUnacked(sequence)) {
-					this.completedNotAcked.add(record);
+					this.completedNotAcked.put(sequence, record);
 				}
 			}
 			else if (record.state() == RecordState.DEAD_LETTERED) {
@@ -291,8 +296,7 @@ public class Reconciler {
 											? ", or a subject outside filter " + this.filter + ")" : ")")));
 				}
 			}
-			this.completedNotAcked.stream()
-				.sorted((a, b) -> Long.compare(a.streamSequence(), b.streamSequence()))
+			this.completedNotAcked.values()
 				.forEach((record) -> this.discrepancies.add(new Discrepancy(Type.COMPLETED_NOT_ACKED,
 						record.streamSequence(), record.key(), "completed at " + record.completedAt() + " but "
 								+ ((this.retention == RetentionPolicy.Limits) ? "above the ack floor " + this.ackFloor
@@ -307,6 +311,10 @@ public class Reconciler {
 				this.notes.add("store '" + Reconciler.this.store.name() + "' cannot list its records: completions "
 						+ "and stuck claims are not checked");
 			}
+			if (this.storedLater.size() > 0) {
+				this.notes.add(this.storedLater.size() + " records of messages stored after the run started (above "
+						+ "sequence " + this.state.getLastSequence() + ") are left to the next run");
+			}
 			if (range[0] > 0 && range[0] > this.evidenceLow) {
 				this.notes.add("only the last " + Reconciler.this.maxSequences
 						+ " sequences were inspected (exactlyonce.reconciliation.max-sequences)");
@@ -314,7 +322,8 @@ public class Reconciler {
 			this.notes.add("duplicate counts are this instance's since it started; sum exactlyonce.* meters "
 					+ "across instances for a fleet");
 			return new ConsumerReconciliation(this.consumer.consumer(), this.consumer.stream(), this.retention.name(),
-					range[0], range[1], published, scanned ? this.completed : null, this.deadLetteredInWindow.size(),
+					range[0], range[1], published, scanned ? this.completedInWindow.size() : null,
+					this.deadLetteredInWindow.size(),
 					unfinished, this.ackFloor, this.pending, streamDedup(), idempotencyDuplicates(), reruns.size(),
 					List.copyOf(this.discrepancies), List.copyOf(this.notes));
 		}
@@ -347,21 +356,26 @@ public class Reconciler {
 			return (this.retention == RetentionPolicy.Limits) ? sequence > this.ackFloor : isPresent(sequence);
 		}
 
-		/** The consumer's dead letters of messages stored before the run; they count as evidence. */
+		/**
+		 * The consumer's dead letters; those parked in the window are evidence when their message
+		 * was stored before the run started.
+		 */
 		private List<DeadLetterEntry> readDeadLetters() throws IOException, JetStreamApiException {
 			List<DeadLetterEntry> entries = Reconciler.this.deadLetters
 				.read(this.consumer.deadLetterSubject(), Reconciler.this.maxSequences)
 				.stream()
 				.filter((entry) -> this.consumer.stream().equals(entry.stream())
-						&& this.consumer.consumer().equals(entry.consumer())
-						&& entry.streamSequence() <= this.state.getLastSequence())
+						&& this.consumer.consumer().equals(entry.consumer()))
 				.toList();
 			for (DeadLetterEntry entry : entries) {
-				this.accounted.add(entry.streamSequence());
+				long sequence = entry.streamSequence();
+				this.accounted.add(sequence);
 				if (inWindow(entry)) {
-					this.deadLetteredInWindow.add(entry.streamSequence());
-					this.evidenceLow = Math.min(this.evidenceLow, entry.streamSequence());
-					this.evidenceHigh = Math.max(this.evidenceHigh, entry.streamSequence());
+					this.deadLetteredInWindow.add(sequence);
+					if (sequence > 0 && sequence <= this.state.getLastSequence()) {
+						this.evidenceLow = Math.min(this.evidenceLow, sequence);
+						this.evidenceHigh = Math.max(this.evidenceHigh, sequence);
+					}
 				}
 			}
 			return entries;

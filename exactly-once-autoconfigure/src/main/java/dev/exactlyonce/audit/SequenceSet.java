@@ -1,40 +1,38 @@
 package dev.exactlyonce.audit;
 
 import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * A set of stream sequences at or below a ceiling (the stream's last sequence), one bit per
- * sequence between the lowest one added and the ceiling, so a reconciliation over millions of
- * records holds megabytes, not the records. Sequences above the ceiling, below 1, or more than
- * {@link Integer#MAX_VALUE} below it are not kept.
+ * A set of stream sequences (1 and above) as bits in chunks of 65,536 sequences: dense runs of
+ * sequences cost one bit each, a lone sequence one chunk (8 KB), so a reconciliation over
+ * millions of records holds megabytes, not the records.
  */
 final class SequenceSet {
 
-	private final long ceiling;
+	private static final int CHUNK_BITS = 16;
 
-	private final BitSet bits = new BitSet();
+	private static final long CHUNK_MASK = (1L << CHUNK_BITS) - 1;
 
-	SequenceSet(long ceiling) {
-		this.ceiling = ceiling;
-	}
+	private final Map<Long, BitSet> chunks = new HashMap<>();
 
+	/** Adds a sequence; sequences below 1 are not kept. */
 	void add(long sequence) {
-		if (isKept(sequence)) {
-			this.bits.set((int) (this.ceiling - sequence));
+		if (sequence > 0) {
+			this.chunks.computeIfAbsent(sequence >>> CHUNK_BITS, (chunk) -> new BitSet())
+				.set((int) (sequence & CHUNK_MASK));
 		}
 	}
 
 	boolean contains(long sequence) {
-		return isKept(sequence) && this.bits.get((int) (this.ceiling - sequence));
+		BitSet chunk = (sequence > 0) ? this.chunks.get(sequence >>> CHUNK_BITS) : null;
+		return chunk != null && chunk.get((int) (sequence & CHUNK_MASK));
 	}
 
 	/** The number of sequences in the set. */
 	long size() {
-		return this.bits.cardinality();
-	}
-
-	private boolean isKept(long sequence) {
-		return sequence > 0 && sequence <= this.ceiling && this.ceiling - sequence < Integer.MAX_VALUE;
+		return this.chunks.values().stream().mapToLong(BitSet::cardinality).sum();
 	}
 
 }

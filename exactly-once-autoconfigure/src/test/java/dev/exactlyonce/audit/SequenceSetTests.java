@@ -10,29 +10,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SequenceSetTests {
 
 	@Test
-	void holdsSequencesUpToTheCeilingAndCountsEachOnce() {
-		SequenceSet set = new SequenceSet(1_000_000L);
-		set.add(1_000_000L);
+	void holdsSequencesFarApartAndCountsEachOnce() {
+		SequenceSet set = new SequenceSet();
+		set.add(5_000_000_000L);
 		set.add(1);
 		set.add(1);
-		set.add(500);
+		set.add(65_536);
+		set.add(65_535);
 
-		assertThat(set.contains(1_000_000L)).isTrue();
+		assertThat(set.contains(5_000_000_000L)).isTrue();
 		assertThat(set.contains(1)).isTrue();
-		assertThat(set.contains(500)).isTrue();
-		assertThat(set.contains(501)).isFalse();
-		assertThat(set.size()).isEqualTo(3);
+		assertThat(set.contains(65_536)).isTrue();
+		assertThat(set.contains(65_535)).isTrue();
+		assertThat(set.contains(2)).isFalse();
+		assertThat(set.contains(4_999_999_999L)).isFalse();
+		assertThat(set.size()).isEqualTo(4);
 	}
 
 	@Test
-	void leavesOutSequencesAboveTheCeilingAndBelowOne() {
-		SequenceSet set = new SequenceSet(10);
-		set.add(11);
+	void leavesOutSequencesBelowOne() {
+		SequenceSet set = new SequenceSet();
 		set.add(0);
 		set.add(-3);
 
-		assertThat(set.contains(11)).isFalse();
 		assertThat(set.contains(0)).isFalse();
+		assertThat(set.contains(-3)).isFalse();
 		assertThat(set.size()).isZero();
 	}
 

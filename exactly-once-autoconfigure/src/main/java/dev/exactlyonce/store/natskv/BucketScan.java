@@ -19,9 +19,12 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * One pass over the latest value of every key of a bucket, handing each entry to an action as it
  * arrives instead of collecting the bucket first, so memory does not grow with the bucket. The
  * action runs on the watch's dispatcher thread, one entry at a time: while it is busy the
- * subscription's flow control holds the server back. The pass fails when no entry arrived for
- * the stall timeout (not when the whole bucket takes longer), or with the first exception of the
- * action; either way no entry reaches the action after {@link #run} returned.
+ * subscription's flow control holds the server back. The pass covers the bucket as it was when
+ * it started: it ends at the bucket's last revision then (writes after it are not handed on, so
+ * no key is handed twice and a busy bucket cannot keep the pass going). It fails when no entry
+ * arrived for the stall timeout (not when the whole bucket takes longer), or with the first
+ * exception or error of the action; either way no entry reaches the action after {@link #run}
+ * returned.
  */
 final class BucketScan {
 
@@ -37,7 +40,9 @@ final class BucketScan {
 
 	private volatile boolean closed;
 
-	private RuntimeException failure;
+	private Throwable failure;
+
+	private long lastRevision;
 
 	BucketScan(KeyValue bucket, Duration stallTimeout) {
 		this.bucket = bucket;
@@ -54,6 +59,7 @@ final class BucketScan {
 	 */
 	void run(Consumer<KeyValueEntry> action) throws IOException, JetStreamApiException, InterruptedException {
 		this.lastProgress = System.nanoTime();
+		this.lastRevision = this.bucket.getStatus().getBackingStreamInfo().getStreamState().getLastSequence();
 		NatsKeyValueWatchSubscription subscription = null;
 		try {
 			subscription = this.bucket.watchAll(watcher(action), KeyValueWatchOption.IGNORE_DELETE);
@@ -68,8 +74,11 @@ final class BucketScan {
 			}
 		}
 		synchronized (this.handing) {
+			if (this.failure instanceof RuntimeException ex) {
+				throw ex;
+			}
 			if (this.failure != null) {
-				throw this.failure;
+				throw (Error) this.failure;
 			}
 		}
 	}
@@ -93,14 +102,21 @@ final class BucketScan {
 					if (BucketScan.this.closed || BucketScan.this.failure != null) {
 						return;
 					}
+					if (entry.getRevision() > BucketScan.this.lastRevision) {
+						BucketScan.this.finished.countDown();
+						return;
+					}
 					try {
 						action.accept(entry);
 					}
-					catch (RuntimeException ex) {
+					catch (RuntimeException | Error ex) {
 						BucketScan.this.failure = ex;
 						BucketScan.this.finished.countDown();
 					}
 					BucketScan.this.lastProgress = System.nanoTime();
+					if (entry.getRevision() == BucketScan.this.lastRevision) {
+						BucketScan.this.finished.countDown();
+					}
 				}
 			}
 

@@ -2,19 +2,30 @@ package dev.exactlyonce.store.natskv;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.StorageType;
+import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
+import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.test.ServerProcess;
 import dev.exactlyonce.test.TcpProxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The store contract against {@link NatsKvIdempotencyStore} on a real {@code nats-server}.
@@ -72,6 +83,40 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 	@Override
 	protected ServerProcess server() {
 		return this.server;
+	}
+
+	@Test
+	void aScanHandsEachRecordOfTheBucketAsItWasOnceAndEndsWhileTheBucketKeepsBeingWritten() throws Exception {
+		IdempotencyStore store = createStore(LONG_TTL);
+		Duration lease = Duration.ofMinutes(1);
+		for (int i = 0; i < 200; i++) {
+			store.tryClaim("before-" + i, "worker-1", lease);
+		}
+		AtomicBoolean writing = new AtomicBoolean(true);
+		AtomicInteger written = new AtomicInteger();
+		Thread writer = new Thread(() -> {
+			while (writing.get()) {
+				ClaimResult claimed = store.tryClaim("during-" + written.incrementAndGet(), "worker-2", lease);
+				store.release(((ClaimResult.Acquired) claimed).claim(), "rewritten while the scan runs");
+			}
+		});
+		writer.start();
+		Map<String, Integer> handed = new ConcurrentHashMap<>();
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> written.get() > 20);
+			((RecordScanner) store).scan((record) -> {
+				handed.merge(record.key(), 1, Integer::sum);
+				LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+			});
+		}
+		finally {
+			writing.set(false);
+			writer.join();
+		}
+
+		assertThat(handed.keySet()).containsAll(IntStream.range(0, 200).mapToObj((i) -> "before-" + i).toList());
+		assertThat(handed.values()).containsOnly(1);
+		assertThat(written.get()).as("claims written while the scan ran").isGreaterThan(handed.size() - 200);
 	}
 
 }
