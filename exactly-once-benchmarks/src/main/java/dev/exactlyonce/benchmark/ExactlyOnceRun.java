@@ -16,8 +16,8 @@ import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 
 /**
  * Runs one scenario through the real starter: an application context with one
- * {@code @ExactlyOnceListener}, the messages published before its listener starts, timed from
- * the listener's start to the last ack.
+ * {@code @ExactlyOnceListener}, the messages published before its listener starts (or, under
+ * load, at a steady rate after it started), timed from the listener's start to the last ack.
  */
 final class ExactlyOnceRun {
 
@@ -50,12 +50,17 @@ final class ExactlyOnceRun {
 			.properties(properties.toArray(String[]::new))
 			.initializers((ctx) -> ctx.getBeanFactory().registerSingleton("pipelineStopwatch", stopwatch))
 			.run()) {
-			publish(publisher, subject, scenario.messages());
+			if (scenario.offeredRate() == 0) {
+				publish(publisher, subject, scenario.messages());
+			}
 			long started = System.nanoTime();
 			long cpu = ProcessCpu.nanos();
 			long serverCpu = ServerCpu.nanos();
 			ThreadCpu threadCpu = new ThreadCpu();
 			context.getBean(ExactlyOnceListenerRegistry.class).start();
+			if (scenario.offeredRate() > 0) {
+				new PacedPublisher(publisher, stopwatch).publish(subject, scenario.messages(), scenario.offeredRate());
+			}
 			if (!stopwatch.acked().await(10, TimeUnit.MINUTES)) {
 				throw new IllegalStateException(scenario.label() + " did not finish");
 			}

@@ -33,7 +33,9 @@ import dev.exactlyonce.test.RedisServerProcess;
  * {@code -Dbenchmark.quick=true} for a smoke run, {@code -Dbenchmark.stores=nats-kv,jdbc} for some stores,
  * {@code -Dbenchmark.handlers=0} for some handler costs in ms, {@code -Dbenchmark.concurrency=1,8} for
  * some concurrencies, {@code -Dbenchmark.messages=N} for the messages of a no-op run,
- * {@code -Dbenchmark.threads=true} for CPU by thread group). CPU µs per
+ * {@code -Dbenchmark.threads=true} for CPU by thread group). Then each exactly-once no-op row at
+ * concurrency 8 and 64 runs once more under load: published at 80 % of its rate while it runs
+ * ({@code -Dbenchmark.load=0.8}; 0 skips it), for its publish-to-ack latency. CPU µs per
  * message is this JVM's CPU time over a run divided by its messages: the servers run in other
  * processes and are not in it.
  */
@@ -59,6 +61,11 @@ public final class PipelineBenchmark {
 
 	/** The concurrencies measured ({@code -Dbenchmark.concurrency=1,8}). */
 	private static final String[] CONCURRENCIES = System.getProperty("benchmark.concurrency", "1,8,64").split(",");
+
+	/** The share of the closed-loop rate offered in the runs under load ({@code -Dbenchmark.load=0} skips them). */
+	private static final double LOAD = Double.parseDouble(System.getProperty("benchmark.load", "0.8"));
+
+	private static final Duration LOAD_DURATION = Duration.ofSeconds(10);
 
 	/** The handler costs measured, in ms ({@code -Dbenchmark.handlers=0}). */
 	private static final String[] HANDLERS = System.getProperty("benchmark.handlers", "0,50").split(",");
@@ -139,6 +146,33 @@ public final class PipelineBenchmark {
 			}
 		}
 		print(results, repetitions, Duration.between(started, Instant.now()));
+		if (LOAD > 0) {
+			underLoad(results);
+		}
+	}
+
+	/**
+	 * Runs each exactly-once no-op scenario at concurrency above 1 again with messages published
+	 * at {@link #LOAD} of the rate it reached, while it runs, and prints its latency then.
+	 */
+	private void underLoad(Map<Scenario, List<RunResult>> results) throws Exception {
+		System.out.printf(Locale.ROOT, "%nUnder load: messages published at %.0f %% of the closed-loop rate while the "
+				+ "listener runs, for %d s; one run each%n%n", LOAD * 100, LOAD_DURATION.toSeconds());
+		System.out.println("| scenario | closed-loop msgs/s | offered msgs/s | achieved msgs/s | publish to ack p50 ms "
+				+ "| publish to ack p99 ms | receipt to ack p99 ms | redelivered |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+		for (Map.Entry<Scenario, List<RunResult>> entry : results.entrySet()) {
+			Scenario closedLoop = entry.getKey();
+			if (closedLoop.consumer().raw() || closedLoop.workMillis() != 0 || closedLoop.concurrency() == 1) {
+				continue;
+			}
+			double rate = median(entry.getValue(), RunResult::messagesPerSecond);
+			RunResult loaded = measure(closedLoop.underLoad(LOAD * rate, LOAD_DURATION));
+			LatencyRecorder sincePublished = loaded.segments().get("publish to ack");
+			System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %d |%n", closedLoop.label(),
+					rate, LOAD * rate, loaded.messagesPerSecond(), sincePublished.percentileMillis(50),
+					sincePublished.percentileMillis(99), loaded.latency().percentileMillis(99), loaded.redelivered());
+		}
 	}
 
 	private RunResult measure(Scenario scenario) throws Exception {

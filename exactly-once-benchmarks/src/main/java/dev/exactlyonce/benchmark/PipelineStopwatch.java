@@ -11,9 +11,9 @@ import dev.exactlyonce.listener.PipelinePoint;
 /**
  * Times every delivery of a run from receipt to ack, and the pipeline segments in between: claim
  * (RECEIVED to CLAIMED), handler (INVOKING to HANDLED), completion record (HANDLED to COMPLETED)
- * and ack (COMPLETED to ACKED). A run's stream holds its messages at sequences 1 to N, so the
- * times of a delivery sit in a slot allocated before the run (no map on the measured path: the
- * raw rows have no stopwatch to pay for).
+ * and ack (COMPLETED to ACKED); under load also from the publish to the ack. A run's stream holds
+ * its messages at sequences 1 to N, so the times of a delivery sit in a slot allocated before the
+ * run (no map on the measured path: the raw rows have no stopwatch to pay for).
  */
 final class PipelineStopwatch implements PipelineObserver {
 
@@ -33,8 +33,14 @@ final class PipelineStopwatch implements PipelineObserver {
 
 	private final CountDownLatch acked;
 
+	private final long[] published;
+
+	private final LatencyRecorder sincePublished;
+
 	PipelineStopwatch(int messages) {
 		this.times = new long[messages + 1][POINTS.length];
+		this.published = new long[messages + 1];
+		this.sincePublished = new LatencyRecorder(messages);
 		this.total = new LatencyRecorder(messages);
 		this.claim = new LatencyRecorder(messages);
 		this.handler = new LatencyRecorder(messages);
@@ -54,12 +60,21 @@ final class PipelineStopwatch implements PipelineObserver {
 			segment(this.handler, points, PipelinePoint.INVOKING, PipelinePoint.HANDLED);
 			segment(this.complete, points, PipelinePoint.HANDLED, PipelinePoint.COMPLETED);
 			segment(this.ack, points, PipelinePoint.COMPLETED, PipelinePoint.ACKED);
+			long publishedAt = this.published[(int) context.streamSequence()];
+			if (publishedAt != 0) {
+				this.sincePublished.recordNanos(now - publishedAt);
+			}
 			this.acked.countDown();
 		}
 	}
 
 	private static void segment(LatencyRecorder segment, long[] points, PipelinePoint from, PipelinePoint to) {
 		segment.recordNanos(points[to.ordinal()] - points[from.ordinal()]);
+	}
+
+	/** Notes when the message at a stream sequence was published, for its publish-to-ack time. */
+	void published(long sequence, long nanos) {
+		this.published[(int) sequence] = nanos;
 	}
 
 	CountDownLatch acked() {
@@ -76,6 +91,7 @@ final class PipelineStopwatch implements PipelineObserver {
 		segments.put("handler", this.handler);
 		segments.put("complete", this.complete);
 		segments.put("ack", this.ack);
+		segments.put("publish to ack", this.sincePublished);
 		return segments;
 	}
 

@@ -1,5 +1,7 @@
 package dev.exactlyonce.benchmark;
 
+import java.time.Duration;
+
 /**
  * One benchmarked configuration: a way of consuming, a concurrency and a handler cost.
  *
@@ -8,8 +10,20 @@ package dev.exactlyonce.benchmark;
  * @param concurrency parallel workers
  * @param workMillis the fixed cost of the handler
  * @param messages messages per measured run
+ * @param offeredRate messages per second published while the listener runs, or 0 to publish them
+ * all before it starts (a closed loop: the run measures the most it can take)
  */
-record Scenario(ConsumerKind consumer, int concurrency, int workMillis, int messages) {
+record Scenario(ConsumerKind consumer, int concurrency, int workMillis, int messages, double offeredRate) {
+
+	Scenario(ConsumerKind consumer, int concurrency, int workMillis, int messages) {
+		this(consumer, concurrency, workMillis, messages, 0);
+	}
+
+	/** This scenario with messages published at a rate while the listener runs, for a duration. */
+	Scenario underLoad(double rate, Duration duration) {
+		return new Scenario(this.consumer, this.concurrency, this.workMillis,
+				(int) Math.max(100, rate * duration.toMillis() / 1000), rate);
+	}
 
 	String label() {
 		return this.consumer.label() + ", c=" + this.concurrency + ", handler " + this.workMillis + " ms";
