@@ -59,7 +59,7 @@ final class ExactlyOnceRun {
 			ThreadCpu threadCpu = new ThreadCpu();
 			context.getBean(ExactlyOnceListenerRegistry.class).start();
 			if (scenario.offeredRate() > 0) {
-				new PacedPublisher(publisher, stopwatch).publish(subject, scenario.messages(), scenario.offeredRate());
+				new PacedPublisher(publisher, stopwatch.publishToAck()).publish(subject, scenario.messages(), scenario.offeredRate());
 			}
 			if (!stopwatch.acked().await(10, TimeUnit.MINUTES)) {
 				throw new IllegalStateException(scenario.label() + " did not finish");

@@ -25,11 +25,11 @@ final class PacedPublisher {
 
 	private final JetStream jetStream;
 
-	private final PipelineStopwatch stopwatch;
+	private final PublishToAck publishToAck;
 
-	PacedPublisher(JetStream jetStream, PipelineStopwatch stopwatch) {
+	PacedPublisher(JetStream jetStream, PublishToAck publishToAck) {
 		this.jetStream = jetStream;
-		this.stopwatch = stopwatch;
+		this.publishToAck = publishToAck;
 	}
 
 	/** Publishes messages 1 to {@code messages} (their stream sequences on a fresh stream). */
@@ -45,7 +45,7 @@ final class PacedPublisher {
 			if (unconfirmed.size() == MAX_UNCONFIRMED) {
 				unconfirmed.removeFirst().join();
 			}
-			this.stopwatch.published(i + 1, System.nanoTime());
+			this.publishToAck.published(i + 1, System.nanoTime());
 			unconfirmed.addLast(this.jetStream.publishAsync(NatsMessage.builder().subject(subject).data(PAYLOAD).build(),
 					PublishOptions.builder().messageId(subject + "-" + i).build()));
 		}

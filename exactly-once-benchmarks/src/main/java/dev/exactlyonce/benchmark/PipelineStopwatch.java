@@ -33,14 +33,11 @@ final class PipelineStopwatch implements PipelineObserver {
 
 	private final CountDownLatch acked;
 
-	private final long[] published;
-
-	private final LatencyRecorder sincePublished;
+	private final PublishToAck publishToAck;
 
 	PipelineStopwatch(int messages) {
 		this.times = new long[messages + 1][POINTS.length];
-		this.published = new long[messages + 1];
-		this.sincePublished = new LatencyRecorder(messages);
+		this.publishToAck = new PublishToAck(messages);
 		this.total = new LatencyRecorder(messages);
 		this.claim = new LatencyRecorder(messages);
 		this.handler = new LatencyRecorder(messages);
@@ -60,10 +57,7 @@ final class PipelineStopwatch implements PipelineObserver {
 			segment(this.handler, points, PipelinePoint.INVOKING, PipelinePoint.HANDLED);
 			segment(this.complete, points, PipelinePoint.HANDLED, PipelinePoint.COMPLETED);
 			segment(this.ack, points, PipelinePoint.COMPLETED, PipelinePoint.ACKED);
-			long publishedAt = this.published[(int) context.streamSequence()];
-			if (publishedAt != 0) {
-				this.sincePublished.recordNanos(now - publishedAt);
-			}
+			this.publishToAck.acked(context.streamSequence());
 			this.acked.countDown();
 		}
 	}
@@ -72,9 +66,8 @@ final class PipelineStopwatch implements PipelineObserver {
 		segment.recordNanos(points[to.ordinal()] - points[from.ordinal()]);
 	}
 
-	/** Notes when the message at a stream sequence was published, for its publish-to-ack time. */
-	void published(long sequence, long nanos) {
-		this.published[(int) sequence] = nanos;
+	PublishToAck publishToAck() {
+		return this.publishToAck;
 	}
 
 	CountDownLatch acked() {
@@ -91,7 +84,7 @@ final class PipelineStopwatch implements PipelineObserver {
 		segments.put("handler", this.handler);
 		segments.put("complete", this.complete);
 		segments.put("ack", this.ack);
-		segments.put("publish to ack", this.sincePublished);
+		segments.put("publish to ack", this.publishToAck.latency());
 		return segments;
 	}
 
