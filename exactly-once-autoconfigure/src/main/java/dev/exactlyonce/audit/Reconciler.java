@@ -188,7 +188,7 @@ public class Reconciler {
 
 		private final Map<Long, IdempotencyRecord> completedNotAcked = new TreeMap<>();
 
-		private final List<Discrepancy> stuckClaims = new ArrayList<>();
+		private final Map<String, Discrepancy> stuckClaims = new TreeMap<>();
 
 		private final List<Discrepancy> discrepancies = new ArrayList<>();
 
@@ -249,7 +249,7 @@ public class Reconciler {
 		private void stuckClaim(IdempotencyRecord record) {
 			if (record.state() == RecordState.IN_PROGRESS && record.key().startsWith(this.consumer.consumer() + ":")
 					&& !record.leaseUntil().isAfter(Reconciler.this.clock.instant())) {
-				this.stuckClaims.add(new Discrepancy(Type.STUCK_CLAIM, null, record.key(), "claimed by "
+				this.stuckClaims.put(record.key(), new Discrepancy(Type.STUCK_CLAIM, null, record.key(), "claimed by "
 						+ record.owner() + " at " + record.startedAt() + " (attempt " + record.attempts()
 						+ "), lease ran out at " + record.leaseUntil()));
 			}
@@ -301,7 +301,7 @@ public class Reconciler {
 						record.streamSequence(), record.key(), "completed at " + record.completedAt() + " but "
 								+ ((this.retention == RetentionPolicy.Limits) ? "above the ack floor " + this.ackFloor
 										: "still on the stream"))));
-			this.discrepancies.addAll(this.stuckClaims);
+			this.discrepancies.addAll(this.stuckClaims.values());
 			deadLettered.stream()
 				.filter(this::inWindow)
 				.forEach((entry) -> this.discrepancies.add(new Discrepancy(Type.DEAD_LETTERED, entry.streamSequence(),

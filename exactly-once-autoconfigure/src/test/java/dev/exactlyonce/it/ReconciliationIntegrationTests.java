@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import io.nats.client.KeyValue;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +27,7 @@ import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreKeyEncoder;
@@ -105,6 +107,32 @@ class ReconciliationIntegrationTests {
 						org.assertj.core.groups.Tuple.tuple(Discrepancy.Type.COMPLETED_NOT_ACKED, 4L, "worker:t-4"),
 						org.assertj.core.groups.Tuple.tuple(Discrepancy.Type.STUCK_CLAIM, null, "worker:stuck"));
 			assertThat(worker.balanced()).isFalse();
+
+			IdempotencyStore scannedTwice = new NatsKvIdempotencyStore(bucket,
+					new ClaimRules(Clock.systemUTC(), Duration.ofHours(72))) {
+
+				@Override
+				public void scan(Consumer<IdempotencyRecord> action) {
+					super.scan(action);
+					super.scan(action);
+				}
+
+			};
+			ConsumerReconciliation offeredTwice = new Reconciler(probe.connection(),
+					new RawStreamReader(probe.connection(), Duration.ofSeconds(5)), consumers, scannedTwice,
+					new DeadLetters(probe.connection(), "DEAD_LETTERS"), new PipelineTally(Clock.systemUTC()), 1000,
+					MessageKeys.NONE, Clock.systemUTC())
+				.reconcile(Duration.ofHours(1))
+				.consumers()
+				.get(0);
+			assertThat(offeredTwice.published()).isEqualTo(4);
+			assertThat(offeredTwice.completed()).as("a record offered twice counts once").isEqualTo(3);
+			assertThat(offeredTwice.discrepancies())
+				.extracting(Discrepancy::type, Discrepancy::streamSequence, Discrepancy::key)
+				.containsExactlyElementsOf(worker.discrepancies()
+					.stream()
+					.map((found) -> org.assertj.core.groups.Tuple.tuple(found.type(), found.streamSequence(), found.key()))
+					.toList());
 			String table = ReconciliationTable.render(List.of(report), ZoneOffset.UTC);
 			assertThat(table).contains("| window ").contains("dups reaching execution").contains("| worker ");
 			System.out.println(table);

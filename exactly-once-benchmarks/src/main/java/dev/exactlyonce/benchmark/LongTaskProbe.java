@@ -11,9 +11,9 @@ import dev.exactlyonce.store.StepRecord;
 
 /**
  * How far one task's step journal goes on a store: journals up to a number of steps (each its
- * STARTED and DONE) in one claimed task and reports the step latency at the start, the middle
- * and the end of the run and the first step the store refused; then whether one step with a
- * 1 MiB result can be journaled at all.
+ * STARTED and DONE) in one claimed task and reports the step latency over the first, the middle
+ * and the last 100 steps journaled and the first step the store refused; then whether one step
+ * with a 1 MiB result can be journaled at all.
  */
 final class LongTaskProbe {
 
@@ -38,8 +38,8 @@ final class LongTaskProbe {
 	/** Prints the table header {@link #run} prints rows of. */
 	static void printHeader(int steps, int resultBytes) {
 		System.out.printf(Locale.ROOT, "%nOne task of up to %d steps (STARTED + DONE, %d-byte result each); p50 ms "
-				+ "per step over steps 1-%d, around the middle, and the last %d; then one step with a 1 MiB result%n%n",
-				steps, resultBytes, WINDOW, WINDOW);
+				+ "per step over the first %d steps journaled, the %d around the middle and the last %d; then one "
+				+ "step with a 1 MiB result%n%n", steps, resultBytes, WINDOW, WINDOW, WINDOW);
 		System.out.println("| store | steps journaled | p50 first | p50 middle | p50 last | stopped by | 1 MiB result |");
 		System.out.println("|---|---:|---:|---:|---:|---|---|");
 	}
@@ -47,9 +47,7 @@ final class LongTaskProbe {
 	/** Runs the probe and prints its row. */
 	void run(String label) {
 		Claim claim = claim("benchmark:long-task");
-		LatencyRecorder first = new LatencyRecorder(WINDOW);
-		LatencyRecorder middle = new LatencyRecorder(WINDOW);
-		LatencyRecorder last = new LatencyRecorder(WINDOW);
+		long[] nanos = new long[this.steps];
 		int journaled = 0;
 		String stoppedBy = "-";
 		for (int step = 1; step <= this.steps; step++) {
@@ -61,27 +59,22 @@ final class LongTaskProbe {
 				stoppedBy = "step " + step + ": " + describe(ex);
 				break;
 			}
-			journaled = step;
-			LatencyRecorder window = window(step, first, middle, last);
-			if (window != null) {
-				window.record(start);
-			}
+			nanos[journaled++] = System.nanoTime() - start;
 		}
 		System.out.printf(Locale.ROOT, "| %s | %d | %.3f | %.3f | %.3f | %s | %s |%n", label, journaled,
-				first.percentileMillis(50), middle.percentileMillis(50), last.percentileMillis(50), stoppedBy,
-				largeResult());
+				median(nanos, 0), median(nanos, Math.max(0, journaled / 2 - WINDOW / 2)),
+				median(nanos, Math.max(0, journaled - WINDOW)), stoppedBy, largeResult());
 	}
 
-	/** The recorder of a step's window, or {@code null} for a step outside the three. */
-	private LatencyRecorder window(int step, LatencyRecorder first, LatencyRecorder middle, LatencyRecorder last) {
-		if (step <= WINDOW) {
-			return first;
+	/** The median of up to {@value #WINDOW} step latencies from {@code from}, in ms. */
+	private static double median(long[] nanos, int from) {
+		LatencyRecorder window = new LatencyRecorder(WINDOW);
+		for (int i = from; i < Math.min(nanos.length, from + WINDOW); i++) {
+			if (nanos[i] > 0) {
+				window.recordNanos(nanos[i]);
+			}
 		}
-		int half = this.steps / 2;
-		if (step > half - WINDOW / 2 && step <= half + WINDOW / 2) {
-			return middle;
-		}
-		return (step > this.steps - WINDOW) ? last : null;
+		return window.percentileMillis(50);
 	}
 
 	private String largeResult() {
