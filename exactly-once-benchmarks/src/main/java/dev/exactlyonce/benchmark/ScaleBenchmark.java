@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import dev.exactlyonce.store.ClaimRules;
@@ -93,6 +94,7 @@ public final class ScaleBenchmark {
 			double fillPerSecond = (level > filled) ? (level - filled) / fillSeconds : Double.NaN;
 			progress(store, "filled %d records to %d in %.1f s", level - filled, level, fillSeconds);
 			filled = level;
+			awaitAnswering(store);
 			claimAndComplete(store, this.warmup, null);
 			ScaleRecords.Latencies latencies = new ScaleRecords.Latencies(this.operations);
 			claimAndComplete(store, this.operations, latencies);
@@ -108,6 +110,30 @@ public final class ScaleBenchmark {
 		System.out.printf("%n%s%n", store.label());
 		System.out.println(ScaleRow.HEADER);
 		rows.forEach((row) -> System.out.println(row.markdown()));
+	}
+
+	/**
+	 * Waits until the store answers a read after a fill (a server that has just stored millions of
+	 * records can take longer than a request timeout to answer the next one), and says how long.
+	 */
+	private static void awaitAnswering(ScaledStore store) throws InterruptedException {
+		long start = System.nanoTime();
+		for (int attempt = 1;; attempt++) {
+			try {
+				store.store().find("benchmark:settled");
+				if (attempt > 1) {
+					progress(store, "answered again %.1f s after the fill", (System.nanoTime() - start) / 1e9);
+				}
+				return;
+			}
+			catch (StoreUnavailableException ex) {
+				if (System.nanoTime() - start > TimeUnit.MINUTES.toNanos(5)) {
+					throw ex;
+				}
+				progress(store, "not answering after the fill (%s), retrying", ex.getMessage());
+				Thread.sleep(1000);
+			}
+		}
 	}
 
 	private void claimAndComplete(ScaledStore store, int count, ScaleRecords.Latencies latencies) {
