@@ -172,6 +172,8 @@ public class Reconciler {
 
 		private final Instant ackDeadline;
 
+		private final String keyPrefix;
+
 		private final SequenceSet accounted = new SequenceSet();
 
 		private final SequenceSet otherConsumers = new SequenceSet();
@@ -205,7 +207,8 @@ public class Reconciler {
 			this.deleted = new HashSet<>((this.state.getDeleted() != null) ? this.state.getDeleted() : List.of());
 			this.from = from;
 			this.to = to;
-			this.ackDeadline = Reconciler.this.clock.instant().minus(consumer.effectiveAckWait());
+			this.ackDeadline = to.minus(consumer.effectiveAckWait());
+			this.keyPrefix = consumer.consumer() + ":";
 		}
 
 		/** Takes in one record of the store. */
@@ -247,8 +250,8 @@ public class Reconciler {
 		}
 
 		private void stuckClaim(IdempotencyRecord record) {
-			if (record.state() == RecordState.IN_PROGRESS && record.key().startsWith(this.consumer.consumer() + ":")
-					&& !record.leaseUntil().isAfter(Reconciler.this.clock.instant())) {
+			if (record.state() == RecordState.IN_PROGRESS && record.key().startsWith(this.keyPrefix)
+					&& !record.leaseUntil().isAfter(this.to)) {
 				this.stuckClaims.put(record.key(), new Discrepancy(Type.STUCK_CLAIM, null, record.key(), "claimed by "
 						+ record.owner() + " at " + record.startedAt() + " (attempt " + record.attempts()
 						+ "), lease ran out at " + record.leaseUntil()));
