@@ -25,9 +25,9 @@ class NatsKvStoreConfiguration {
 		JetStreamRequirement.check(connection);
 		NatsKvBucketProvisioner provisioner = new NatsKvBucketProvisioner(connection,
 				properties.getNats().getRequestTimeout());
-		return new NatsKvIdempotencyStore(StartupRetry.call("Provisioning the idempotency bucket", connection,
-				() -> provisioner.provision(properties.getStore().toBucketSpec())), rules,
-				connection.getServerInfo().getMaxPayload());
+		return StartupRetry.call("Provisioning the idempotency bucket", connection,
+				() -> provisioner.provisionStore(properties.getStore().toBucketSpec(), rules,
+						connection.getServerInfo().getMaxPayload()));
 	}
 
 }

@@ -85,7 +85,7 @@ class ReconciliationIntegrationTests {
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			KeyValue bucket = probe.connection().keyValue("exactly-once-idempotency");
 			bucket.delete(new StoreKeyEncoder(512).encode("worker:t-2"));
-			IdempotencyStore store = new NatsKvIdempotencyStore(bucket,
+			IdempotencyStore store = new NatsKvIdempotencyStore(bucket, bucket,
 					new ClaimRules(Clock.systemUTC(), Duration.ofHours(72)));
 			store.tryClaim("worker:stuck", "dead-instance:42", Duration.ofMillis(1));
 			Reconciler reconciler = new Reconciler(probe.connection(),
@@ -108,7 +108,7 @@ class ReconciliationIntegrationTests {
 						org.assertj.core.groups.Tuple.tuple(Discrepancy.Type.STUCK_CLAIM, null, "worker:stuck"));
 			assertThat(worker.balanced()).isFalse();
 
-			IdempotencyStore scannedTwice = new NatsKvIdempotencyStore(bucket,
+			IdempotencyStore scannedTwice = new NatsKvIdempotencyStore(bucket, bucket,
 					new ClaimRules(Clock.systemUTC(), Duration.ofHours(72))) {
 
 				@Override

@@ -58,11 +58,26 @@ final class NatsKvScaledStore implements ScaledStore {
 	 * @throws Exception when the server or the bucket cannot be set up
 	 */
 	static NatsKvScaledStore start(ClaimRules rules) throws Exception {
-		NatsKvScaledStore scaled = new NatsKvScaledStore(new NatsServerProcess().start(), rules);
+		NatsKvScaledStore scaled = new NatsKvScaledStore(restorableServer().start(), rules);
 		scaled.open(scaled.connect());
 		ScaleRecords.writeTemplate(scaled.store);
 		scaled.filler = NatsKvFiller.of(scaled.connection, BUCKET.name());
 		return scaled;
+	}
+
+	/**
+	 * A nats-server that may take the whole restart limit to start: it restores JetStream's streams
+	 * before it listens, and a bucket of 10,000,000 records took longer than the usual 20 s.
+	 */
+	private static NatsServerProcess restorableServer() {
+		return new NatsServerProcess() {
+
+			@Override
+			protected Duration startupTimeout() {
+				return RESTART_TIMEOUT;
+			}
+
+		};
 	}
 
 	/** A connection that logs what jnats logs by default but the flow control of the scan's watch. */
@@ -79,8 +94,8 @@ final class NatsKvScaledStore implements ScaledStore {
 
 	private void open(Connection opened) throws IOException, JetStreamApiException {
 		this.connection = opened;
-		this.store = new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(opened, REQUEST_TIMEOUT).provision(BUCKET),
-				this.rules);
+		this.store = new NatsKvBucketProvisioner(opened, REQUEST_TIMEOUT).provisionStore(BUCKET, this.rules,
+				opened.getServerInfo().getMaxPayload());
 	}
 
 	@Override

@@ -158,9 +158,9 @@ public final class StoreLatencyBenchmark {
 	private static BenchmarkedStore natsKv() throws Exception {
 		NatsServerProcess server = new NatsServerProcess().start();
 		Connection connection = Nats.connect(server.url());
-		NatsKvIdempotencyStore store = new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(connection, Duration.ofSeconds(5))
-			.provision(new NatsKvBucketSpec("benchmark", TTL, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024))),
-				rules());
+		NatsKvIdempotencyStore store = new NatsKvBucketProvisioner(connection, Duration.ofSeconds(5)).provisionStore(
+				new NatsKvBucketSpec("benchmark", TTL, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024)),
+				rules(), connection.getServerInfo().getMaxPayload());
 		return new BenchmarkedStore("nats-kv (file, R1)", store, connection, server);
 	}
 

@@ -20,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.provision.ConfigurationDrift;
+import dev.exactlyonce.store.ClaimRules;
 
 /**
  * Creates the idempotency bucket when it is missing and checks an existing one for every setting
@@ -81,6 +82,39 @@ public class NatsKvBucketProvisioner {
 		catch (IOException | JetStreamApiException ex) {
 			throw new IllegalStateException("Could not create or read the idempotency bucket '" + spec.name()
 					+ "' (exactlyonce.store.nats-kv.bucket): " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Provisions the bucket and opens the store on it.
+	 * @param spec what the store needs of the bucket
+	 * @param rules the claim rules
+	 * @param maxPayload the server's {@code max_payload}
+	 * @return the store
+	 * @throws ExactlyOnceConfigurationException when an existing bucket would lose or refuse
+	 * records
+	 */
+	public NatsKvIdempotencyStore provisionStore(NatsKvBucketSpec spec, ClaimRules rules, long maxPayload) {
+		return new NatsKvIdempotencyStore(provision(spec), scanView(spec), rules, maxPayload);
+	}
+
+	/**
+	 * The provisioned bucket as {@link NatsKvIdempotencyStore#scan} reads it: the same bucket, whose
+	 * requests may take the scan's timeout (60 s) instead of the request timeout. Creating a watch
+	 * over every key is one request the server answers only once it has found each key's latest
+	 * value: over 5 s with 10,000,000 keys.
+	 * @param spec what the store needs of the bucket
+	 * @return the bucket for scans
+	 */
+	public KeyValue scanView(NatsKvBucketSpec spec) {
+		try {
+			return this.connection.keyValue(spec.name(), KeyValueOptions.builder(this.options)
+				.jsRequestTimeout(NatsKvIdempotencyStore.SCAN_TIMEOUT)
+				.build());
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not open the idempotency bucket '" + spec.name()
+					+ "' (exactlyonce.store.nats-kv.bucket) for scans: " + ex.getMessage(), ex);
 		}
 	}
 

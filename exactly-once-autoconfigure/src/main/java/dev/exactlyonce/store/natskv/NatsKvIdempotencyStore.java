@@ -56,8 +56,11 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	private static final int MAX_KEY_LENGTH = 512;
 
-	/** How long a scan may receive nothing before it fails. */
-	private static final Duration SCAN_STALL_TIMEOUT = Duration.ofSeconds(60);
+	/**
+	 * How long a scan may receive nothing before it fails, and how long each of its requests may
+	 * take (see {@link NatsKvBucketProvisioner#scanView}).
+	 */
+	static final Duration SCAN_TIMEOUT = Duration.ofSeconds(60);
 
 	private static final long DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
@@ -65,6 +68,8 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	private static final long HEADER_ROOM = 1024;
 
 	private final KeyValue bucket;
+
+	private final KeyValue scanView;
 
 	private final RecordCodec codec = new RecordCodec();
 
@@ -77,22 +82,25 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	/**
 	 * Creates the store on an existing bucket of a server with the default {@code max_payload}
 	 * (1 MiB).
-	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner})
+	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner#provision})
+	 * @param scanView the same bucket for scans (see {@link NatsKvBucketProvisioner#scanView})
 	 * @param rules the claim rules, put on the bucket's server clock here
 	 */
-	public NatsKvIdempotencyStore(KeyValue bucket, ClaimRules rules) {
-		this(bucket, rules, DEFAULT_MAX_PAYLOAD);
+	public NatsKvIdempotencyStore(KeyValue bucket, KeyValue scanView, ClaimRules rules) {
+		this(bucket, scanView, rules, DEFAULT_MAX_PAYLOAD);
 	}
 
 	/**
 	 * Creates the store on an existing bucket.
-	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner})
+	 * @param bucket the bucket (see {@link NatsKvBucketProvisioner#provision})
+	 * @param scanView the same bucket for scans (see {@link NatsKvBucketProvisioner#scanView})
 	 * @param rules the claim rules, put on the bucket's server clock here
 	 * @param maxPayload the server's {@code max_payload}, which bounds a record with its headers
 	 */
-	public NatsKvIdempotencyStore(KeyValue bucket, ClaimRules rules, long maxPayload) {
+	public NatsKvIdempotencyStore(KeyValue bucket, KeyValue scanView, ClaimRules rules, long maxPayload) {
 		super(rules.onServerClock(new NatsKvServerTime(bucket)));
 		this.bucket = bucket;
+		this.scanView = scanView;
 		this.maxRecordBytes = maxPayload - HEADER_ROOM;
 	}
 
@@ -121,13 +129,15 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	/**
 	 * Reads the latest value of every key with one watch over the bucket (no per-key requests),
-	 * handing each record to {@code action} as it arrives: memory does not grow with the bucket.
+	 * handing each record to {@code action} as it arrives: memory does not grow with the bucket. The
+	 * watch is created through the scan view, whose requests may take {@link #SCAN_TIMEOUT}: the
+	 * server takes seconds to set up a watch over millions of keys.
 	 */
 	@Override
 	public void scan(Consumer<IdempotencyRecord> action) {
 		Instant now = this.rules.now();
 		try {
-			new BucketScan(this.bucket, SCAN_STALL_TIMEOUT).run((entry) -> {
+			new BucketScan(this.scanView, SCAN_TIMEOUT).run((entry) -> {
 				if (entry.getOperation() != KeyValueOperation.PUT || NatsKvServerTime.isProbe(entry)) {
 					return;
 				}

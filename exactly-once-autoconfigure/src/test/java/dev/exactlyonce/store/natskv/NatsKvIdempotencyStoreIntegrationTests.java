@@ -2,8 +2,10 @@ package dev.exactlyonce.store.natskv;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -63,10 +65,9 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 	@Override
 	protected IdempotencyStore createStore(Duration completedTtl) {
 		String bucket = "contract-" + this.buckets.incrementAndGet();
-		return new NatsKvIdempotencyStore(
-				new NatsKvBucketProvisioner(this.connection, Duration.ofSeconds(2)).provision(new NatsKvBucketSpec(bucket,
-						completedTtl, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024))),
-				new ClaimRules(Clock.systemUTC(), completedTtl));
+		return new NatsKvBucketProvisioner(this.connection, Duration.ofSeconds(2)).provisionStore(
+				new NatsKvBucketSpec(bucket, completedTtl, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024)),
+				new ClaimRules(Clock.systemUTC(), completedTtl), this.connection.getServerInfo().getMaxPayload());
 	}
 
 	@Override
@@ -75,9 +76,10 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 			.maxReconnects(-1)
 			.reconnectWait(Duration.ofMillis(200))
 			.build());
-		return new NatsKvIdempotencyStore(new NatsKvBucketProvisioner(this.proxiedConnection, CLIENT_TIMEOUT)
-			.provision(new NatsKvBucketSpec("contract-behind-proxy", LONG_TTL, StorageType.File, 1,
-					NatsKvBucketSpec.largestRecord(1024))), new ClaimRules(Clock.systemUTC(), LONG_TTL));
+		return new NatsKvBucketProvisioner(this.proxiedConnection, CLIENT_TIMEOUT).provisionStore(
+				new NatsKvBucketSpec("contract-behind-proxy", LONG_TTL, StorageType.File, 1,
+						NatsKvBucketSpec.largestRecord(1024)),
+				new ClaimRules(Clock.systemUTC(), LONG_TTL), this.proxiedConnection.getServerInfo().getMaxPayload());
 	}
 
 	@Override
@@ -117,6 +119,28 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 		assertThat(handed.keySet()).containsAll(IntStream.range(0, 200).mapToObj((i) -> "before-" + i).toList());
 		assertThat(handed.values()).containsOnly(1);
 		assertThat(written.get()).as("claims written while the scan ran").isGreaterThan(handed.size() - 200);
+	}
+
+	@Test
+	void aScanWaitsForTheServerToSetUpItsWatchLongerThanTheRequestTimeout() throws Exception {
+		try (TcpProxy proxy = new TcpProxy(this.server.port());
+				Connection slowConnection = Nats.connect(new Options.Builder()
+					.server("nats://127.0.0.1:" + proxy.port())
+					.build())) {
+			IdempotencyStore store = new NatsKvBucketProvisioner(slowConnection, CLIENT_TIMEOUT).provisionStore(
+					new NatsKvBucketSpec("scan-answered-late", LONG_TTL, StorageType.File, 1,
+							NatsKvBucketSpec.largestRecord(1024)),
+					new ClaimRules(Clock.systemUTC(), LONG_TTL), slowConnection.getServerInfo().getMaxPayload());
+			for (int i = 0; i < 3; i++) {
+				store.tryClaim("late-" + i, "worker-1", Duration.ofMinutes(1));
+			}
+			proxy.delayReplies(CLIENT_TIMEOUT.multipliedBy(3));
+			List<String> scanned = new CopyOnWriteArrayList<>();
+
+			((RecordScanner) store).scan((record) -> scanned.add(record.key()));
+
+			assertThat(scanned).containsExactlyInAnyOrder("late-0", "late-1", "late-2");
+		}
 	}
 
 }

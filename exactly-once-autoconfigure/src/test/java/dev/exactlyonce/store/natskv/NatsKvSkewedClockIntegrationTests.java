@@ -40,10 +40,9 @@ class NatsKvSkewedClockIntegrationTests extends AbstractSkewedClockStoreTests {
 
 	@Override
 	protected IdempotencyStore createStore(Clock clock) {
-		return new NatsKvIdempotencyStore(
-				new NatsKvBucketProvisioner(this.connection, Duration.ofSeconds(2)).provision(new NatsKvBucketSpec(
-						"skew", TTL, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024))),
-				new ClaimRules(clock, TTL));
+		return new NatsKvBucketProvisioner(this.connection, Duration.ofSeconds(2)).provisionStore(
+				new NatsKvBucketSpec("skew", TTL, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024)),
+				new ClaimRules(clock, TTL), this.connection.getServerInfo().getMaxPayload());
 	}
 
 }
