@@ -63,6 +63,9 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	private static final int KEY_LENGTH = 255;
 
+	/** Rows a scan has the driver fetch at a time, so it never holds the whole table. */
+	private static final int SCAN_FETCH_SIZE = 500;
+
 	/** Writes that lost a race to another writer of the same row before the caller gives up. */
 	private static final int MAX_CONFLICTS = 50;
 
@@ -77,6 +80,10 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	private final JdbcTemplate callersTransaction;
 
 	private final TransactionTemplate outsideTransactions;
+
+	private final JdbcTemplate scanning;
+
+	private final TransactionTemplate scanTransactions;
 
 	private final StoreKeyEncoder keys = new StoreKeyEncoder(KEY_LENGTH);
 
@@ -98,6 +105,10 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		this.callersTransaction = new JdbcTemplate(dataSource);
 		this.outsideTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		this.outsideTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
+		this.scanning = new JdbcTemplate(dataSource);
+		this.scanning.setFetchSize(SCAN_FETCH_SIZE);
+		this.scanTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.scanTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 	}
 
 	@Override
@@ -196,15 +207,19 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		return Optional.ofNullable(readBack(key));
 	}
 
-	/** Reads the records that have not expired, by the database's clock, in one query. */
+	/**
+	 * Reads the records that have not expired, by the database's clock, in one query whose rows the
+	 * driver fetches {@value #SCAN_FETCH_SIZE} at a time. The query runs in a transaction of its own:
+	 * PostgreSQL's driver reads the whole result before the first row outside one.
+	 */
 	@Override
 	public void scan(Consumer<IdempotencyRecord> action) {
-		outside("scan", () -> {
-			this.ownConnections.query(this.table.scan(), (rs) -> {
+		translated("scan", () -> this.scanTransactions.execute((status) -> {
+			this.scanning.query(this.table.scan(), (rs) -> {
 				action.accept(JdbcRecordRow.read(rs).record());
 			});
 			return null;
-		});
+		}));
 	}
 
 	@Override
