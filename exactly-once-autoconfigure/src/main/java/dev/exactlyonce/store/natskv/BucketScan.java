@@ -9,6 +9,8 @@ import java.util.function.Consumer;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
+import io.nats.client.api.KeyValueOperation;
+import io.nats.client.api.KeyValueStatus;
 import io.nats.client.api.KeyValueWatchOption;
 import io.nats.client.api.KeyValueWatcher;
 import io.nats.client.impl.NatsKeyValueWatchSubscription;
@@ -19,14 +21,25 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * One pass over the latest value of every key of a bucket, handing each entry to an action as it
  * arrives instead of collecting the bucket first, so memory does not grow with the bucket. The
  * action runs on the watch's dispatcher thread, one entry at a time: while it is busy the
- * subscription's flow control holds the server back. The pass covers the bucket as it was when
- * it started: it ends at the bucket's last revision then (writes after it are not handed on, so
- * no key is handed twice and a busy bucket cannot keep the pass going). It fails when no entry
- * arrived for the stall timeout (not when the whole bucket takes longer), or with the first
+ * subscription's flow control holds the server back.
+ * <p>
+ * A bucket that keeps one revision per key (as provisioned) is read from its stream's first
+ * message on: each message it holds is a key's latest, and the server starts such a watch at once
+ * (a last-per-subject watch over 10,000,000 keys kept it busy longer than jnats waits for the
+ * first heartbeat). A key rewritten during the pass loses its old message, maybe before the pass
+ * reaches it, so the pass ends only once it has received the bucket's last revision as the bucket
+ * reports it then, handing later values on (some keys twice). A bucket written faster than the
+ * pass reads cannot keep it going: once the pass has caught up with the bucket as it was at the
+ * start, it goes on for at most as long again as that took (at least a second). It fails when no
+ * entry arrived for the stall timeout (not when the whole bucket takes longer), or with the first
  * exception or error of the action; either way no entry reaches the action after {@link #run}
  * returned.
  */
 final class BucketScan {
+
+	private static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+	private static final long LEAST_CATCH_UP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final KeyValue bucket;
 
@@ -34,15 +47,17 @@ final class BucketScan {
 
 	private final Object handing = new Object();
 
-	private final CountDownLatch finished = new CountDownLatch(1);
+	private final CountDownLatch failed = new CountDownLatch(1);
 
 	private volatile long lastProgress;
+
+	private volatile long highestRevision;
+
+	private volatile boolean endOfData;
 
 	private volatile boolean closed;
 
 	private Throwable failure;
-
-	private long lastRevision;
 
 	BucketScan(KeyValue bucket, Duration stallTimeout) {
 		this.bucket = bucket;
@@ -52,18 +67,25 @@ final class BucketScan {
 	/**
 	 * Hands every latest entry that is not a delete marker to {@code action}.
 	 * @param action what to do with each entry
-	 * @throws IOException when the watch cannot be created
-	 * @throws JetStreamApiException when the server refuses the watch
+	 * @throws IOException when the watch cannot be created or the bucket's status read
+	 * @throws JetStreamApiException when the server refuses the watch or the status
 	 * @throws InterruptedException when the calling thread is interrupted while waiting
-	 * @throws StoreUnavailableException when no entry arrived for the stall timeout
+	 * @throws StoreUnavailableException when the watch could not be set up or no entry arrived for
+	 * the stall timeout
 	 */
 	void run(Consumer<KeyValueEntry> action) throws IOException, JetStreamApiException, InterruptedException {
-		this.lastProgress = System.nanoTime();
-		this.lastRevision = this.bucket.getStatus().getBackingStreamInfo().getStreamState().getLastSequence();
+		long startedAt = System.nanoTime();
+		this.lastProgress = startedAt;
+		KeyValueStatus status = this.bucket.getStatus();
+		long lastAtStart = lastRevision(status);
+		if (lastAtStart == 0) {
+			return;
+		}
 		NatsKeyValueWatchSubscription subscription = null;
 		try {
-			subscription = this.bucket.watchAll(watcher(action), KeyValueWatchOption.IGNORE_DELETE);
-			awaitEnd();
+			subscription = watch(action, (status.getMaxHistoryPerKey() == 1)
+					? new KeyValueWatchOption[] { KeyValueWatchOption.INCLUDE_HISTORY } : new KeyValueWatchOption[0]);
+			awaitEnd(startedAt, lastAtStart);
 		}
 		finally {
 			synchronized (this.handing) {
@@ -83,14 +105,47 @@ final class BucketScan {
 		}
 	}
 
-	private void awaitEnd() throws InterruptedException {
-		long stallNanos = this.stallTimeout.toNanos();
-		while (!this.finished.await(Math.min(stallNanos, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS)) {
-			if (System.nanoTime() - this.lastProgress > stallNanos) {
+	/** Creates the watch; jnats fails with an unchecked exception when the server was slow to set it up. */
+	private NatsKeyValueWatchSubscription watch(Consumer<KeyValueEntry> action, KeyValueWatchOption[] options)
+			throws IOException, JetStreamApiException, InterruptedException {
+		try {
+			return this.bucket.watchAll(watcher(action), options);
+		}
+		catch (RuntimeException ex) {
+			throw new StoreUnavailableException("NATS KV bucket '" + this.bucket.getBucketName()
+					+ "' scan could not set up its watch: " + ex, ex);
+		}
+	}
+
+	/**
+	 * Waits until the pass has received the bucket's last revision (read again each time it gets
+	 * there), the action failed, the catch-up ran out of time, or nothing arrived for too long.
+	 */
+	private void awaitEnd(long startedAt, long lastAtStart)
+			throws IOException, JetStreamApiException, InterruptedException {
+		long target = lastAtStart;
+		long caughtUpAt = 0;
+		while (!this.failed.await(CHECK_NANOS, TimeUnit.NANOSECONDS)) {
+			long now = System.nanoTime();
+			if (this.highestRevision >= target || this.endOfData) {
+				caughtUpAt = (caughtUpAt != 0) ? caughtUpAt : now;
+				target = lastRevision(this.bucket.getStatus());
+				if (this.highestRevision >= target) {
+					return;
+				}
+			}
+			if (caughtUpAt != 0 && now - caughtUpAt > Math.max(caughtUpAt - startedAt, LEAST_CATCH_UP_NANOS)) {
+				return;
+			}
+			if (now - this.lastProgress > this.stallTimeout.toNanos()) {
 				throw new StoreUnavailableException("NATS KV bucket '" + this.bucket.getBucketName()
 						+ "' scan received nothing for " + this.stallTimeout.toSeconds() + "s", null);
 			}
 		}
+	}
+
+	private static long lastRevision(KeyValueStatus status) {
+		return status.getBackingStreamInfo().getStreamState().getLastSequence();
 	}
 
 	private KeyValueWatcher watcher(Consumer<KeyValueEntry> action) {
@@ -102,27 +157,23 @@ final class BucketScan {
 					if (BucketScan.this.closed || BucketScan.this.failure != null) {
 						return;
 					}
-					if (entry.getRevision() > BucketScan.this.lastRevision) {
-						BucketScan.this.finished.countDown();
-						return;
-					}
-					try {
-						action.accept(entry);
-					}
-					catch (RuntimeException | Error ex) {
-						BucketScan.this.failure = ex;
-						BucketScan.this.finished.countDown();
+					if (entry.getOperation() == KeyValueOperation.PUT) {
+						try {
+							action.accept(entry);
+						}
+						catch (RuntimeException | Error ex) {
+							BucketScan.this.failure = ex;
+							BucketScan.this.failed.countDown();
+						}
 					}
 					BucketScan.this.lastProgress = System.nanoTime();
-					if (entry.getRevision() == BucketScan.this.lastRevision) {
-						BucketScan.this.finished.countDown();
-					}
+					BucketScan.this.highestRevision = Math.max(BucketScan.this.highestRevision, entry.getRevision());
 				}
 			}
 
 			@Override
 			public void endOfData() {
-				BucketScan.this.finished.countDown();
+				BucketScan.this.endOfData = true;
 			}
 
 		};

@@ -18,10 +18,12 @@ import io.nats.client.api.StorageType;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
+import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.test.ServerProcess;
 import dev.exactlyonce.test.TcpProxy;
@@ -116,9 +118,32 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 			writer.join();
 		}
 
-		assertThat(handed.keySet()).containsAll(IntStream.range(0, 200).mapToObj((i) -> "before-" + i).toList());
-		assertThat(handed.values()).containsOnly(1);
+		List<String> before = IntStream.range(0, 200).mapToObj((i) -> "before-" + i).toList();
+		assertThat(handed.keySet()).containsAll(before);
+		assertThat(before).allSatisfy((key) -> assertThat(handed.get(key)).as(key).isOne());
 		assertThat(written.get()).as("claims written while the scan ran").isGreaterThan(handed.size() - 200);
+	}
+
+	@Test
+	void aKeyRewrittenWhileTheScanRunsIsHandedWithItsLaterValue() {
+		IdempotencyStore store = createStore(LONG_TTL);
+		Claim last = null;
+		for (int i = 0; i < 300; i++) {
+			last = ((ClaimResult.Acquired) store.tryClaim("kept-" + i, "worker-1", Duration.ofMinutes(1))).claim();
+		}
+		Claim rewrittenDuringTheScan = last;
+		AtomicBoolean rewritten = new AtomicBoolean();
+		Map<String, RecordState> handed = new ConcurrentHashMap<>();
+
+		((RecordScanner) store).scan((record) -> {
+			if (rewritten.compareAndSet(false, true)) {
+				store.release(rewrittenDuringTheScan, "rewritten while the scan runs");
+			}
+			handed.put(record.key(), record.state());
+		});
+
+		assertThat(handed).hasSize(300);
+		assertThat(handed.get("kept-299")).isEqualTo(RecordState.FAILED);
 	}
 
 	@Test
