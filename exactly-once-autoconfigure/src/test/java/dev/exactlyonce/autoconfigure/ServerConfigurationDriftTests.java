@@ -85,10 +85,10 @@ class ServerConfigurationDriftTests {
 	}
 
 	@Test
-	void bucketKeepingMoreHistoryOnlyWarns(CapturedOutput output) throws Exception {
+	void bucketKeepingMoreHistoryFailsStartup() throws Exception {
 		createBucket(KeyValueConfiguration.builder().maxHistoryPerKey(5));
-		this.runner.withPropertyValues(declaration()).run((context) -> assertThat(context).hasNotFailed());
-		assertThat(output).contains("Idempotency bucket 'b" + this.n + "'").contains("history: server 5, declared 1");
+		assertBucketStartupFailure("history: server 5, declared 1", "superseded values",
+				"KV_b" + this.n + "'s max messages per subject to 1");
 	}
 
 	@Test

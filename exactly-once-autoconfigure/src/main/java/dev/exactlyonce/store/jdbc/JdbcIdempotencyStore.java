@@ -1,6 +1,10 @@
 package dev.exactlyonce.store.jdbc;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -81,9 +85,6 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	private final TransactionTemplate outsideTransactions;
 
-	private final JdbcTemplate scanning;
-
-	private final TransactionTemplate scanTransactions;
 
 	private final StoreKeyEncoder keys = new StoreKeyEncoder(KEY_LENGTH);
 
@@ -105,10 +106,6 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		this.callersTransaction = new JdbcTemplate(dataSource);
 		this.outsideTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		this.outsideTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
-		this.scanning = new JdbcTemplate(dataSource);
-		this.scanning.setFetchSize(SCAN_FETCH_SIZE);
-		this.scanTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.scanTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 	}
 
 	@Override
@@ -209,17 +206,39 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	/**
 	 * Reads the records that have not expired, by the database's clock, in one query whose rows the
-	 * driver fetches {@value #SCAN_FETCH_SIZE} at a time. The query runs in a transaction of its own:
-	 * PostgreSQL's driver reads the whole result before the first row outside one.
+	 * driver fetches {@value #SCAN_FETCH_SIZE} at a time. The query runs in a transaction (rolled back)
+	 * (PostgreSQL's driver reads the whole result before the first row outside one) on a connection
+	 * of its own that no transaction of Spring's knows: what {@code action} writes, through this
+	 * store or otherwise, commits as it would anywhere else, not with the scan.
 	 */
 	@Override
 	public void scan(Consumer<IdempotencyRecord> action) {
-		translated("scan", () -> this.scanTransactions.execute((status) -> {
-			this.scanning.query(this.table.scan(), (rs) -> {
-				action.accept(JdbcRecordRow.read(rs).record());
-			});
-			return null;
-		}));
+		try (Connection connection = this.dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			connection.setAutoCommit(false);
+			try {
+				readAll(connection, action);
+			}
+			finally {
+				connection.rollback();
+				connection.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException ex) {
+			throw new StoreUnavailableException("JDBC scan on table " + this.table.name() + " failed: "
+					+ ex.getMessage(), ex);
+		}
+	}
+
+	private void readAll(Connection connection, Consumer<IdempotencyRecord> action) throws SQLException {
+		try (PreparedStatement query = connection.prepareStatement(this.table.scan())) {
+			query.setFetchSize(SCAN_FETCH_SIZE);
+			try (ResultSet rows = query.executeQuery()) {
+				while (rows.next()) {
+					action.accept(JdbcRecordRow.read(rows).record());
+				}
+			}
+		}
 	}
 
 	@Override

@@ -2,7 +2,7 @@ package dev.exactlyonce.store.natskv;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -27,11 +27,11 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * message on: each message it holds is a key's latest, and the server starts such a watch at once
  * (a last-per-subject watch over 10,000,000 keys kept it busy longer than jnats waits for the
  * first heartbeat). A key rewritten during the pass loses its old message, maybe before the pass
- * reaches it, so the pass ends only once it has received the bucket's last revision as the bucket
- * reports it then, handing later values on (some keys twice). A bucket written faster than the
- * pass reads cannot keep it going: once the pass has caught up with the bucket as it was at the
- * start, it goes on for at most as long again as that took (at least a second). It fails when no
- * entry arrived for the stall timeout (not when the whole bucket takes longer), or with the first
+ * reaches it, so the pass ends only once it has caught up with the bucket as it is then (see
+ * {@link #awaitEnd}), handing later values on (some keys twice). A bucket written faster than the
+ * pass reads fails it instead of keeping it going: catching up may take as long again as the pass
+ * to the start's last revision (at least a second). It also fails when no entry arrived for the
+ * stall timeout (not when the whole bucket takes longer), and ends with the first
  * exception or error of the action; either way no entry reaches the action after {@link #run}
  * returned.
  */
@@ -41,19 +41,22 @@ final class BucketScan {
 
 	private static final long LEAST_CATCH_UP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	private static final int CATCH_UP_ROUNDS = 3;
+
 	private final KeyValue bucket;
 
 	private final Duration stallTimeout;
 
 	private final Object handing = new Object();
 
-	private final CountDownLatch failed = new CountDownLatch(1);
+	/** Released when the action failed or the pass reached its target revision. */
+	private final Semaphore wakeUp = new Semaphore(0);
 
 	private volatile long lastProgress;
 
 	private volatile long highestRevision;
 
-	private volatile boolean endOfData;
+	private volatile long targetRevision;
 
 	private volatile boolean closed;
 
@@ -118,29 +121,46 @@ final class BucketScan {
 	}
 
 	/**
-	 * Waits until the pass has received the bucket's last revision (read again each time it gets
-	 * there), the action failed, the catch-up ran out of time, or nothing arrived for too long.
+	 * Waits until the pass has caught up with the bucket: received its last revision, read again
+	 * each time the pass gets there, with no write in between, or caught up {@value #CATCH_UP_ROUNDS}
+	 * times (so only a key rewritten each time just before the pass reached it can be missed). Ends
+	 * early when the action failed; fails when catching up took longer than the pass to the start's
+	 * last revision (at least a second) or nothing arrived for the stall timeout.
 	 */
 	private void awaitEnd(long startedAt, long lastAtStart)
 			throws IOException, JetStreamApiException, InterruptedException {
-		long target = lastAtStart;
+		this.targetRevision = lastAtStart;
 		long caughtUpAt = 0;
-		while (!this.failed.await(CHECK_NANOS, TimeUnit.NANOSECONDS)) {
+		int rounds = 0;
+		while (true) {
+			this.wakeUp.tryAcquire(CHECK_NANOS, TimeUnit.NANOSECONDS);
+			this.wakeUp.drainPermits();
+			if (hasFailed()) {
+				return;
+			}
 			long now = System.nanoTime();
-			if (this.highestRevision >= target || this.endOfData) {
+			if (this.highestRevision >= this.targetRevision) {
 				caughtUpAt = (caughtUpAt != 0) ? caughtUpAt : now;
-				target = lastRevision(this.bucket.getStatus());
-				if (this.highestRevision >= target) {
+				this.targetRevision = lastRevision(this.bucket.getStatus());
+				if (this.highestRevision >= this.targetRevision || ++rounds >= CATCH_UP_ROUNDS) {
 					return;
 				}
 			}
 			if (caughtUpAt != 0 && now - caughtUpAt > Math.max(caughtUpAt - startedAt, LEAST_CATCH_UP_NANOS)) {
-				return;
+				throw new StoreUnavailableException("NATS KV bucket '" + this.bucket.getBucketName()
+						+ "' is written faster than its scan reads it: revision " + this.highestRevision + " read, "
+						+ this.targetRevision + " written; records rewritten meanwhile may not have been read", null);
 			}
 			if (now - this.lastProgress > this.stallTimeout.toNanos()) {
 				throw new StoreUnavailableException("NATS KV bucket '" + this.bucket.getBucketName()
 						+ "' scan received nothing for " + this.stallTimeout.toSeconds() + "s", null);
 			}
+		}
+	}
+
+	private boolean hasFailed() {
+		synchronized (this.handing) {
+			return this.failure != null;
 		}
 	}
 
@@ -163,17 +183,21 @@ final class BucketScan {
 						}
 						catch (RuntimeException | Error ex) {
 							BucketScan.this.failure = ex;
-							BucketScan.this.failed.countDown();
+							BucketScan.this.wakeUp.release();
 						}
 					}
 					BucketScan.this.lastProgress = System.nanoTime();
 					BucketScan.this.highestRevision = Math.max(BucketScan.this.highestRevision, entry.getRevision());
+					if (entry.getRevision() >= BucketScan.this.targetRevision) {
+						BucketScan.this.wakeUp.release();
+					}
 				}
 			}
 
 			@Override
 			public void endOfData() {
-				BucketScan.this.endOfData = true;
+				// jnats says so when a message came with nothing pending as the server sent it, which may
+				// be long before the action got to it: the pass decides on revisions instead
 			}
 
 		};

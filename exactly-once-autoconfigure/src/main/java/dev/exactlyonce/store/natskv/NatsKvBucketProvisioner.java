@@ -25,9 +25,9 @@ import dev.exactlyonce.store.ClaimRules;
 /**
  * Creates the idempotency bucket when it is missing and checks an existing one for every setting
  * the store relies on: start-up fails when the bucket would lose records (memory storage, fewer
- * replicas, a shorter TTL, a size limit that evicts) or refuse them (a value size limit below the
- * largest record); harmless differences are logged. One revision per key is kept: the store only
- * ever reads the latest.
+ * replicas, a shorter TTL, a size limit that evicts), refuse them (a value size limit below the
+ * largest record) or keep older revisions (a scan reads every message of the bucket's stream as a
+ * key's latest value); harmless differences are logged.
  */
 public class NatsKvBucketProvisioner {
 
@@ -202,8 +202,10 @@ public class NatsKvBucketProvisioner {
 			}
 		}
 		if (status.getMaxHistoryPerKey() > 1) {
-			warnings.add("history: server " + status.getMaxHistoryPerKey() + ", declared 1 (older revisions take "
-					+ "space; the store reads the latest only)");
+			differences.add("history: server " + status.getMaxHistoryPerKey() + ", declared 1: a scan (reconciliation, "
+					+ "task pages, in-flight claims) could hand on a record's superseded values and report a completed "
+					+ "task as stuck; setting the bucket stream KV_" + status.getBucketName()
+					+ "'s max messages per subject to 1 keeps every key's latest value");
 		}
 		return new ConfigurationDrift(differences, warnings);
 	}

@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import dev.exactlyonce.test.TcpProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -137,6 +139,28 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 		IdempotencyRecord record = store().find(key).orElseThrow();
 		assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
 		assertThat(record.owner()).isEqualTo("worker-2");
+	}
+
+	@Test
+	void whatAScansActionWritesCommitsAtOnceAndOutlivesTheScansFailure() throws MetaDataAccessException {
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(this.dataSource, newTable(), LONG_TTL);
+		Claim claim = ((ClaimResult.Acquired) store.tryClaim("completed-during-scan", "worker-1", Duration.ofMinutes(1)))
+			.claim();
+		store.tryClaim("scanned-next", "worker-1", Duration.ofMinutes(1));
+		AtomicInteger handed = new AtomicInteger();
+		AtomicReference<RecordState> seenByAnotherInstance = new AtomicReference<>();
+
+		assertThatIllegalStateException().isThrownBy(() -> store.scan((record) -> {
+			if (handed.incrementAndGet() == 1) {
+				store.complete(claim, Completion.completed("listener", 1, "done"));
+				seenByAnotherInstance.set(runOutside(() -> store.find(claim.key()).orElseThrow().state()));
+				return;
+			}
+			throw new IllegalStateException("the action fails on the next record");
+		})).withMessage("the action fails on the next record");
+
+		assertThat(seenByAnotherInstance).hasValue(RecordState.COMPLETED);
+		assertThat(store.find(claim.key()).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
 	}
 
 	/** Runs a call on another thread, which has no transaction: as another instance would see the store. */

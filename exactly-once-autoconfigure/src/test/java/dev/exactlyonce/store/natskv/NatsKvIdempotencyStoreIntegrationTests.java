@@ -24,11 +24,13 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.test.ServerProcess;
 import dev.exactlyonce.test.TcpProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -102,6 +104,7 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 			while (writing.get()) {
 				ClaimResult claimed = store.tryClaim("during-" + written.incrementAndGet(), "worker-2", lease);
 				store.release(((ClaimResult.Acquired) claimed).claim(), "rewritten while the scan runs");
+				LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
 			}
 		});
 		writer.start();
@@ -110,7 +113,7 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 			await().atMost(Duration.ofSeconds(10)).until(() -> written.get() > 20);
 			((RecordScanner) store).scan((record) -> {
 				handed.merge(record.key(), 1, Integer::sum);
-				LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+				LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
 			});
 		}
 		finally {
@@ -122,6 +125,35 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 		assertThat(handed.keySet()).containsAll(before);
 		assertThat(before).allSatisfy((key) -> assertThat(handed.get(key)).as(key).isOne());
 		assertThat(written.get()).as("claims written while the scan ran").isGreaterThan(handed.size() - 200);
+	}
+
+	@Test
+	void aScanOfABucketWrittenFasterThanItReadsFailsInsteadOfMissingRecords() throws Exception {
+		IdempotencyStore store = createStore(LONG_TTL);
+		Duration lease = Duration.ofMinutes(1);
+		for (int i = 0; i < 50; i++) {
+			store.tryClaim("existing-" + i, "worker-1", lease);
+		}
+		AtomicBoolean writing = new AtomicBoolean(true);
+		AtomicInteger written = new AtomicInteger();
+		Thread writer = new Thread(() -> {
+			while (writing.get()) {
+				store.tryClaim("new-" + written.incrementAndGet(), "worker-2", lease);
+				LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+			}
+		});
+		writer.start();
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> written.get() > 10);
+			assertThatExceptionOfType(StoreUnavailableException.class)
+				.isThrownBy(() -> ((RecordScanner) store)
+					.scan((record) -> LockSupport.parkNanos(Duration.ofMillis(20).toNanos())))
+				.withMessageContaining("is written faster than its scan reads it");
+		}
+		finally {
+			writing.set(false);
+			writer.join();
+		}
 	}
 
 	@Test
