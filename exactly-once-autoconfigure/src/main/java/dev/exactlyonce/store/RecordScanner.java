@@ -13,8 +13,9 @@ public interface RecordScanner {
 	/**
 	 * Calls {@code action} with every record that has not expired, in no particular order, as the
 	 * records are read (NATS KV as its watch delivers them, Redis and Firestore page by page, JDBC
-	 * row by row from its driver). Reads the whole store, so it is as slow as the store is large. A record rewritten while the scan runs may be handed twice (Redis
-	 * {@code SCAN} may repeat a key), so callers that count, count by key or sequence. An exception
+	 * row by row from its driver). Reads the whole store, so it is as slow as the store is large. A
+	 * record rewritten while the scan runs may be handed twice (Redis {@code SCAN} may repeat a key;
+	 * NATS KV hands its later value too), so callers that count, count by key or sequence. An exception
 	 * of the action ends the scan and leaves it as it is; no record is handed after this returned.
 	 * Instants are given as {@link IdempotencyStore#find} gives them.
 	 * @param action what to do with each record

@@ -85,7 +85,6 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	private final TransactionTemplate outsideTransactions;
 
-
 	private final StoreKeyEncoder keys = new StoreKeyEncoder(KEY_LENGTH);
 
 	private final RecordCodec codec = new RecordCodec();
@@ -206,10 +205,10 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	/**
 	 * Reads the records that have not expired, by the database's clock, in one query whose rows the
-	 * driver fetches {@value #SCAN_FETCH_SIZE} at a time. The query runs in a transaction (rolled back)
-	 * (PostgreSQL's driver reads the whole result before the first row outside one) on a connection
-	 * of its own that no transaction of Spring's knows: what {@code action} writes, through this
-	 * store or otherwise, commits as it would anywhere else, not with the scan.
+	 * driver fetches {@value #SCAN_FETCH_SIZE} at a time. The query runs in a transaction, rolled back
+	 * at the end, because PostgreSQL's driver reads the whole result before the first row outside
+	 * one; on a connection of its own that no transaction of Spring's knows, so what {@code action}
+	 * writes, through this store or otherwise, commits as it would anywhere else, not with the scan.
 	 */
 	@Override
 	public void scan(Consumer<IdempotencyRecord> action) {

@@ -138,7 +138,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		Instant now = this.rules.now();
 		try {
 			new BucketScan(this.scanView, SCAN_TIMEOUT).run((entry) -> {
-				if (entry.getOperation() != KeyValueOperation.PUT || NatsKvServerTime.isProbe(entry)) {
+				if (NatsKvServerTime.isProbe(entry)) {
 					return;
 				}
 				IdempotencyRecord record = decode(entry);

@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 
 import io.nats.client.Connection;
@@ -98,33 +99,24 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 		for (int i = 0; i < 200; i++) {
 			store.tryClaim("before-" + i, "worker-1", lease);
 		}
-		AtomicBoolean writing = new AtomicBoolean(true);
-		AtomicInteger written = new AtomicInteger();
-		Thread writer = new Thread(() -> {
-			while (writing.get()) {
-				ClaimResult claimed = store.tryClaim("during-" + written.incrementAndGet(), "worker-2", lease);
-				store.release(((ClaimResult.Acquired) claimed).claim(), "rewritten while the scan runs");
-				LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
-			}
-		});
-		writer.start();
 		Map<String, Integer> handed = new ConcurrentHashMap<>();
-		try {
-			await().atMost(Duration.ofSeconds(10)).until(() -> written.get() > 20);
+		int written;
+		try (BackgroundWriter writer = new BackgroundWriter((n) -> {
+			ClaimResult claimed = store.tryClaim("during-" + n, "worker-2", lease);
+			store.release(((ClaimResult.Acquired) claimed).claim(), "rewritten while the scan runs");
+		}, Duration.ofMillis(5))) {
+			writer.awaitWrites(20);
 			((RecordScanner) store).scan((record) -> {
 				handed.merge(record.key(), 1, Integer::sum);
 				LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
 			});
-		}
-		finally {
-			writing.set(false);
-			writer.join();
+			written = writer.written();
 		}
 
 		List<String> before = IntStream.range(0, 200).mapToObj((i) -> "before-" + i).toList();
 		assertThat(handed.keySet()).containsAll(before);
 		assertThat(before).allSatisfy((key) -> assertThat(handed.get(key)).as(key).isOne());
-		assertThat(written.get()).as("claims written while the scan ran").isGreaterThan(handed.size() - 200);
+		assertThat(written).as("claims written while the scan ran").isGreaterThan(handed.size() - 200);
 	}
 
 	@Test
@@ -134,25 +126,13 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 		for (int i = 0; i < 50; i++) {
 			store.tryClaim("existing-" + i, "worker-1", lease);
 		}
-		AtomicBoolean writing = new AtomicBoolean(true);
-		AtomicInteger written = new AtomicInteger();
-		Thread writer = new Thread(() -> {
-			while (writing.get()) {
-				store.tryClaim("new-" + written.incrementAndGet(), "worker-2", lease);
-				LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
-			}
-		});
-		writer.start();
-		try {
-			await().atMost(Duration.ofSeconds(10)).until(() -> written.get() > 10);
+		try (BackgroundWriter writer = new BackgroundWriter((n) -> store.tryClaim("new-" + n, "worker-2", lease),
+				Duration.ofMillis(2))) {
+			writer.awaitWrites(10);
 			assertThatExceptionOfType(StoreUnavailableException.class)
 				.isThrownBy(() -> ((RecordScanner) store)
 					.scan((record) -> LockSupport.parkNanos(Duration.ofMillis(20).toNanos())))
 				.withMessageContaining("is written faster than its scan reads it");
-		}
-		finally {
-			writing.set(false);
-			writer.join();
 		}
 	}
 
@@ -198,6 +178,41 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 
 			assertThat(scanned).containsExactlyInAnyOrder("late-0", "late-1", "late-2");
 		}
+	}
+
+	/** Writes to a store on a thread of its own, pausing between writes, until closed. */
+	private static final class BackgroundWriter implements AutoCloseable {
+
+		private final AtomicBoolean writing = new AtomicBoolean(true);
+
+		private final AtomicInteger written = new AtomicInteger();
+
+		private final Thread thread;
+
+		BackgroundWriter(IntConsumer write, Duration pause) {
+			this.thread = new Thread(() -> {
+				while (this.writing.get()) {
+					write.accept(this.written.incrementAndGet());
+					LockSupport.parkNanos(pause.toNanos());
+				}
+			});
+			this.thread.start();
+		}
+
+		void awaitWrites(int count) {
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.written.get() > count);
+		}
+
+		int written() {
+			return this.written.get();
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			this.writing.set(false);
+			this.thread.join();
+		}
+
 	}
 
 }
