@@ -10,6 +10,8 @@ import java.util.function.BooleanSupplier;
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;
 
+import org.springframework.core.ParameterizedTypeReference;
+
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.PreviousAttempt;
@@ -274,7 +276,7 @@ final class Delivery implements ExactlyOnceContext {
 	}
 
 	@Override
-	public <T> T step(String name, Class<T> type, StepAction<T> action, StepProbe<T> probe) {
+	public <T> T step(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe) {
 		StepSession session = this.steps;
 		return (session != null) ? session.run(name, type, action, probe)
 				: ExactlyOnceContext.super.step(name, type, action, probe);

@@ -4,6 +4,8 @@ import java.util.Optional;
 
 import io.nats.client.impl.Headers;
 
+import org.springframework.core.ParameterizedTypeReference;
+
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.PreviousAttempt;
 
@@ -82,8 +84,9 @@ public interface ExactlyOnceContext {
 	 * @return the action's result, or the result an earlier attempt journaled
 	 * @throws StepFailedException when the action threw a checked exception (unchecked ones pass
 	 * through); the step runs again on the next attempt
-	 * @throws IllegalStateException when the name ran before in this run, or the result is larger
-	 * than {@code exactlyonce.steps.max-result-size}
+	 * @throws StepRejectedException when the step cannot be journaled or replayed on any attempt (the
+	 * name ran before in this run, the result is larger than {@code exactlyonce.steps.max-result-size}
+	 * or cannot be read back as {@code type}): the message is dead-lettered, never retried
 	 */
 	default <T> T step(String name, Class<T> type, StepAction<T> action) {
 		return step(name, type, action, null);
@@ -98,13 +101,45 @@ public interface ExactlyOnceContext {
 	 * @param name the step's name, unique within one run of the handler
 	 * @param type the result type, to read a journaled result back
 	 * @param action the step's work
+	 * @param probe looks for the side effect of an unfinished earlier run, or {@code null} for none;
+	 * it returns {@link Optional#empty()} when there is none, never {@code null}
+	 * @return the action's result, the probe's, or the result an earlier attempt journaled
+	 * @throws StepFailedException when the action or probe threw a checked exception
+	 * @throws StepRejectedException when the step cannot be journaled or replayed on any attempt
+	 */
+	default <T> T step(String name, Class<T> type, StepAction<T> action, StepProbe<T> probe) {
+		return step(name, ParameterizedTypeReference.forType(type), action, probe);
+	}
+
+	/**
+	 * Runs a durable step whose result is of a generic type, e.g.
+	 * {@code step("drafts", new ParameterizedTypeReference<List<Draft>>() {}, ...)}: see
+	 * {@link #step(String, Class, StepAction)}.
+	 * @param <T> the result type
+	 * @param name the step's name, unique within one run of the handler
+	 * @param type the result type, to read a journaled result back
+	 * @param action the step's work
+	 * @return the action's result, or the result an earlier attempt journaled
+	 * @throws StepFailedException when the action threw a checked exception
+	 * @throws StepRejectedException when the step cannot be journaled or replayed on any attempt
+	 */
+	default <T> T step(String name, ParameterizedTypeReference<T> type, StepAction<T> action) {
+		return step(name, type, action, null);
+	}
+
+	/**
+	 * Runs a durable step with a probe whose result is of a generic type: see
+	 * {@link #step(String, Class, StepAction, StepProbe)}.
+	 * @param <T> the result type
+	 * @param name the step's name, unique within one run of the handler
+	 * @param type the result type, to read a journaled result back
+	 * @param action the step's work
 	 * @param probe looks for the side effect of an unfinished earlier run, or {@code null} for none
 	 * @return the action's result, the probe's, or the result an earlier attempt journaled
 	 * @throws StepFailedException when the action or probe threw a checked exception
-	 * @throws IllegalStateException when the name ran before in this run, or the result is larger
-	 * than {@code exactlyonce.steps.max-result-size}
+	 * @throws StepRejectedException when the step cannot be journaled or replayed on any attempt
 	 */
-	default <T> T step(String name, Class<T> type, StepAction<T> action, StepProbe<T> probe) {
+	default <T> T step(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe) {
 		return StepSession.call(name, action);
 	}
 
@@ -120,10 +155,13 @@ public interface ExactlyOnceContext {
 	}
 
 	/**
-	 * Publishes a follow-up message exactly once, as a durable step: the message id is derived from
-	 * the listener's namespace, the task's key and the step ({@code <namespace>:<key>/<step>}), so
-	 * a run of the step again within the stream's duplicate window is dropped by the server, and
-	 * once the step is journaled it is not sent again at all.
+	 * Publishes a follow-up message exactly once, as a durable step. Its message id is
+	 * {@code <namespace>:<key>/<step>/<origin>} ({@code %} and {@code /} in the key and step
+	 * percent-encoded), where the origin is the fencing token of the claim that first started the step
+	 * in this run of the task: a run of the step again after a crash or a replay sends the same id
+	 * (dropped by the server within the stream's duplicate window; once the step is journaled it is
+	 * not sent again at all), while a resubmitted task, whose journal starts empty, publishes under
+	 * new ids, so its follow-ups are delivered and run again.
 	 * @param step the step's name, unique within one run of the handler
 	 * @param subject the subject
 	 * @param payload {@code byte[]} and {@code String} are sent as they are, anything else as JSON

@@ -125,7 +125,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				shortestInterval);
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(settings.nonRetryableExceptions())
-			.with(List.of(StepInterruptedException.class));
+			.with(List.of(StepInterruptedException.class, StepRejectedException.class));
 		this.requeue = new Requeue(connection);
 		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers, settings.ackTimeout(),
 				settings.ackMode() == AckMode.SYNC, clock);

@@ -7,6 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.core.ParameterizedTypeReference;
+
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.StepJournal;
@@ -39,62 +41,93 @@ final class StepSession {
 		this.earlierAttempts = earlierAttempts;
 	}
 
-	<T> T run(String name, Class<T> type, StepAction<T> action, StepProbe<T> probe) {
-		return run(name, type, action, probe, false);
-	}
-
-	/**
-	 * Publishes as a step with the message id {@code <namespace>:<key>/<step>}. An unfinished
-	 * earlier run is simply run again: the server drops the copy within the duplicate window.
-	 */
-	PublishResult publish(String step, String subject, Object payload) {
-		ExactlyOncePublisher publisher = this.steps.publisher(this.delivery, step);
-		String messageId = this.delivery.storeKey() + "/" + step;
-		return run(step, PublishResult.class, () -> publisher.publish(subject, payload, messageId), null, true);
-	}
-
-	private <T> T run(String name, Class<T> type, StepAction<T> action, StepProbe<T> probe, boolean rerunnable) {
-		if (name == null) {
-			throw new IllegalArgumentException("A step of listener " + this.delivery.endpoint().describe()
-					+ " has no name; give every step a name unique within a run");
-		}
-		if (!this.names.add(name)) {
-			throw new IllegalStateException("Step '" + name + "' ran twice in one run of listener "
-					+ this.delivery.endpoint().describe() + " (message at " + this.delivery.describe()
-					+ "): step names must be unique within a run, e.g. add an index to steps run in a loop");
-		}
-		int attempt = this.delivery.claim().attempt();
-		StepRecord earlier = this.earlierAttempts.find(name).orElse(null);
+	<T> T run(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe) {
+		StepRecord earlier = begin(name);
 		if (earlier != null && earlier.state() == StepState.DONE) {
 			return observed(name, StepOutcome.REPLAYED, this.steps.fromJson(this.delivery, earlier, type));
 		}
-		if (earlier == null || earlier.state() != StepState.STARTED || earlier.attempt() >= attempt || rerunnable) {
-			return execute(name, action, StepOutcome.EXECUTED);
+		String origin = origin(earlier);
+		// Every STARTED entry of the journal the claim carried over was written by another claim (this
+		// one has started nothing yet, and a name runs once per run): decided by the claim, never by
+		// comparing attempt numbers, which a shutdown release gives back and a replay resets.
+		if (earlier == null || earlier.state() != StepState.STARTED) {
+			return execute(name, type, origin, (id) -> action.run(), StepOutcome.EXECUTED);
 		}
 		if (probe != null) {
 			Optional<T> found = call(name, probe::find);
+			if (found == null) {
+				throw new StepRejectedException("The probe of step '" + name + "' of listener "
+						+ this.delivery.endpoint().describe() + " returned null: return Optional.empty() when the "
+						+ "side effect is absent, Optional.of(result) when it happened", null);
+			}
 			if (found.isEmpty()) {
-				return execute(name, action, StepOutcome.PROBE_ABSENT);
+				return execute(name, type, origin, (id) -> action.run(), StepOutcome.PROBE_ABSENT);
 			}
 			T value = found.get();
-			journal(StepRecord.found(name, attempt, this.steps.toJson(this.delivery, name, value), this.steps.now()));
+			journal(StepRecord.found(name, this.delivery.claim().attempt(),
+					this.steps.toJson(this.delivery, name, value, type), origin, this.steps.now()));
 			return observed(name, StepOutcome.PROBE_FOUND, value);
 		}
 		if (this.delivery.settings().onAbandoned() == AbandonedPolicy.DEAD_LETTER) {
 			throw new StepInterruptedException(name, earlier.attempt(), this.delivery.consumer());
 		}
-		return execute(name, action, StepOutcome.EXECUTED);
+		return execute(name, type, origin, (id) -> action.run(), StepOutcome.EXECUTED);
 	}
 
-	private <T> T execute(String name, StepAction<T> action, StepOutcome outcome) {
-		StepRecord started = StepRecord.started(name, this.delivery.claim().attempt(), this.steps.now());
+	/**
+	 * Publishes as a step with the message id {@code <namespace>:<key>/<step>/<origin>}: the same
+	 * for every attempt of one run of the task, new after a resubmit. An unfinished earlier run is
+	 * simply run again: the server drops the copy within the duplicate window.
+	 */
+	PublishResult publish(String step, String subject, Object payload) {
+		ExactlyOncePublisher publisher = this.steps.publisher(this.delivery, step);
+		ParameterizedTypeReference<PublishResult> type = ParameterizedTypeReference.forType(PublishResult.class);
+		StepRecord earlier = begin(step);
+		if (earlier != null && earlier.state() == StepState.DONE) {
+			return observed(step, StepOutcome.REPLAYED, this.steps.fromJson(this.delivery, earlier, type));
+		}
+		return execute(step, type, origin(earlier),
+				(origin) -> publisher.publish(subject, payload, messageId(step, origin)), StepOutcome.EXECUTED);
+	}
+
+	/** Checks a step's name and returns what earlier attempts journaled for it. */
+	private StepRecord begin(String name) {
+		if (name == null) {
+			throw new StepRejectedException("A step of listener " + this.delivery.endpoint().describe()
+					+ " has no name; give every step a name unique within a run", null);
+		}
+		if (!this.names.add(name)) {
+			throw new StepRejectedException("Step '" + name + "' ran twice in one run of listener "
+					+ this.delivery.endpoint().describe() + " (message at " + this.delivery.describe()
+					+ "): step names must be unique within a run, e.g. add an index to steps run in a loop", null);
+		}
+		return this.earlierAttempts.find(name).orElse(null);
+	}
+
+	/** The origin of an unfinished earlier run of the step, else this claim's fencing token. */
+	private String origin(StepRecord earlier) {
+		return (earlier != null && earlier.origin() != null) ? earlier.origin() : this.delivery.claim().token();
+	}
+
+	private String messageId(String step, String origin) {
+		return escaped(this.delivery.storeKey()) + "/" + escaped(step) + "/" + origin;
+	}
+
+	/** {@code %} and {@code /} percent-encoded: key {@code a} + step {@code b/c} is not {@code a/b} + {@code c}. */
+	private static String escaped(String part) {
+		return part.replace("%", "%25").replace("/", "%2F");
+	}
+
+	private <T> T execute(String name, ParameterizedTypeReference<T> type, String origin, OriginAction<T> action,
+			StepOutcome outcome) {
+		StepRecord started = StepRecord.started(name, this.delivery.claim().attempt(), origin, this.steps.now());
 		journal(started);
 		T value;
 		String json;
 		try {
-			value = call(name, action::run);
+			value = call(name, () -> action.run(origin));
 			this.steps.observers().stepPerformed(this.delivery, name);
-			json = this.steps.toJson(this.delivery, name, value);
+			json = this.steps.toJson(this.delivery, name, value, type);
 		}
 		catch (PipelineHaltedException ex) {
 			throw ex;
@@ -125,6 +158,14 @@ final class StepSession {
 	private <T> T observed(String name, StepOutcome outcome, T value) {
 		this.steps.observers().step(this.delivery, name, outcome);
 		return value;
+	}
+
+	/** A step's work, given the origin its side effects are made under. */
+	@FunctionalInterface
+	private interface OriginAction<T> {
+
+		T run(String origin) throws Exception;
+
 	}
 
 	/**

@@ -7,7 +7,10 @@ import java.time.Instant;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.core.ParameterizedTypeReference;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
@@ -30,6 +33,9 @@ final class Steps {
 
 	private final JsonMapper mapper;
 
+	/** The application's mapper, refusing a bean it finds no property of (it would be journaled as {}). */
+	private final JsonMapper checkingMapper;
+
 	private final ExactlyOncePublisher publisher;
 
 	private final PipelineObservers observers;
@@ -45,6 +51,7 @@ final class Steps {
 		this.doneRetryTimeout = doneRetryTimeout;
 		this.store = store;
 		this.mapper = mapper;
+		this.checkingMapper = mapper.rebuild().enable(SerializationFeature.FAIL_ON_EMPTY_BEANS).build();
 		this.publisher = publisher;
 		this.observers = observers;
 		this.maxResultBytes = maxResultBytes;
@@ -66,8 +73,8 @@ final class Steps {
 
 	ExactlyOncePublisher publisher(Delivery delivery, String step) {
 		if (this.publisher == null) {
-			throw new IllegalStateException("Step '" + step + "' of listener " + delivery.endpoint().describe()
-					+ " publishes, but there is no ExactlyOncePublisher bean");
+			throw new StepRejectedException("Step '" + step + "' of listener " + delivery.endpoint().describe()
+					+ " publishes, but there is no ExactlyOncePublisher bean", null);
 		}
 		return this.publisher;
 	}
@@ -80,7 +87,7 @@ final class Steps {
 	 * the claim over), any other entry for as long as the lease lasts.
 	 * @throws dev.exactlyonce.store.ClaimLostException when the claim was taken over
 	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store did not answer in time
-	 * @throws IllegalStateException when the record with this entry is too large for the store
+	 * @throws StepRejectedException when the record with this entry is too large for the store
 	 */
 	void journal(Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepRecord step) {
 		Duration retryFor = (step.state() == StepState.DONE) ? this.doneRetryTimeout : delivery.leaseLeft();
@@ -93,45 +100,68 @@ final class Steps {
 					+ ", retrying in " + wait + ": " + ex.getMessage())));
 		}
 		catch (RecordTooLargeException ex) {
-			throw new IllegalStateException("Step '" + step.name() + "' of the message at " + delivery.describe()
+			throw new StepRejectedException("Step '" + step.name() + "' of the message at " + delivery.describe()
 					+ " cannot be journaled: " + ex.getMessage(), ex);
 		}
 	}
 
 	/**
-	 * A step's result as JSON, within {@code exactlyonce.steps.max-result-size}.
-	 * @throws IllegalStateException when it cannot be written or is too large
+	 * A step's result as JSON, within {@code exactlyonce.steps.max-result-size}, checked to read back
+	 * as its declared type, so a result that could not be replayed is refused before it is journaled.
+	 * @throws StepRejectedException when it cannot be written or read back, or is too large
 	 */
-	String toJson(Delivery delivery, String step, Object result) {
+	String toJson(Delivery delivery, String step, Object result, ParameterizedTypeReference<?> type) {
 		byte[] json;
 		try {
-			json = this.mapper.writeValueAsBytes(result);
+			json = this.checkingMapper.writeValueAsBytes(result);
 		}
 		catch (JacksonException ex) {
-			throw new IllegalStateException("Result of step '" + step + "' of listener "
-					+ delivery.endpoint().describe() + " cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+			throw new StepRejectedException("Result of step '" + step + "' of listener " + delivery.endpoint().describe()
+					+ " (" + typeName(result, type) + ") cannot be written as JSON: " + ex.getOriginalMessage()
+					+ ". Return a type Jackson can write and read: a record, or a class with getters and a "
+					+ "constructor or setters", ex);
 		}
 		if (json.length > this.maxResultBytes) {
-			throw new IllegalStateException("Result of step '" + step + "' of listener " + delivery.endpoint().describe()
+			throw new StepRejectedException("Result of step '" + step + "' of listener " + delivery.endpoint().describe()
 					+ " is " + json.length + " bytes as JSON, above exactlyonce.steps.max-result-size ("
-					+ this.maxResultBytes + " bytes): store large outputs elsewhere and journal a reference");
+					+ this.maxResultBytes + " bytes): raise it, or store large outputs elsewhere and journal a reference",
+					null);
+		}
+		try {
+			this.mapper.readValue(json, javaType(type));
+		}
+		catch (JacksonException ex) {
+			throw new StepRejectedException("Result of step '" + step + "' of listener " + delivery.endpoint().describe()
+					+ " was written as JSON but cannot be read back as " + type.getType().getTypeName()
+					+ ", so a later attempt could not replay it: " + ex.getOriginalMessage() + ". Give the type a "
+					+ "constructor Jackson can use (a record), or declare the step with the type it returns", ex);
 		}
 		return new String(json, StandardCharsets.UTF_8);
 	}
 
 	/**
 	 * A journaled result, read back.
-	 * @throws IllegalStateException when it is not a {@code type} (the result type changed since)
+	 * @throws StepRejectedException when it is not a {@code type} (the result type changed since)
 	 */
-	<T> T fromJson(Delivery delivery, StepRecord step, Class<T> type) {
+	<T> T fromJson(Delivery delivery, StepRecord step, ParameterizedTypeReference<T> type) {
 		try {
-			return this.mapper.readValue(step.result(), type);
+			return this.mapper.readValue(step.result(), javaType(type));
 		}
 		catch (JacksonException ex) {
-			throw new IllegalStateException("Journaled result of step '" + step.name() + "' of listener "
-					+ delivery.endpoint().describe() + " cannot be read as " + type.getName() + " (did its type change "
-					+ "since attempt " + step.attempt() + "?): " + ex.getOriginalMessage(), ex);
+			throw new StepRejectedException("Journaled result of step '" + step.name() + "' of listener "
+					+ delivery.endpoint().describe() + " cannot be read as " + type.getType().getTypeName()
+					+ ": the step's result type changed since attempt " + step.attempt() + " journaled it ("
+					+ ex.getOriginalMessage() + "). Read it with the old type, or resubmit the task to run it "
+					+ "from the start", ex);
 		}
+	}
+
+	private JavaType javaType(ParameterizedTypeReference<?> type) {
+		return this.mapper.getTypeFactory().constructType(type.getType());
+	}
+
+	private static String typeName(Object result, ParameterizedTypeReference<?> type) {
+		return (result != null) ? result.getClass().getName() : type.getType().getTypeName();
 	}
 
 }

@@ -38,9 +38,6 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static final String PUBLISH_STEP = "publish:" + DEPLOYS;
 
-	private static final String NON_RETRYABLE_ILLEGAL_STATE = "exactlyonce.consumers.steps.non-retryable-exceptions="
-			+ "java.lang.IllegalStateException";
-
 	@Override
 	protected void configure(TestInstances instances) {
 		instances.with("test.steps.enabled", "true")
@@ -138,9 +135,91 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(handler.runs("draft")).isEqualTo(1);
 		assertThat(handler.runs("commit")).isEqualTo(1);
 		assertThat(handler.runs("notify")).isEqualTo(1);
+		StepRecord published = journal(instance, "t-published").get(3);
 		assertThat(deploys()).singleElement().satisfies((deploy) -> assertThat(
-				deploy.getHeaders().getFirst("Nats-Msg-Id")).isEqualTo("steps:t-published/" + PUBLISH_STEP));
-		assertThat(journal(instance, "t-published").get(3).result()).contains("\"duplicate\":true");
+				deploy.getHeaders().getFirst("Nats-Msg-Id")).isEqualTo("steps:t-published/" + PUBLISH_STEP + "/"
+						+ published.origin()));
+		assertThat(published.attempt()).isEqualTo(2);
+		assertThat(published.origin()).as("the first attempt's claim").isNotEqualTo(record(instance, "t-published").token());
+		assertThat(published.result()).contains("\"duplicate\":true");
+	}
+
+	@Test
+	void aResubmittedTaskPublishesItsFollowUpAgainWithTheNewResult() throws Exception {
+		Instance instance = this.instances.start("a");
+		runToCompletion(instance, "t-resubmitted");
+
+		instance.bean(ExactlyOncePublisher.class)
+			.resubmit("steps", "t-resubmitted", "agents.steps.tasks.blog-post", TaskAssignment.of("t-resubmitted"),
+					"ops", "wrong draft");
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> deploys().size() == 2);
+		List<String> commits = this.instances.ledger().commitsOf("t-resubmitted");
+		assertThat(commits).hasSize(2).doesNotHaveDuplicates();
+		List<MessageInfo> deploys = deploys();
+		assertThat(new String(deploys.get(1).getData())).contains(commits.get(1));
+		assertThat(deploys).extracting((deploy) -> deploy.getHeaders().getFirst("Nats-Msg-Id")).doesNotHaveDuplicates();
+	}
+
+	@Test
+	void aStepStartedByAnAttemptReleasedAtShutdownIsProbedByTheNextInstance() throws Exception {
+		this.instances.with("exactlyonce.listener.shutdown-timeout", "1s").with("test.steps.probe", "true");
+		Instance leaving = this.instances.start("leaving", "test.steps.hang-after-commit=true");
+		this.instances.ledger().close();
+		leaving.bean(ExactlyOncePublisher.class)
+			.publish("agents.steps.tasks.blog-post", TaskAssignment.of("t-released"), "t-released");
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.instances.ledger().commitsOf("t-released").size() == 1);
+
+		leaving.context().close();
+		Instance next = this.instances.start("next");
+		try {
+			runToCompletion(next, "t-released", false);
+		}
+		finally {
+			this.instances.ledger().open();
+		}
+
+		SteppedTaskHandler handler = next.bean(SteppedTaskHandler.class);
+		assertThat(this.instances.ledger().commitsOf("t-released")).as("commits").hasSize(1);
+		assertThat(handler.runs("probe")).isEqualTo(1);
+		assertThat(handler.runs("commit")).isZero();
+		assertThat(journal(next, "t-released")).extracting(StepRecord::name, StepRecord::state)
+			.startsWith(tuple("draft", StepState.DONE), tuple("commit", StepState.DONE));
+	}
+
+	@Test
+	void aGenericStepResultIsReplayedAsItsDeclaredType() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.outline=true", "test.steps.fail-once-at=notify");
+
+		runToCompletion(instance, "t-outlined");
+
+		SteppedTaskHandler handler = instance.bean(SteppedTaskHandler.class);
+		assertThat(handler.runs("outline")).isEqualTo(1);
+		assertThat(handler.outlines()).hasSize(2).containsOnly(handler.outlines().get(0));
+		assertThat(handler.outlines().get(0)).first().isEqualTo("intro");
+	}
+
+	@Test
+	void aResultJacksonCannotWriteDeadLettersAtOnceNamingTheStepAndType() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.opaque-draft=true");
+
+		String message = deadLetterExceptionMessage(instance, "t-opaque");
+
+		assertThat(message).contains("Result of step 'draft-object'", "OpaqueDraft", "cannot be written as JSON",
+				"a record");
+		assertThat(instance.bean(SteppedTaskHandler.class).runs("draft")).as("paid calls").isEqualTo(1);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	@Test
+	void aProbeReturningNullDeadLettersAtOnceSayingWhatToReturn() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.probe=true", "test.steps.null-probe=true");
+		crashAfterTheSideEffectOfStep(instance, 2);
+
+		String message = deadLetterExceptionMessage(instance, "t-null-probe");
+
+		assertThat(message).contains("The probe of step 'commit'", "returned null", "Optional.empty()");
+		assertThat(instance.bean(SteppedTaskHandler.class).runs("commit")).isEqualTo(1);
 	}
 
 	@Test
@@ -154,21 +233,23 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
-	void aResultAboveTheSizeCapFailsItsStepNamingTheProperty() throws Exception {
+	void aResultAboveTheSizeCapDeadLettersAtOnceWithoutPayingForTheStepAgain() throws Exception {
 		Instance instance = this.instances.start("a", "test.steps.draft-padding=2000",
-				"exactlyonce.steps.max-result-size=1KB", NON_RETRYABLE_ILLEGAL_STATE);
+				"exactlyonce.steps.max-result-size=1KB");
 
 		String message = deadLetterExceptionMessage(instance, "t-oversized");
 
 		assertThat(message).contains("Result of step 'draft'", "exactlyonce.steps.max-result-size (1024 bytes)",
 				"store large outputs elsewhere and journal a reference");
+		assertThat(instance.bean(SteppedTaskHandler.class).runs("draft")).as("paid calls").isEqualTo(1);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.DEAD_LETTERED);
 		assertThat(journal(instance, "t-oversized")).extracting(StepRecord::name, StepRecord::state)
 			.containsExactly(tuple("draft", StepState.FAILED));
 	}
 
 	@Test
 	void aStepNameRepeatedInOneRunFailsLoudly() throws Exception {
-		Instance instance = this.instances.start("a", "test.steps.draft-twice=true", NON_RETRYABLE_ILLEGAL_STATE);
+		Instance instance = this.instances.start("a", "test.steps.draft-twice=true");
 
 		String message = deadLetterExceptionMessage(instance, "t-repeated");
 
@@ -198,8 +279,14 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	private void runToCompletion(Instance instance, String taskId) throws Exception {
-		instance.bean(ExactlyOncePublisher.class)
-			.publish("agents.steps.tasks.blog-post", TaskAssignment.of(taskId), taskId);
+		runToCompletion(instance, taskId, true);
+	}
+
+	private void runToCompletion(Instance instance, String taskId, boolean publish) throws Exception {
+		if (publish) {
+			instance.bean(ExactlyOncePublisher.class)
+				.publish("agents.steps.tasks.blog-post", TaskAssignment.of(taskId), taskId);
+		}
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED)

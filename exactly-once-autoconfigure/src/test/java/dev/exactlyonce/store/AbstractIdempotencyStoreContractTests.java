@@ -412,12 +412,12 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		String key = uniqueKey("journal-order");
 		Claim claim = acquire(key, "worker-1", LEASE).claim();
 		Instant now = Instant.now();
-		StepRecord draft = StepRecord.started("draft", 1, now);
+		StepRecord draft = StepRecord.started("draft", 1, "origin", now);
 
 		this.store.recordStep(claim, draft);
-		this.store.recordStep(claim, StepRecord.started("commit", 1, now.plusMillis(1)));
+		this.store.recordStep(claim, StepRecord.started("commit", 1, "origin", now.plusMillis(1)));
 		this.store.recordStep(claim, draft.done("{\"title\":\"Launch\"}", now.plusMillis(2)));
-		this.store.recordStep(claim, StepRecord.started("deploy", 1, now.plusMillis(3)).failed(now.plusMillis(4)));
+		this.store.recordStep(claim, StepRecord.started("deploy", 1, "origin", now.plusMillis(3)).failed(now.plusMillis(4)));
 
 		IdempotencyRecord record = this.store.find(key).orElseThrow();
 		assertThat(record.journal().steps()).extracting(StepRecord::name, StepRecord::state)
@@ -441,14 +441,14 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		Takeover takeover = takeOver(key);
 
 		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(
-				() -> this.store.recordStep(takeover.zombie(), StepRecord.started("commit", 1, Instant.now())));
-		this.store.recordStep(takeover.current(), StepRecord.started("draft", 2, Instant.now()));
+				() -> this.store.recordStep(takeover.zombie(), StepRecord.started("commit", 1, "origin", Instant.now())));
+		this.store.recordStep(takeover.current(), StepRecord.started("draft", 2, "origin", Instant.now()));
 
 		assertThat(this.store.find(key).orElseThrow().journal().steps()).singleElement()
 			.satisfies((step) -> assertThat(step.name()).isEqualTo("draft"));
 		this.store.complete(takeover.current(), Completion.completed("listener", 1, "done"));
 		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(
-				() -> this.store.recordStep(takeover.current(), StepRecord.started("late", 2, Instant.now())));
+				() -> this.store.recordStep(takeover.current(), StepRecord.started("late", 2, "origin", Instant.now())));
 	}
 
 	@Test
@@ -474,9 +474,9 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	void journalIsCarriedOverWhenAReleasedAttemptIsClaimedAgain() {
 		String key = uniqueKey("journal-released");
 		Claim failed = acquire(key, "worker-1", LEASE).claim();
-		StepRecord draft = StepRecord.started("draft", 1, Instant.now());
+		StepRecord draft = StepRecord.started("draft", 1, "origin", Instant.now());
 		this.store.recordStep(failed, draft.done("\"first draft\"", Instant.now()));
-		this.store.recordStep(failed, StepRecord.started("commit", 1, Instant.now()).failed(Instant.now()));
+		this.store.recordStep(failed, StepRecord.started("commit", 1, "origin", Instant.now()).failed(Instant.now()));
 		this.store.release(failed, "IllegalStateException: git push refused");
 
 		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
@@ -484,7 +484,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(next.journal().steps()).extracting(StepRecord::name, StepRecord::state, StepRecord::result)
 			.containsExactly(tuple("draft", StepState.DONE, "\"first draft\""), tuple("commit", StepState.FAILED, null));
 		assertThat(next.previousAttempt().lastStep()).isEmpty();
-		this.store.recordStep(next.claim(), StepRecord.started("commit", 2, Instant.now()));
+		this.store.recordStep(next.claim(), StepRecord.started("commit", 2, "origin", Instant.now()));
 		assertThat(this.store.find(key).orElseThrow().journal().steps()).extracting(StepRecord::name,
 				StepRecord::attempt).containsExactly(tuple("draft", 1), tuple("commit", 2));
 	}
@@ -493,8 +493,8 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	void journalIsCarriedOverWhenAnAbandonedClaimIsTakenOverAndNamesTheStepItDiedIn() {
 		String key = uniqueKey("journal-abandoned");
 		Claim dead = acquire(key, "dead-worker", SHORT_LEASE).claim();
-		this.store.recordStep(dead, StepRecord.started("draft", 1, Instant.now()).done("\"draft\"", Instant.now()));
-		this.store.recordStep(dead, StepRecord.started("commit", 1, Instant.now()));
+		this.store.recordStep(dead, StepRecord.started("draft", 1, "origin", Instant.now()).done("\"draft\"", Instant.now()));
+		this.store.recordStep(dead, StepRecord.started("commit", 1, "origin", Instant.now()));
 		awaitLeaseEnd(dead);
 
 		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
@@ -613,7 +613,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	void journalIsKeptWithTheCompletionRecord() {
 		String key = uniqueKey("journal-completed");
 		Claim claim = acquire(key, "worker-1", LEASE).claim();
-		this.store.recordStep(claim, StepRecord.started("draft", 1, Instant.now()).done("42", Instant.now()));
+		this.store.recordStep(claim, StepRecord.started("draft", 1, "origin", Instant.now()).done("42", Instant.now()));
 
 		this.store.complete(claim, Completion.completed("listener", 3, "done"));
 
@@ -631,7 +631,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 				"/path/like", "ключ-ü-🚀", "tab\tand\nnewline", "");
 		for (String name : names) {
 			this.store.recordStep(claim,
-					StepRecord.started(name, 1, Instant.now()).done("\"résumé ✓ " + name.replace("\"", "'") + "\"", Instant.now()));
+					StepRecord.started(name, 1, "origin", Instant.now()).done("\"résumé ✓ " + name.replace("\"", "'") + "\"", Instant.now()));
 		}
 
 		StepJournal journal = this.store.find(key).orElseThrow().journal();
@@ -647,11 +647,11 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	void aJournalTooLargeForTheStoreIsRefusedWholeNeverReportedAsAnOutage() {
 		String key = uniqueKey("journal-large");
 		Claim claim = acquire(key, "worker-1", LEASE).claim();
-		this.store.recordStep(claim, StepRecord.started("small", 1, Instant.now()));
+		this.store.recordStep(claim, StepRecord.started("small", 1, "origin", Instant.now()));
 		String huge = "\"" + "x".repeat(1100 * 1024) + "\"";
 
 		try {
-			this.store.recordStep(claim, StepRecord.started("huge", 1, Instant.now()).done(huge, Instant.now()));
+			this.store.recordStep(claim, StepRecord.started("huge", 1, "origin", Instant.now()).done(huge, Instant.now()));
 			assertThat(this.store.find(key).orElseThrow().journal().find("huge").orElseThrow().result())
 				.as("a store that keeps it keeps it whole")
 				.isEqualTo(huge);
@@ -661,7 +661,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 			assertThat(this.store.find(key).orElseThrow().journal().steps()).extracting(StepRecord::name)
 				.containsExactly("small");
 		}
-		this.store.recordStep(claim, StepRecord.started("after", 1, Instant.now()));
+		this.store.recordStep(claim, StepRecord.started("after", 1, "origin", Instant.now()));
 		assertThat(this.store.find(key).orElseThrow().journal().find("after")).isPresent();
 	}
 
@@ -780,7 +780,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		int journaled = 0;
 		for (int step = 0; step < steps; step++) {
 			try {
-				this.store.recordStep(claim, StepRecord.started(prefix + step, claim.attempt(), Instant.now()));
+				this.store.recordStep(claim, StepRecord.started(prefix + step, claim.attempt(), "origin", Instant.now()));
 				journaled++;
 			}
 			catch (ClaimLostException ex) {
@@ -793,7 +793,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	/** Claims a key, journals a DONE step {@code draft} and finishes the attempt with {@code completion}. */
 	private IdempotencyRecord finishedAfterAStep(String key, Completion completion) {
 		Claim claim = acquire(key, "worker-1", LEASE).claim();
-		this.store.recordStep(claim, StepRecord.started("draft", 1, Instant.now()).done("\"draft\"", Instant.now()));
+		this.store.recordStep(claim, StepRecord.started("draft", 1, "origin", Instant.now()).done("\"draft\"", Instant.now()));
 		return this.store.complete(claim, completion);
 	}
 

@@ -27,6 +27,8 @@ public class Ledger {
 
 	private final Set<String> fixed = ConcurrentHashMap.newKeySet();
 
+	private final Map<String, List<String>> commits = new ConcurrentHashMap<>();
+
 	void recordStart(Execution attempt) {
 		this.firstStartNanos.putIfAbsent(attempt.taskId(), System.nanoTime());
 		this.started.add(attempt);
@@ -67,6 +69,16 @@ public class Ledger {
 		return this.fixed.contains(taskId);
 	}
 
+	/** Records a commit of a task in the repository all instances share: a side effect to count. */
+	void commit(String taskId, String sha) {
+		this.commits.computeIfAbsent(taskId, (id) -> new CopyOnWriteArrayList<>()).add(sha);
+	}
+
+	/** The commits of a task, in order, made by any instance. */
+	public List<String> commitsOf(String taskId) {
+		return List.copyOf(this.commits.getOrDefault(taskId, List.of()));
+	}
+
 	/** Makes handlers wait inside their work until {@link #open()}. */
 	public void close() {
 		this.gate = new CountDownLatch(1);
@@ -79,6 +91,23 @@ public class Ledger {
 	void passGate() throws InterruptedException {
 		if (!this.gate.await(2, TimeUnit.MINUTES)) {
 			throw new IllegalStateException("Ledger gate never opened");
+		}
+	}
+
+	/** Waits for {@link #open()} like a blocking socket read would: deaf to interrupts. */
+	void passGateUninterruptibly() {
+		boolean interrupted = false;
+		while (true) {
+			try {
+				passGate();
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

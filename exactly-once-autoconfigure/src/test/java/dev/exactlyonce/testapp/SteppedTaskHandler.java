@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.core.env.Environment;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
 import dev.exactlyonce.listener.ExactlyOnceContext;
@@ -23,18 +25,22 @@ import dev.exactlyonce.store.PreviousAttempt;
  * follow-up published to {@code agents.devops.tasks.deploy}. The step named by
  * {@code test.steps.fail-once-at} throws on its first run; {@code test.steps.draft-padding} makes the
  * draft that many characters longer; {@code test.steps.draft-twice} runs a second step named
- * {@code draft}. Counts every action and probe run.
+ * {@code draft}; {@code test.steps.hang-after-commit} makes the commit step wait, deaf to interrupts,
+ * at the {@link Ledger}'s gate after its side effect; {@code test.steps.outline} adds a step
+ * {@code outline} with a generic result; {@code test.steps.opaque-draft} makes the draft an object
+ * Jackson finds no property of; {@code test.steps.null-probe} makes the probe return {@code null}.
+ * Commits go to the {@link Ledger}, shared by all instances. Counts every action and probe run.
  */
 @ConditionalOnProperty("test.steps.enabled")
 public class SteppedTaskHandler {
 
 	private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 
-	private final Map<String, String> repository = new ConcurrentHashMap<>();
-
 	private final List<String> committedDrafts = new CopyOnWriteArrayList<>();
 
 	private final List<String> interruptedSteps = new CopyOnWriteArrayList<>();
+
+	private final List<List<String>> outlines = new CopyOnWriteArrayList<>();
 
 	private final boolean probe;
 
@@ -44,10 +50,16 @@ public class SteppedTaskHandler {
 
 	private final boolean draftTwice;
 
-	public SteppedTaskHandler(@Value("${test.steps.probe:false}") boolean probe,
+	private final Ledger ledger;
+
+	private final Environment environment;
+
+	public SteppedTaskHandler(Ledger ledger, Environment environment, @Value("${test.steps.probe:false}") boolean probe,
 			@Value("${test.steps.fail-once-at:}") String failOnceAt,
 			@Value("${test.steps.draft-padding:0}") int draftPadding,
 			@Value("${test.steps.draft-twice:false}") boolean draftTwice) {
+		this.ledger = ledger;
+		this.environment = environment;
 		this.probe = probe;
 		this.failOnceAt = failOnceAt;
 		this.draftPadding = draftPadding;
@@ -57,8 +69,16 @@ public class SteppedTaskHandler {
 	@ExactlyOnceListener(consumer = "steps", key = "payload.taskId")
 	public String handle(TaskAssignment task, ExactlyOnceContext context) {
 		context.previousAttempt().flatMap(PreviousAttempt::lastStep).ifPresent(this.interruptedSteps::add);
+		if (option("opaque-draft")) {
+			context.step("draft-object", OpaqueDraft.class, () -> run("draft", new OpaqueDraft("draft " + UUID.randomUUID())));
+		}
 		String draft = context.step("draft", String.class,
 				() -> run("draft", "draft " + UUID.randomUUID() + " ".repeat(this.draftPadding)));
+		if (option("outline")) {
+			List<String> outline = context.step("outline", new ParameterizedTypeReference<List<String>>() {
+			}, () -> run("outline", List.of("intro", draft)));
+			this.outlines.add(outline);
+		}
 		if (this.draftTwice) {
 			context.step("draft", String.class, () -> run("draft", "second draft"));
 		}
@@ -72,14 +92,25 @@ public class SteppedTaskHandler {
 
 	private String commit(TaskAssignment task, String draft) {
 		String sha = run("commit", "sha-" + Integer.toHexString(draft.hashCode()));
-		this.repository.put(task.taskId(), sha);
+		this.ledger.commit(task.taskId(), sha);
 		this.committedDrafts.add(draft);
+		if (option("hang-after-commit")) {
+			this.ledger.passGateUninterruptibly();
+		}
 		return sha;
 	}
 
 	private Optional<String> findCommit(TaskAssignment task) {
 		run("probe", null);
-		return Optional.ofNullable(this.repository.get(task.taskId()));
+		if (option("null-probe")) {
+			return null;
+		}
+		List<String> commits = this.ledger.commitsOf(task.taskId());
+		return commits.isEmpty() ? Optional.empty() : Optional.of(commits.get(commits.size() - 1));
+	}
+
+	private boolean option(String name) {
+		return this.environment.getProperty("test.steps." + name, Boolean.class, false);
 	}
 
 	private <T> T run(String step, T result) {
@@ -88,6 +119,22 @@ public class SteppedTaskHandler {
 			throw new IllegalStateException("simulated failure of step " + step);
 		}
 		return result;
+	}
+
+	/** A draft with a private field and no getter: Jackson finds nothing to write. */
+	public static final class OpaqueDraft {
+
+		private final String text;
+
+		OpaqueDraft(String text) {
+			this.text = text;
+		}
+
+		@Override
+		public String toString() {
+			return this.text;
+		}
+
 	}
 
 	/** How many times a step's action (or {@code probe}) ran. */
@@ -99,6 +146,11 @@ public class SteppedTaskHandler {
 	/** The steps earlier attempts left unfinished, as each run saw them. */
 	public List<String> interruptedSteps() {
 		return List.copyOf(this.interruptedSteps);
+	}
+
+	/** The outlines each run got from its {@code outline} step, in order. */
+	public List<List<String>> outlines() {
+		return List.copyOf(this.outlines);
 	}
 
 	/** The drafts committed, in order. */

@@ -91,7 +91,7 @@ final class LongTaskProbe {
 	}
 
 	private void journal(Claim claim, String name, String json) {
-		StepRecord started = StepRecord.started(name, claim.attempt(), Instant.now());
+		StepRecord started = StepRecord.started(name, claim.attempt(), claim.token(), Instant.now());
 		this.store.recordStep(claim, started);
 		this.store.recordStep(claim, started.done(json, Instant.now()));
 	}

@@ -131,7 +131,7 @@ public final class StoreLatencyBenchmark {
 			Claim claim = acquired.claim();
 			for (int step = 0; step < STEPS_PER_TASK; step++) {
 				start = System.nanoTime();
-				StepRecord started = StepRecord.started("step-" + step, claim.attempt(), Instant.now());
+				StepRecord started = StepRecord.started("step-" + step, claim.attempt(), claim.token(), Instant.now());
 				store.recordStep(claim, started);
 				store.recordStep(claim, started.done(RESULT, Instant.now()));
 				latencies.steps().record(start);
