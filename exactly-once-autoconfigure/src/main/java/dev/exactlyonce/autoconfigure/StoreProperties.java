@@ -18,8 +18,12 @@ public class StoreProperties {
 	/** How long completion records are kept; must outlive every redelivery. */
 	private Duration completedTtl = Duration.ofHours(72);
 
-	/** How long a claim stays valid without renewal before it counts as abandoned. */
-	private Duration lease = Duration.ofMinutes(2);
+	/**
+	 * How long a claim stays valid without renewal before it counts as abandoned: how soon a task
+	 * whose worker died resumes elsewhere, and how long a store outage may last before another
+	 * instance could take a running task over.
+	 */
+	private Duration lease = Duration.ofSeconds(20);
 
 	/** Maximum size in characters of a handler's result summary kept in the record. */
 	private int resultSummaryMaxLength = 1024;

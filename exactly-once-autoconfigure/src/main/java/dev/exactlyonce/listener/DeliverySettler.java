@@ -46,6 +46,8 @@ final class DeliverySettler {
 
 	private final DuplicateTrace duplicates;
 
+	private final HolderWaits holderWaits = new HolderWaits();
+
 	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, Requeue requeue,
 			PipelineObservers observers, Duration ackTimeout, boolean confirmAcks, Clock clock) {
 		this.store = store;
@@ -57,6 +59,9 @@ final class DeliverySettler {
 		this.confirmAcks = confirmAcks;
 		this.clock = clock;
 	}
+
+	/** What used up the deliveries of a message released by shutdowns, for the requeue's log. */
+	static final String SHUTDOWNS = "only because routine shutdowns released it (it never failed)";
 
 	/** Settles a delivery whose invocation returned, as the advice decided. */
 	void settle(Delivery delivery) {
@@ -73,6 +78,7 @@ final class DeliverySettler {
 			ack(delivery, DeliveryOutcome.DUPLICATE);
 		}
 		else if (settlement instanceof Settlement.HeldElsewhere held) {
+			this.holderWaits.waiting(delivery, held.owner(), held.leaseUntil());
 			Duration remaining = Duration.between(this.clock.instant(), held.leaseUntil());
 			nak(delivery, delivery.settings().waitForHolder(delivery.deliveryCount(), remaining),
 					DeliveryOutcome.IN_PROGRESS_ELSEWHERE);
@@ -116,7 +122,7 @@ final class DeliverySettler {
 			logger.warn("Handler of the message at " + delivery.describe() + " stopped by shutdown ("
 					+ failure.getClass().getName() + "); released for another instance");
 			release(delivery, IdempotencyStore.RELEASED_BY_SHUTDOWN);
-			if (delivery.settings().isLastDelivery(delivery.deliveryCount()) && requeued(delivery)) {
+			if (delivery.settings().isLastDelivery(delivery.deliveryCount()) && requeued(delivery, SHUTDOWNS)) {
 				term(delivery);
 				outcome(delivery, DeliveryOutcome.RETRIED);
 				return;
@@ -127,6 +133,18 @@ final class DeliverySettler {
 		boolean lastDelivery = delivery.settings().isLastDelivery(delivery.deliveryCount());
 		boolean lastAttemptOfKey = delivery.claim() != null
 				&& delivery.settings().isLastKeyAttempt(delivery.claim().attempt());
+		if (retryable && lastDelivery && !lastAttemptOfKey && delivery.claim() != null) {
+			// deliveries were spent without attempts (waiting for a dead holder's lease): a fresh budget
+			release(delivery, failure.getClass().getName());
+			if (requeued(delivery, "waiting for other attempts of its key while it still has attempts left "
+					+ "(this one failed with " + failure.getClass().getName() + ")")) {
+				term(delivery);
+				outcome(delivery, DeliveryOutcome.RETRIED);
+				return;
+			}
+			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
+			return;
+		}
 		if (!retryable || lastDelivery || lastAttemptOfKey) {
 			String reason = !retryable ? "handler failed with a non-retryable exception"
 					: lastDelivery ? "handler failed on the last delivery (max-deliver reached)"
@@ -143,18 +161,18 @@ final class DeliverySettler {
 	}
 
 	/**
-	 * Requeues a delivery a shutdown released on its last delivery, so that shutdowns never use up
-	 * its deliveries; false (and a warning) when the copy was not stored: it is then nak'd and
-	 * requeued once its deliveries ran out.
+	 * Requeues a delivery released on its last delivery while its key has attempts left, so that
+	 * shutdowns and waits never use up its deliveries; false (and a warning) when the copy was not
+	 * stored: it is then nak'd and requeued once its deliveries ran out.
 	 */
-	private boolean requeued(Delivery delivery) {
+	private boolean requeued(Delivery delivery, String why) {
 		try {
-			this.requeue.publishCopy(delivery);
+			this.requeue.publishCopy(delivery, why);
 			return true;
 		}
 		catch (IOException | JetStreamApiException | RuntimeException ex) {
-			logger.warn("Could not requeue the message at " + delivery.describe() + ", released by shutdown on its "
-					+ "last delivery; nak'd instead, it is requeued once its deliveries ran out: " + ex.getMessage());
+			logger.warn("Could not requeue the message at " + delivery.describe() + ", released on its last "
+					+ "delivery; nak'd instead, it is requeued once its deliveries ran out: " + ex.getMessage());
 			return false;
 		}
 	}

@@ -209,7 +209,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return new Settlement.Duplicate();
 		}
 		if (result instanceof ClaimResult.HeldElsewhere held) {
-			return new Settlement.HeldElsewhere(held.leaseUntil());
+			return new Settlement.HeldElsewhere(held.owner(), held.leaseUntil());
 		}
 		return new Settlement.AlreadyDeadLettered();
 	}

@@ -50,6 +50,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * running out of deliveries never ends a task another copy is still retrying;</li>
  * <li>key whose last attempt was this message's, released by a routine shutdown: requeued (see
  * {@link Requeue}), since shutdowns, not failures, used up its deliveries;</li>
+ * <li>key whose last attempt was this message's, abandoned or failed, with attempts left (its
+ * deliveries went on waiting for a dead holder's lease): requeued as well;</li>
  * <li>otherwise: dead-lettered, and its key marked.</li>
  * </ul>
  * A decision that fails (store or server unreachable) is retried with backoff until it succeeds
@@ -278,7 +280,13 @@ final class ExhaustedDeliveries {
 		DeliveryOutcome outcome;
 		if (record != null && record.state() == RecordState.FAILED
 				&& IdempotencyStore.RELEASED_BY_SHUTDOWN.equals(record.resultSummary())) {
-			this.requeue.publishCopy(delivery);
+			this.requeue.publishCopy(delivery, DeliverySettler.SHUTDOWNS);
+			outcome = DeliveryOutcome.RETRIED;
+		}
+		else if (record != null && !record.isFinal() && !this.settings.isLastKeyAttempt(record.attempts())) {
+			this.requeue.publishCopy(delivery, "while its key made " + record.attempts() + " of its "
+					+ this.settings.maxDeliver() + " attempts (the others waited for the lease of an attempt that "
+					+ "ended mid-work, or for a retry delay): a crash never dead-letters a task with attempts left");
 			outcome = DeliveryOutcome.RETRIED;
 		}
 		else if (record != null && record.state() == RecordState.COMPLETED) {

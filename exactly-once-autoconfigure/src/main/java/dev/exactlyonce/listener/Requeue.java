@@ -16,8 +16,9 @@ import dev.exactlyonce.nats.HeaderEncoding;
 import dev.exactlyonce.nats.ServerDirectives;
 
 /**
- * Puts a message whose deliveries were used up by routine shutdowns (each released it with a nak)
- * back on its stream as a new message with a fresh delivery budget: its body and headers (without
+ * Puts a message whose deliveries were used up by something other than its key's attempts (routine
+ * shutdowns that released it, or waits for the lease of an attempt that died mid-work) back on its
+ * stream as a new message with a fresh delivery budget: its body and headers (without
  * the {@code Nats-*} instructions) on its subject, with the message id
  * {@code requeue-<stream>-<sequence>} (so requeueing it twice stores one copy) and the original
  * message id in {@value KeyResolver#ORIGINAL_MESSAGE_ID_HEADER}, which keeps the copy under the
@@ -36,11 +37,12 @@ final class Requeue {
 	/**
 	 * Publishes the copy of a delivery's message to the delivery's stream.
 	 * @param delivery the message to requeue
+	 * @param why what used up its deliveries, for the log
 	 * @return the copy's stream sequence
 	 * @throws IOException when the server did not store it
 	 * @throws JetStreamApiException when the stream refused it
 	 */
-	long publishCopy(Delivery delivery) throws IOException, JetStreamApiException {
+	long publishCopy(Delivery delivery, String why) throws IOException, JetStreamApiException {
 		Message original = delivery.message();
 		Headers headers = (original.getHeaders() != null) ? new Headers(original.getHeaders()) : new Headers();
 		String originalId = HeaderEncoding.first(headers, KeyResolver.ORIGINAL_MESSAGE_ID_HEADER);
@@ -60,10 +62,9 @@ final class Requeue {
 			.build();
 		PublishAck ack = this.connection.jetStream()
 			.publish(copy, PublishOptions.builder().expectedStream(delivery.stream()).build());
-		logger.warn("Message at " + delivery.describe() + " ran out of deliveries only because routine shutdowns "
-				+ "released it (it never failed); requeued as sequence " + ack.getSeqno() + " (message id '" + messageId
-				+ "', same key) with a fresh delivery budget. If this repeats, raise max-deliver or let handlers "
-				+ "finish within exactlyonce.listener.shutdown-timeout");
+		logger.warn("Message at " + delivery.describe() + " ran out of deliveries " + why + "; requeued as sequence "
+				+ ack.getSeqno() + " (message id '" + messageId + "', same key) with a fresh delivery budget; the "
+				+ "key's attempts still count against max-deliver");
 		return ack.getSeqno();
 	}
 

@@ -15,8 +15,8 @@ sealed interface Settlement {
 	record Duplicate() implements Settlement {
 	}
 
-	/** Someone else holds a live claim until {@code leaseUntil}: nak with that delay. */
-	record HeldElsewhere(Instant leaseUntil) implements Settlement {
+	/** {@code owner} holds a live claim until {@code leaseUntil}: nak with that delay. */
+	record HeldElsewhere(String owner, Instant leaseUntil) implements Settlement {
 	}
 
 	/** The key was dead-lettered before: terminate this copy. */

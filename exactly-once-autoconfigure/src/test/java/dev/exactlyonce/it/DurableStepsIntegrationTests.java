@@ -90,6 +90,26 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
+	void aCrashWhoseRedeliveriesAllMeetTheDeadHoldersLeaseResumesInsteadOfDeadLettering() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.probe=true", "exactlyonce.store.lease=10s",
+				"exactlyonce.consumers.steps.max-deliver=3");
+		crashAfterTheSideEffectOfStep(instance, 2);
+
+		runToCompletion(instance, "t-resumed");
+
+		SteppedTaskHandler handler = instance.bean(SteppedTaskHandler.class);
+		assertThat(this.instances.ledger().commitsOf("t-resumed")).as("commits").hasSize(1);
+		assertThat(handler.runs("draft")).as("model calls").isEqualTo(1);
+		assertThat(handler.interruptedSteps()).containsExactly("commit");
+		assertThat(instance.recorder().outcomes()).doesNotContain(DeliveryOutcome.DEAD_LETTERED)
+			.contains(DeliveryOutcome.IN_PROGRESS_ELSEWHERE, DeliveryOutcome.RETRIED);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps")).isEmpty();
+		}
+		assertThat(record(instance, "t-resumed").attempts()).isEqualTo(2);
+	}
+
+	@Test
 	void withoutAProbeTheRetryPolicyRunsOnlyTheInterruptedStepAgainWithTheFirstDraft() throws Exception {
 		Instance instance = this.instances.start("a");
 		crashAfterTheSideEffectOfStep(instance, 2);
