@@ -280,7 +280,10 @@ public class ExactlyOnceProperties {
 		/** Whether acks after a durable completion record wait for the server's confirmation. */
 		private AckMode ackMode = AckMode.SYNC;
 
-		/** How long to keep retrying a completion record while the store is unreachable. */
+		/**
+		 * How long a completion record is retried while the store is unreachable before an ERROR
+		 * says so; the retries go on (message and claim held) until it is written or the listener stops.
+		 */
 		private Duration completionRetryTimeout = Duration.ofMinutes(10);
 
 		/** Whether containers start with the application context. */

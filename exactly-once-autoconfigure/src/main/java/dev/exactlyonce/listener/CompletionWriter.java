@@ -16,9 +16,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Writes the completion record of a handled delivery. While the store is unreachable it retries
- * with exponential backoff ({@link StoreWriteRetry}; the heartbeat keeps the message alive
- * meanwhile) for at most the configured time; it never gives up by acking, and never by running
- * the handler again. A write
+ * with exponential backoff ({@link StoreWriteRetry}; the heartbeat keeps the message and the claim
+ * alive meanwhile) until the record is written, the claim is lost, or the listener has stopped: a
+ * handler that finished is never run again because its record was late while this process lives.
+ * Past {@code completion-retry-timeout} an ERROR says so, once, and the retries go on. A write
  * whose answer was lost is recognised by the store itself (read back by fencing token). It runs
  * with the thread's interrupt flag cleared (see {@link Uninterrupted}); an interrupt that arrives
  * while it waits between retries ends the retries.
@@ -44,10 +45,23 @@ final class CompletionWriter {
 	}
 
 	private Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion) {
+		long lateAt = System.nanoTime() + this.retryTimeout.toNanos();
+		boolean[] saidLate = new boolean[1];
 		try {
-			StoreWriteRetry.write(() -> heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion)),
-					this.retryTimeout, (ex, wait) -> logger.warn("Completion record for the message at "
-							+ delivery.describe() + " not written, retrying in " + wait + ": " + ex.getMessage()));
+			StoreWriteRetry.writeUntil(() -> heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion)),
+					delivery::closed, (ex, wait) -> {
+						if (!saidLate[0] && System.nanoTime() > lateAt) {
+							saidLate[0] = true;
+							logger.error("Completion record for the message at " + delivery.describe() + " still not "
+									+ "written after exactlyonce.listener.completion-retry-timeout (" + this.retryTimeout
+									+ "); its handler ran. The message and claim are held and the write is retried "
+									+ "until the store answers: " + ex.getMessage());
+						}
+						else {
+							logger.warn("Completion record for the message at " + delivery.describe()
+									+ " not written, retrying in " + wait + ": " + ex.getMessage());
+						}
+					});
 			return new Settlement.Processed();
 		}
 		catch (ClaimLostException ex) {

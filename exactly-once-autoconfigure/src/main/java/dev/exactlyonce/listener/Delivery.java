@@ -35,6 +35,8 @@ final class Delivery implements ExactlyOnceContext {
 
 	private final BooleanSupplier stopping;
 
+	private final BooleanSupplier closed;
+
 	private final Executor completions;
 
 	private String key;
@@ -62,25 +64,26 @@ final class Delivery implements ExactlyOnceContext {
 	 * completion record is written on {@code completions} ({@code null}: on the handler's thread).
 	 */
 	Delivery(Message message, ListenerEndpoint endpoint, ConsumerSettings settings, BooleanSupplier stopping,
-			Executor completions) {
+			BooleanSupplier closed, Executor completions) {
 		this(message, message.metaData().streamSequence(), message.metaData().deliveredCount(), endpoint, settings,
-				stopping, completions);
+				stopping, closed, completions);
 	}
 
 	/** A delivery known only by its stream sequence and delivery count (read back from the stream). */
 	Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
 			ConsumerSettings settings) {
-		this(message, streamSequence, deliveryCount, endpoint, settings, () -> false, null);
+		this(message, streamSequence, deliveryCount, endpoint, settings, () -> false, () -> false, null);
 	}
 
 	private Delivery(Message message, long streamSequence, long deliveryCount, ListenerEndpoint endpoint,
-			ConsumerSettings settings, BooleanSupplier stopping, Executor completions) {
+			ConsumerSettings settings, BooleanSupplier stopping, BooleanSupplier closed, Executor completions) {
 		this.message = message;
 		this.streamSequence = streamSequence;
 		this.deliveryCount = deliveryCount;
 		this.endpoint = endpoint;
 		this.settings = settings;
 		this.stopping = stopping;
+		this.closed = closed;
 		this.completions = completions;
 	}
 
@@ -115,6 +118,11 @@ final class Delivery implements ExactlyOnceContext {
 		if (thread != null) {
 			thread.interrupt();
 		}
+	}
+
+	/** Whether the container that pulled this delivery has stopped: its shutdown timeout ran out. */
+	boolean closed() {
+		return this.closed.getAsBoolean();
 	}
 
 	/** Whether the container that pulled this delivery is stopping. */

@@ -55,8 +55,8 @@ final class DeliveryProcessor {
 	 * @return its delivery
 	 * @throws RuntimeException when the message carries no JetStream metadata
 	 */
-	Delivery delivery(Message message, BooleanSupplier stopping, Executor completions) {
-		return new Delivery(message, this.endpoint, this.settings, stopping, completions);
+	Delivery delivery(Message message, BooleanSupplier stopping, BooleanSupplier closed, Executor completions) {
+		return new Delivery(message, this.endpoint, this.settings, stopping, closed, completions);
 	}
 
 	/**

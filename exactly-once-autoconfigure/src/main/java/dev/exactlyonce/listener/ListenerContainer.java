@@ -78,6 +78,9 @@ final class ListenerContainer {
 
 	private volatile boolean stopping;
 
+	/** Set once the shutdown timeout ran out: completion records still being retried give up. */
+	private volatile boolean closed;
+
 	private volatile long stopDeadline;
 
 	private volatile PullProbe pullProbe = PullProbe.NONE;
@@ -105,6 +108,7 @@ final class ListenerContainer {
 		}
 		this.running = true;
 		this.stopping = false;
+		this.closed = false;
 		String name = "exactlyonce-" + this.settings.consumer();
 		AtomicInteger workerNumber = new AtomicInteger();
 		this.workers = Executors.newFixedThreadPool(this.settings.concurrency(),
@@ -146,10 +150,12 @@ final class ListenerContainer {
 			if (!awaitSettled(started + (long) (budget * RELEASE_AT))) {
 				releaseStillInFlight();
 				if (!awaitSettled(this.stopDeadline)) {
+					this.closed = true;
 					warnOfRecordsStillBeingWritten();
 				}
 			}
 		}
+		this.closed = true;
 		if (this.completions != null) {
 			this.completions.shutdown();
 		}
@@ -281,7 +287,7 @@ final class ListenerContainer {
 	private void handOff(Message message) {
 		Delivery delivery = null;
 		try {
-			delivery = this.processor.delivery(message, () -> this.stopping, this.completions);
+			delivery = this.processor.delivery(message, () -> this.stopping, () -> this.closed, this.completions);
 			Delivery handed = delivery;
 			this.inFlight.add(handed);
 			this.workers.execute(() -> work(handed));

@@ -2,6 +2,7 @@ package dev.exactlyonce.listener;
 
 import java.time.Duration;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -32,13 +33,27 @@ final class StoreWriteRetry {
 	 */
 	static <T> T write(Supplier<T> write, Duration timeout, BiConsumer<StoreUnavailableException, Duration> beforeRetry) {
 		long deadline = System.nanoTime() + timeout.toNanos();
+		return writeUntil(write, () -> System.nanoTime() > deadline, beforeRetry);
+	}
+
+	/**
+	 * Runs a write, retrying it while the store is unavailable until {@code givenUp} says to stop.
+	 * @param <T> the write's result
+	 * @param write the write
+	 * @param givenUp asked after each failure whether to stop retrying
+	 * @param beforeRetry told the failure and the wait before each retry (to log it)
+	 * @return the write's result
+	 * @throws StoreUnavailableException the last failure, once given up or the wait was interrupted
+	 */
+	static <T> T writeUntil(Supplier<T> write, BooleanSupplier givenUp,
+			BiConsumer<StoreUnavailableException, Duration> beforeRetry) {
 		Backoff backoff = new Backoff(FIRST_RETRY, LONGEST_RETRY);
 		while (true) {
 			try {
 				return write.get();
 			}
 			catch (StoreUnavailableException ex) {
-				if (System.nanoTime() > deadline) {
+				if (givenUp.getAsBoolean()) {
 					throw ex;
 				}
 				Duration wait = backoff.next();

@@ -72,7 +72,7 @@ class ExactlyOnceStoreAutoConfigurationTests {
 	@Test
 	void redisStoreWhenNamedUsesTheApplicationsConnectionFactory() {
 		this.runner.withConfiguration(REDIS)
-			.withPropertyValues("exactlyonce.store.type=redis")
+			.withPropertyValues("exactlyonce.store.type=redis", "spring.data.redis.timeout=2s")
 			.run((context) -> assertThat(context).hasSingleBean(IdempotencyStore.class)
 				.getBean(IdempotencyStore.class)
 				.isInstanceOf(RedisIdempotencyStore.class));

@@ -56,7 +56,8 @@ class StoreSelectionIntegrationTests {
 					GcpFirestoreAutoConfiguration.class))
 			.withUserConfiguration(NoGoogleCredentialsConfiguration.class)
 			.withPropertyValues("exactlyonce.nats.servers=" + nats.url(), "spring.data.redis.host=" + redis.host(),
-					"spring.data.redis.port=" + redis.port(), "spring.cloud.gcp.firestore.project-id=exactly-once-test",
+					"spring.data.redis.port=" + redis.port(), "spring.data.redis.timeout=2s",
+					"spring.cloud.gcp.firestore.project-id=exactly-once-test",
 					"spring.cloud.gcp.firestore.emulator.enabled=true",
 					"spring.cloud.gcp.firestore.host-port=" + firestore.hostPort());
 	}

@@ -11,7 +11,8 @@ import dev.exactlyonce.testapp.TestInstances.Instance;
 
 /**
  * The store is unreachable when the completion record must be written: the message is kept alive
- * with working acks and the write retried until the store answers; one execution, acked once.
+ * with working acks and the write retried until the store answers, however long past
+ * {@code completion-retry-timeout} that is; one execution, acked once.
  */
 class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 
@@ -27,6 +28,17 @@ class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 		instance.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-1"),
 				"t-1");
 		assertProcessedOnceAndAckedOnce(instance, "t-1");
+	}
+
+	@Test
+	void aFinishedHandlerIsNeverRunAgainWhenTheOutageOutlastsTheCompletionRetryTimeout() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.store.lease=3s",
+				"exactlyonce.consumers.worker.working-ack-interval=500ms",
+				"exactlyonce.listener.completion-retry-timeout=1s");
+		instance.storeFaults().failCompletionsFor(Duration.ofSeconds(3));
+		instance.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-2"),
+				"t-2");
+		assertProcessedOnceAndAckedOnce(instance, "t-2");
 	}
 
 }

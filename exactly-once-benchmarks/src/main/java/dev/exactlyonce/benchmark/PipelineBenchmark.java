@@ -103,7 +103,7 @@ public final class PipelineBenchmark {
 			stores.put("memory", Map.of("exactlyonce.store.type", "memory"));
 			stores.put("nats-kv", Map.of("exactlyonce.store.type", "nats-kv"));
 			stores.put("redis", Map.of("exactlyonce.store.type", "redis", "spring.data.redis.host", redis.host(),
-					"spring.data.redis.port", Integer.toString(redis.port())));
+					"spring.data.redis.port", Integer.toString(redis.port()), "spring.data.redis.timeout", "2s"));
 			stores.put("firestore", Map.of("exactlyonce.store.type", "firestore", "spring.cloud.gcp.core.enabled", "true",
 					"spring.cloud.gcp.firestore.enabled", "true", "spring.cloud.gcp.firestore.project-id", "benchmark",
 					"spring.cloud.gcp.firestore.emulator.enabled", "true", "spring.cloud.gcp.firestore.host-port",
