@@ -1,8 +1,10 @@
 package dev.exactlyonce.listener;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,6 +36,9 @@ final class StepSession {
 
 	private final Set<String> names = ConcurrentHashMap.newKeySet();
 
+	/** DONE entries of a transactional listener, journaled with its transaction just before it commits. */
+	private final List<StepRecord> uncommitted = new CopyOnWriteArrayList<>();
+
 	StepSession(Steps steps, Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepJournal earlierAttempts) {
 		this.steps = steps;
 		this.delivery = delivery;
@@ -64,7 +69,7 @@ final class StepSession {
 				return execute(name, type, origin, (id) -> action.run(), StepOutcome.PROBE_ABSENT);
 			}
 			T value = found.get();
-			journal(StepRecord.found(name, this.delivery.claim().attempt(),
+			journalDone(StepRecord.found(name, this.delivery.claim().attempt(),
 					this.steps.toJson(this.delivery, name, value, type), origin, this.steps.now()));
 			return observed(name, StepOutcome.PROBE_FOUND, value);
 		}
@@ -136,11 +141,11 @@ final class StepSession {
 			journalFailed(started);
 			throw ex;
 		}
-		journal(started.done(json, this.steps.now()));
+		journalDone(started.done(json, this.steps.now()));
 		return observed(name, outcome, value);
 	}
 
-	/** Journals a step's failure; a failure to journal it is logged (the step runs again either way). */
+	/** Journals a step's failure; a failure to journal it is logged (the step runs again or is probed). */
 	private void journalFailed(StepRecord started) {
 		try {
 			journal(started.failed(this.steps.now()));
@@ -149,6 +154,43 @@ final class StepSession {
 			logger.warn("Failure of step '" + started.name() + "' of the message at " + this.delivery.describe()
 					+ " not journaled (" + ex.getMessage() + "); the next attempt treats it as unfinished");
 		}
+	}
+
+	/**
+	 * Journals a step's DONE entry: at once, or, in a transactional listener, kept until
+	 * {@link #commitSteps()} journals it inside the handler's transaction, so it can never outlive
+	 * the database writes it stands for.
+	 */
+	private void journalDone(StepRecord done) {
+		if (this.delivery.endpoint().transactional()) {
+			this.uncommitted.add(done);
+		}
+		else {
+			journal(done);
+		}
+	}
+
+	/**
+	 * Journals the DONE entries of a transactional listener inside its transaction, once, just before
+	 * its completion record; a failure fails the transaction.
+	 */
+	void commitSteps() {
+		for (StepRecord done : this.uncommitted) {
+			this.steps.journalInTransaction(this.delivery, this.heartbeat, done);
+		}
+	}
+
+	/**
+	 * After the transaction of a transactional listener rolled back: journals its steps that had
+	 * finished as FAILED (their database writes were rolled back), so the next attempt runs them
+	 * again instead of taking them for steps cut off mid-way. Best effort: an entry left STARTED is
+	 * probed or handled by the on-abandoned policy.
+	 */
+	void rolledBack() {
+		for (StepRecord done : this.uncommitted) {
+			journalFailed(done);
+		}
+		this.uncommitted.clear();
 	}
 
 	private void journal(StepRecord step) {

@@ -106,6 +106,19 @@ final class Steps {
 	}
 
 	/**
+	 * Journals a step's DONE entry once, inside the transaction of a transactional listener: a
+	 * failure is the transaction's (it rolls back), so nothing is retried here.
+	 * @throws dev.exactlyonce.store.ClaimLostException when the claim was taken over
+	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store did not answer
+	 */
+	void journalInTransaction(Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepRecord step) {
+		Uninterrupted.call(() -> heartbeat.exclusive(() -> {
+			this.store.recordStep(delivery.claim(), step);
+			return step;
+		}));
+	}
+
+	/**
 	 * A step's result as JSON, within {@code exactlyonce.steps.max-result-size}, checked to read back
 	 * as its declared type, so a result that could not be replayed is refused before it is journaled.
 	 * @throws StepRejectedException when it cannot be written or read back, or is too large

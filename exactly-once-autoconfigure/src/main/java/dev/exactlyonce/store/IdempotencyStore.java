@@ -72,7 +72,9 @@ public interface IdempotencyStore {
 	/**
 	 * Journals a step of a held claim's task: replaces the journal's entry of the step's name (or
 	 * appends it), as a compare-and-set on the claim's fencing token, so a worker that lost its
-	 * claim cannot journal. The journal is kept when the key is completed or claimed again.
+	 * claim cannot journal. The journal is kept when the key is completed or claimed again. A store
+	 * that writes completion records in its caller's transaction (JDBC) writes a {@code DONE} entry
+	 * there too, so it never outlives the writes it stands for.
 	 * @param claim the claim held
 	 * @param step the step's entry
 	 * @throws ClaimLostException if the claim is no longer held by its token

@@ -15,10 +15,12 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.test.PostgresServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
+import dev.exactlyonce.testapp.TransactionalPostHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -89,6 +91,23 @@ class TransactionalCompletionIntegrationTests extends NatsIntegrationTestSupport
 		assertThat(this.instances.ledger().startedOf("t-retry")).isEqualTo(2);
 		assertThat(postsOf("t-retry")).as("rows in the database after a failed and a successful attempt").isOne();
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.RETRIED, DeliveryOutcome.PROCESSED);
+	}
+
+	@Test
+	void aStepsDatabaseWriteRolledBackWithAFailedAttemptIsWrittenAgainByTheRetry() throws Exception {
+		Instance instance = this.instances.start("a", "test.failures=1", "test.posts.in-step=true",
+				"exactlyonce.consumers.posts.backoff=1s,1s,1s");
+
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-step"), "t-step");
+
+		awaitDrained(instance, DeliveryOutcome.PROCESSED);
+		assertThat(instance.bean(TransactionalPostHandler.class).stepRuns()).as("step action runs").isEqualTo(2);
+		assertThat(postsOf("t-step")).as("rows after a rolled-back and a committed attempt").isOne();
+		IdempotencyRecord record = instance.bean(IdempotencyStore.class).find("posts:t-step").orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.journal().steps()).singleElement()
+			.satisfies((step) -> assertThat(step.state()).isEqualTo(StepState.DONE))
+			.satisfies((step) -> assertThat(step.attempt()).isEqualTo(2));
 	}
 
 	@Test

@@ -1,5 +1,7 @@
 package dev.exactlyonce.testapp;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 import javax.sql.DataSource;
 
 import org.springframework.beans.factory.annotation.Value;
@@ -12,7 +14,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
 /**
  * A transactional listener on consumer {@code posts} (with {@code test.posts.enabled}): inserts the
  * task's row into the {@code posts} table through the application's {@code DataSource}, waits at
- * the {@link Ledger}'s gate, and fails its first {@code test.failures} attempts after the insert.
+ * the {@link Ledger}'s gate, and fails its first {@code test.failures} attempts after the insert. With
+ * {@code test.posts.in-step} the insert is the durable step {@code insert}.
  */
 @ConditionalOnProperty("test.posts.enabled")
 public class TransactionalPostHandler {
@@ -25,8 +28,13 @@ public class TransactionalPostHandler {
 
 	private final int failures;
 
+	private final boolean inStep;
+
+	private final AtomicInteger stepRuns = new AtomicInteger();
+
 	public TransactionalPostHandler(DataSource dataSource, Ledger ledger, @Value("${test.instance:a}") String instance,
-			@Value("${test.failures:0}") int failures) {
+			@Value("${test.failures:0}") int failures, @Value("${test.posts.in-step:false}") boolean inStep) {
+		this.inStep = inStep;
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.ledger = ledger;
 		this.instance = instance;
@@ -38,13 +46,30 @@ public class TransactionalPostHandler {
 		Ledger.Execution attempt = new Ledger.Execution(task.taskId(), context.deliveryCount(), this.instance,
 				context.fencingToken(), context.previousAttempt().orElse(null));
 		this.ledger.recordStart(attempt);
-		this.jdbc.update("INSERT INTO posts (task_id, instance) VALUES (?, ?)", task.taskId(), this.instance);
+		if (this.inStep) {
+			context.step("insert", Integer.class, () -> {
+				this.stepRuns.incrementAndGet();
+				return insert(task);
+			});
+		}
+		else {
+			insert(task);
+		}
 		this.ledger.passGate();
 		if (this.ledger.startedOf(task.taskId()) <= this.failures) {
 			throw new IllegalStateException("simulated model failure");
 		}
 		this.ledger.record(attempt);
 		return "post for " + task.taskId();
+	}
+
+	private int insert(TaskAssignment task) {
+		return this.jdbc.update("INSERT INTO posts (task_id, instance) VALUES (?, ?)", task.taskId(), this.instance);
+	}
+
+	/** How many times the {@code insert} step's action ran (with {@code test.posts.in-step}). */
+	public int stepRuns() {
+		return this.stepRuns.get();
 	}
 
 }

@@ -38,6 +38,7 @@ import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.store.UnconfirmedClaims;
@@ -176,9 +177,21 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 				() -> readBack(claim.key()), LandedWrites.releaseOf(claim));
 	}
 
+	/**
+	 * Journals a step: a {@code DONE} entry inside the caller's transaction when one is active on
+	 * this store's {@code DataSource} (it then commits or rolls back with the writes it stands for),
+	 * any other entry at once on a connection of its own (a step about to run must be known even
+	 * when the transaction is lost).
+	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		transitionOutside(claim, (rules, current) -> rules.recordStep(current, claim, step));
+		BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change = (rules, current) -> rules
+			.recordStep(current, claim, step);
+		if (step.state() == StepState.DONE && inCallersTransaction()) {
+			translated("write", () -> transition(this.callersTransaction, claim.key(), change));
+			return;
+		}
+		transitionOutside(claim, change);
 	}
 
 	/** One compare-and-set of the row, none when the key has no final record or the copy is noted already. */
