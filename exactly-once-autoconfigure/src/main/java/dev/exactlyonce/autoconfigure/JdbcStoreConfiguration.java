@@ -65,8 +65,9 @@ class JdbcStoreConfiguration {
 	}
 
 	@Bean
-	HandlerTransactions exactlyOnceHandlerTransactions(ObjectProvider<PlatformTransactionManager> managers) {
-		return new SpringHandlerTransactions(managers);
+	HandlerTransactions exactlyOnceHandlerTransactions(ObjectProvider<PlatformTransactionManager> managers,
+			DataSource dataSource) {
+		return new SpringHandlerTransactions(managers, dataSource);
 	}
 
 	private static boolean initializesSchema(InitializeSchema mode, DataSource dataSource) {

@@ -175,6 +175,11 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		this.transactions = transactions;
 	}
 
+	/** The transactions of transactional listeners, once {@link #useTransactions} was called. */
+	HandlerTransactions transactions() {
+		return this.transactions;
+	}
+
 	/**
 	 * Whether transactional listeners can run.
 	 * @return {@code true} once {@link #useTransactions} was called

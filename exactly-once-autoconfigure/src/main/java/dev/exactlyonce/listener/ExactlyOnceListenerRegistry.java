@@ -162,6 +162,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 					"Add org.springframework.boot:spring-boot-starter-jdbc with a DataSource (Boot then creates a "
 							+ "DataSourceTransactionManager), or define one PlatformTransactionManager bean.");
 		}
+		this.interceptor.transactions().requireUsableBy(endpoint.describe());
 	}
 
 	/**

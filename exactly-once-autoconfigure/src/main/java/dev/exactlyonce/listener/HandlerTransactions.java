@@ -18,6 +18,14 @@ public interface HandlerTransactions {
 	void run(Body body) throws Throwable;
 
 	/**
+	 * Fails start-up when these transactions cannot run a transactional listener to completion.
+	 * @param listener the listener, as named in messages
+	 * @throws dev.exactlyonce.config.ExactlyOnceConfigurationException naming the problem and the fix
+	 */
+	default void requireUsableBy(String listener) {
+	}
+
+	/**
 	 * Work run in a transaction.
 	 */
 	@FunctionalInterface
