@@ -301,7 +301,7 @@ final class RowRun {
 	 * With a lease shorter than that outage a task whose handler ran but whose record could not be
 	 * written is taken over by another instance, a zombie (7 extra model calls in 100 node kills on
 	 * nats-server 2.15.1, finding 17; one deploy run twice in 100 restarts, finding 19) - the window
-	 * the zombie rows measure, not what these rows are about. Production leases (2 min by default)
+	 * the zombie rows measure, not what these rows are about. Production leases (20 s by default)
 	 * are far longer than a restart or an election.
 	 */
 	private Duration lease() {
