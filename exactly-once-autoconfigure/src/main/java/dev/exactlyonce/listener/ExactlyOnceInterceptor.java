@@ -128,36 +128,27 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	 * Runs the handler and writes the completion record in one transaction, which commits only when
 	 * the record was written (a zombie's completion matches no row: its writes roll back with it).
 	 * The steps' DONE entries are journaled in the transaction too, just before the record, so a
-	 * rolled-back step runs again. The working acks stop before the commit (the record is written),
-	 * and the delivery is settled, so acked, only after the commit. A handler failure, a failed
-	 * record write or a failed commit reaches the container as the handler's failure (release and
-	 * retry), after the steps that had finished are journaled as failed.
+	 * rolled-back step is left STARTED for the next attempt. The working acks stop before the commit
+	 * (the record is written), and the delivery is settled, so acked, only after the commit. A
+	 * handler failure, a failed record write or a failed commit reaches the container as the
+	 * handler's failure (release and retry).
 	 */
 	private Object invokeInTransaction(MethodInvocation invocation, Delivery delivery, WorkingAcks.Heartbeat heartbeat,
 			StepSession steps) throws Throwable {
 		Object[] value = new Object[1];
 		Settlement[] settlement = new Settlement[1];
-		try {
-			this.transactions.run(() -> {
-				value[0] = proceedTimed(invocation, delivery);
-				if (!delivery.takeSettlementForWorker()) {
-					return false;
-				}
-				this.observers.reached(PipelinePoint.HANDLED, delivery);
-				steps.commitSteps();
-				settlement[0] = Uninterrupted.call(() -> this.completionWriter.writeInTransaction(delivery, heartbeat,
-						value[0]));
-				heartbeat.stop();
-				return settlement[0] instanceof Settlement.Processed;
-			});
-		}
-		catch (PipelineHaltedException ex) {
-			throw ex;
-		}
-		catch (Throwable ex) {
-			Uninterrupted.run(steps::rolledBack);
-			throw ex;
-		}
+		this.transactions.run(() -> {
+			value[0] = proceedTimed(invocation, delivery);
+			if (!delivery.takeSettlementForWorker()) {
+				return false;
+			}
+			this.observers.reached(PipelinePoint.HANDLED, delivery);
+			steps.commitSteps();
+			settlement[0] = Uninterrupted.call(() -> this.completionWriter.writeInTransaction(delivery, heartbeat,
+					value[0]));
+			heartbeat.stop();
+			return settlement[0] instanceof Settlement.Processed;
+		});
 		if (settlement[0] != null) {
 			delivery.settle(settlement[0]);
 			if (settlement[0] instanceof Settlement.Processed) {

@@ -45,9 +45,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * either way the copy is noted on the key's record first ({@link DuplicateTrace});</li>
  * <li>key held by a live attempt: decided again when that attempt's lease ends, so a copy that
  * waited for a long task is settled as a duplicate of it rather than dead-lettered;</li>
- * <li>key whose last attempt (released for a retry, or abandoned) was another copy's: decided again
- * at the working-ack pace until the key is final or this message made its last attempt, so a copy
- * running out of deliveries never ends a task another copy is still retrying;</li>
+ * <li>key whose last attempt (released for a retry, or abandoned) was another copy's that the consumer
+ * may still deliver: decided again at the working-ack pace until the key is final or this message
+ * made its last attempt, so a copy running out of deliveries never ends a task another copy is still
+ * retrying (a copy that is gone, requeued away or terminated, is not waited for);</li>
  * <li>key whose last attempt was this message's, released by a routine shutdown: requeued (see
  * {@link Requeue}), since shutdowns, not failures, used up its deliveries;</li>
  * <li>key whose last attempt was this message's, abandoned or failed, with attempts left (its
@@ -270,7 +271,8 @@ final class ExhaustedDeliveries {
 		}
 		OptionalLong lastAttempt = (record != null && !record.isFinal())
 				? ClaimOwners.streamSequenceOf(record.owner()) : OptionalLong.empty();
-		if (lastAttempt.isPresent() && lastAttempt.getAsLong() != stored.sequence()) {
+		if (lastAttempt.isPresent() && lastAttempt.getAsLong() != stored.sequence()
+				&& mayBeDeliveredAgain(lastAttempt.getAsLong())) {
 			logWaiting(stored.sequence(), "Message at " + delivery.describe() + " ran out of deliveries while its "
 					+ "key's last attempt, made for the copy at sequence " + lastAttempt.getAsLong() + ", was released "
 					+ "or abandoned and may still be retried by that copy; it is settled once the key is completed or "
@@ -311,6 +313,26 @@ final class ExhaustedDeliveries {
 			this.settler.outcome(delivery, outcome);
 		}
 		return null;
+	}
+
+	/**
+	 * Whether the consumer may still deliver the message at {@code sequence}, so that it may make
+	 * another attempt of its key: it is on the stream and, unless the stream is a WorkQueue (which
+	 * removes what was settled), above the consumer's ack floor. A copy requeued away, terminated or
+	 * deleted is not waited for: the key would never be attempted again.
+	 */
+	private boolean mayBeDeliveredAgain(long sequence) throws IOException, JetStreamApiException {
+		if (this.reader.read(this.settings.stream(), sequence).isEmpty()) {
+			return false;
+		}
+		JetStreamManagement management = this.connection.jetStreamManagement();
+		if (management.getStreamInfo(this.settings.stream()).getConfiguration()
+			.getRetentionPolicy() == RetentionPolicy.WorkQueue) {
+			return true;
+		}
+		return sequence > management.getConsumerInfo(this.settings.stream(), this.settings.consumer())
+			.getAckFloor()
+			.getStreamSequence();
 	}
 
 	/**

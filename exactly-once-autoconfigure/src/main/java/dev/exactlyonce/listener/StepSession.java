@@ -128,11 +128,9 @@ final class StepSession {
 		StepRecord started = StepRecord.started(name, this.delivery.claim().attempt(), origin, this.steps.now());
 		journal(started);
 		T value;
-		String json;
 		try {
 			value = call(name, () -> action.run(origin));
 			this.steps.observers().stepPerformed(this.delivery, name);
-			json = this.steps.toJson(this.delivery, name, value, type);
 		}
 		catch (PipelineHaltedException ex) {
 			throw ex;
@@ -141,6 +139,8 @@ final class StepSession {
 			journalFailed(started);
 			throw ex;
 		}
+		// the action ran: a result the starter rejects leaves the step STARTED, to be probed, never FAILED
+		String json = this.steps.toJson(this.delivery, name, value, type);
 		journalDone(started.done(json, this.steps.now()));
 		return observed(name, outcome, value);
 	}
@@ -159,7 +159,9 @@ final class StepSession {
 	/**
 	 * Journals a step's DONE entry: at once, or, in a transactional listener, kept until
 	 * {@link #commitSteps()} journals it inside the handler's transaction, so it can never outlive
-	 * the database writes it stands for.
+	 * the database writes it stands for. When that transaction rolls back the step stays STARTED:
+	 * the next attempt probes it or applies on-abandoned, like a step cut off by a crash (its action
+	 * may have had effects outside the database).
 	 */
 	private void journalDone(StepRecord done) {
 		if (this.delivery.endpoint().transactional()) {
@@ -178,19 +180,6 @@ final class StepSession {
 		for (StepRecord done : this.uncommitted) {
 			this.steps.journalInTransaction(this.delivery, this.heartbeat, done);
 		}
-	}
-
-	/**
-	 * After the transaction of a transactional listener rolled back: journals its steps that had
-	 * finished as FAILED (their database writes were rolled back), so the next attempt runs them
-	 * again instead of taking them for steps cut off mid-way. Best effort: an entry left STARTED is
-	 * probed or handled by the on-abandoned policy.
-	 */
-	void rolledBack() {
-		for (StepRecord done : this.uncommitted) {
-			journalFailed(done);
-		}
-		this.uncommitted.clear();
 	}
 
 	private void journal(StepRecord step) {

@@ -12,6 +12,7 @@ import dev.exactlyonce.actuate.ExactlyOnceMeters;
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.listener.StepInterruptedException;
+import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -107,6 +108,51 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps")).isEmpty();
 		}
 		assertThat(record(instance, "t-resumed").attempts()).isEqualTo(2);
+	}
+
+	@Test
+	void aRequeuedCopyThatRunsOutOfDeliveriesWithoutAClaimIsRequeuedAgainAndTheTaskResumes() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.probe=true",
+				"exactlyonce.consumers.steps.max-deliver=3");
+		crashAfterTheSideEffectOfStep(instance, 2);
+		instance.bean(ExactlyOncePublisher.class)
+			.publish("agents.steps.tasks.blog-post", TaskAssignment.of("t-requeued"), "t-requeued");
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.instances.ledger().commitsOf("t-requeued").size() == 1);
+		instance.storeFaults().failClaims(true);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(120)).until(() -> probe.messages("TASKS", "agents.steps.tasks.blog-post")
+				.stream()
+				.anyMatch((copy) -> copy.getSeq() > 2));
+		}
+		instance.storeFaults().failClaims(false);
+
+		await().atMost(Duration.ofSeconds(60)).until(() -> record(instance, "t-requeued").state() == RecordState.COMPLETED);
+		assertThat(this.instances.ledger().commitsOf("t-requeued")).as("commits").hasSize(1);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps")).isEmpty();
+		}
+	}
+
+	@Test
+	void aStepWhoseResultWasRejectedIsProbedWhenItsTaskIsReplayed() throws Exception {
+		Instance capped = this.instances.start("capped", "test.steps.probe=true", "test.steps.commit-padding=2000",
+				"exactlyonce.steps.max-result-size=1KB");
+		String message = deadLetterExceptionMessage(capped, "t-rejected");
+		assertThat(message).contains("Result of step 'commit'", "max-result-size");
+		assertThat(journal(capped, "t-rejected")).extracting(StepRecord::name, StepRecord::state)
+			.contains(tuple("commit", StepState.STARTED));
+		DeadLetterOperations deadLetters = capped.bean(DeadLetterOperations.class);
+		long letter = deadLetters.list("steps", 1, 10).get(0).sequence();
+		capped.context().close();
+
+		Instance raised = this.instances.start("raised", "test.steps.probe=true", "test.steps.commit-padding=2000");
+		raised.bean(DeadLetterOperations.class).replay("steps", letter, "ops", "raised max-result-size");
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> record(raised, "t-rejected").state() == RecordState.COMPLETED);
+		SteppedTaskHandler handler = raised.bean(SteppedTaskHandler.class);
+		assertThat(this.instances.ledger().commitsOf("t-rejected")).as("commits").hasSize(1);
+		assertThat(handler.runs("probe")).isEqualTo(1);
+		assertThat(handler.runs("commit")).isZero();
 	}
 
 	@Test
@@ -263,8 +309,9 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 				"store large outputs elsewhere and journal a reference");
 		assertThat(instance.bean(SteppedTaskHandler.class).runs("draft")).as("paid calls").isEqualTo(1);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.DEAD_LETTERED);
-		assertThat(journal(instance, "t-oversized")).extracting(StepRecord::name, StepRecord::state)
-			.containsExactly(tuple("draft", StepState.FAILED));
+		assertThat(journal(instance, "t-oversized")).as("its action ran: left to be probed, never taken as failed")
+			.extracting(StepRecord::name, StepRecord::state)
+			.containsExactly(tuple("draft", StepState.STARTED));
 	}
 
 	@Test

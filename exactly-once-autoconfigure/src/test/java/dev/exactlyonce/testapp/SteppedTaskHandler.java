@@ -28,7 +28,8 @@ import dev.exactlyonce.store.PreviousAttempt;
  * {@code draft}; {@code test.steps.hang-after-commit} makes the commit step wait, deaf to interrupts,
  * at the {@link Ledger}'s gate after its side effect; {@code test.steps.outline} adds a step
  * {@code outline} with a generic result; {@code test.steps.opaque-draft} makes the draft an object
- * Jackson finds no property of; {@code test.steps.null-probe} makes the probe return {@code null}.
+ * Jackson finds no property of; {@code test.steps.null-probe} makes the probe return {@code null};
+ * {@code test.steps.commit-padding} makes the commit's result that many characters longer.
  * Commits go to the {@link Ledger}, shared by all instances. Counts every action and probe run.
  */
 @ConditionalOnProperty("test.steps.enabled")
@@ -91,7 +92,8 @@ public class SteppedTaskHandler {
 	}
 
 	private String commit(TaskAssignment task, String draft) {
-		String sha = run("commit", "sha-" + Integer.toHexString(draft.hashCode()));
+		String sha = run("commit", "sha-" + Integer.toHexString(draft.hashCode())
+				+ "-".repeat(this.environment.getProperty("test.steps.commit-padding", Integer.class, 0)));
 		this.ledger.commit(task.taskId(), sha);
 		this.committedDrafts.add(draft);
 		if (option("hang-after-commit")) {

@@ -28,6 +28,8 @@ public class StoreFaults implements BeanPostProcessor {
 
 	private volatile boolean renewalsBlocked;
 
+	private volatile boolean claimsFail;
+
 	private volatile long completionsFailUntil;
 
 	private volatile boolean duplicateNotesFail;
@@ -68,6 +70,11 @@ public class StoreFaults implements BeanPostProcessor {
 	}
 
 	/** From now on, notes of duplicate copies fail as if the store were unreachable. */
+	/** Makes claims fail as if the store were unreachable, until called with {@code false}. */
+	public void failClaims(boolean fail) {
+		this.claimsFail = fail;
+	}
+
 	public void failDuplicateNotes() {
 		this.duplicateNotesFail = true;
 	}
@@ -95,6 +102,9 @@ public class StoreFaults implements BeanPostProcessor {
 
 		@Override
 		public ClaimResult tryClaim(String key, String owner, Duration lease) {
+			if (StoreFaults.this.claimsFail) {
+				throw new StoreUnavailableException("claims failing in this test", null);
+			}
 			return this.delegate.tryClaim(key, owner, lease);
 		}
 
