@@ -1,5 +1,7 @@
 package dev.exactlyonce.faults;
 
+import java.time.Duration;
+
 /**
  * One row of the fault matrix: a fault and how it is injected.
  */
@@ -31,6 +33,24 @@ public enum FaultRow {
 	KILL_IN_COMMIT_NO_PROBE(
 			"kill -9 inside step commit, after the git commit, before its DONE record (no probe), on-abandoned=retry",
 			Fault.CHAOS, "step-performed", "commit", false),
+
+	/**
+	 * SIGTERM (an exit through the shutdown hooks) of a consumer inside the commit step after its git
+	 * commit, the action deaf to interrupts: the shutdown releases the claim and gives its attempt
+	 * back; the next attempt must still probe the step, never commit again.
+	 */
+	SIGTERM_IN_COMMIT("SIGTERM inside step commit, after the git commit, its action deaf to interrupts (claim "
+			+ "released at shutdown, attempt given back; probe: git log --grep)", Fault.CHAOS, "step-performed", "commit",
+			true, true, 0, null),
+
+	/**
+	 * Consumer halted inside the commit step with max-deliver 3 and a lease four times the ack wait:
+	 * the redeliveries run out waiting for the dead holder's lease; the task must resume, never be
+	 * dead-lettered.
+	 */
+	KILL_IN_COMMIT_FEW_DELIVERIES("kill -9 inside step commit (probe), max-deliver 3, lease 4 x ack wait: the "
+			+ "deliveries run out waiting for the dead holder's lease", Fault.CHAOS, "step-performed", "commit", true,
+			false, 3, Duration.ofSeconds(12)),
 
 	/** Consumer halted between steps: draft journaled DONE, commit not started. */
 	KILL_BETWEEN_STEPS("kill -9 between steps (draft DONE, commit not started)", Fault.CHAOS, "step-done", "draft",
@@ -126,6 +146,12 @@ public enum FaultRow {
 
 	private final String store;
 
+	private final boolean graceful;
+
+	private final int maxDeliver;
+
+	private final Duration lease;
+
 	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned) {
 		this(label, fault, chaosPoint, onAbandoned, null, true);
 	}
@@ -145,6 +171,19 @@ public enum FaultRow {
 
 	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned, String chaosStep, boolean commitProbe,
 			String store) {
+		this(label, fault, chaosPoint, onAbandoned, chaosStep, commitProbe, store, false, 0, null);
+	}
+
+	FaultRow(String label, Fault fault, String chaosPoint, String chaosStep, boolean commitProbe, boolean graceful,
+			int maxDeliver, Duration lease) {
+		this(label, fault, chaosPoint, "retry", chaosStep, commitProbe, null, graceful, maxDeliver, lease);
+	}
+
+	FaultRow(String label, Fault fault, String chaosPoint, String onAbandoned, String chaosStep, boolean commitProbe,
+			String store, boolean graceful, int maxDeliver, Duration lease) {
+		this.graceful = graceful;
+		this.maxDeliver = maxDeliver;
+		this.lease = lease;
 		this.label = label;
 		this.store = store;
 		this.fault = fault;
@@ -152,6 +191,35 @@ public enum FaultRow {
 		this.onAbandoned = onAbandoned;
 		this.chaosStep = chaosStep;
 		this.commitProbe = commitProbe;
+	}
+
+	/** Whether the chaos point exits through the shutdown hooks (a SIGTERM) instead of halting. */
+	public boolean graceful() {
+		return this.graceful;
+	}
+
+	/**
+	 * The consumer's max-deliver in this row, or 0 for the profile's.
+	 * @return the override
+	 */
+	public int maxDeliver() {
+		return this.maxDeliver;
+	}
+
+	/**
+	 * The claim lease in this row, or {@code null} for the profile's.
+	 * @return the override
+	 */
+	public Duration lease() {
+		return this.lease;
+	}
+
+	/**
+	 * Whether a crash must resume the task rather than park it: a dead letter of a task that did not
+	 * crash on every one of its max-deliver attempts fails the row.
+	 */
+	public boolean parksNothing() {
+		return this == KILL_IN_COMMIT_FEW_DELIVERIES || this == SIGTERM_IN_COMMIT;
 	}
 
 	/** The row's text in the matrix. */
@@ -209,7 +277,8 @@ public enum FaultRow {
 	public boolean mayDuplicate() {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
 				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
-				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY;
+				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY || this == SIGTERM_IN_COMMIT
+				|| this == KILL_IN_COMMIT_FEW_DELIVERIES;
 	}
 
 	/**

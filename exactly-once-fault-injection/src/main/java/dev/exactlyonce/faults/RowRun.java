@@ -273,14 +273,16 @@ final class RowRun {
 		for (String prefix : List.of(consumer, "exactlyonce.consumers." + DEPLOY_CONSUMER + ".")) {
 			properties.put(prefix + "ack-wait", this.profile.ackWait().toMillis() + "ms");
 			properties.put(prefix + "backoff", "");
-			properties.put(prefix + "max-deliver", Integer.toString(this.profile.maxDeliver()));
+			properties.put(prefix + "max-deliver",
+					Integer.toString((this.row.maxDeliver() > 0) ? this.row.maxDeliver() : this.profile.maxDeliver()));
 			properties.put(prefix + "max-ack-pending", Integer.toString(this.profile.consumers() + 2));
 			properties.put(prefix + "working-ack-interval", this.profile.workingAckInterval().toMillis() + "ms");
 			properties.put(prefix + "retry-delay", "1s");
 			properties.put(prefix + "pull-expiry", "1s");
 		}
 		properties.put(consumer + "on-abandoned", this.row.onAbandoned());
-		properties.put("exactlyonce.listener.shutdown-timeout", "20s");
+		// A SIGTERM row releases the held claim within its shutdown timeout: short, so injections are quick.
+		properties.put("exactlyonce.listener.shutdown-timeout", this.row.graceful() ? "2s" : "20s");
 		properties.put("exactlyonce.listener.pipelined", Boolean.toString(this.profile.pipelined()));
 		properties.put("sample.work-duration", workDuration().toMillis() + "ms");
 		if (this.row.fault() == Fault.CLOCK_SKEW) {
@@ -305,6 +307,9 @@ final class RowRun {
 	 * are far longer than a restart or an election.
 	 */
 	private Duration lease() {
+		if (this.row.lease() != null) {
+			return this.row.lease();
+		}
 		return (this.row.fault() == Fault.CLUSTER_NODE_KILL || this.row.fault() == Fault.NATS_RESTART)
 				? SERVER_OUTAGE_LEASE : this.profile.lease();
 	}
@@ -368,6 +373,9 @@ final class RowRun {
 				Long.toString(this.random.nextLong()), "sample.chaos.exit-status", Integer.toString(HALT_STATUS)));
 		if (this.row.chaosStep() != null) {
 			chaos.put("sample.chaos.step", this.row.chaosStep());
+		}
+		if (this.row.graceful()) {
+			chaos.put("sample.chaos.graceful", "true");
 		}
 		return chaos;
 	}
@@ -660,6 +668,9 @@ final class RowRun {
 				this.unexpected.add("dead letter of " + key + " has no reason");
 			}
 		});
+		if (this.row.parksNothing()) {
+			checkCrashesResumed(deadLetters, halts);
+		}
 		SideEffects sideEffects = SideEffects.read(repository(), this.slots);
 		checkSideEffects(sideEffects, deadLetters, tasks);
 		if (stored < tasks) {
@@ -690,6 +701,21 @@ final class RowRun {
 				this.slots.stream().map(ConsumerSlot::directory).toList());
 		this.log.line(line);
 		return line;
+	}
+
+	/**
+	 * A task is dead-lettered only when each of its max-deliver attempts crashed: waiting for a dead
+	 * holder's lease, or a shutdown that released it, never uses up its deliveries.
+	 */
+	private void checkCrashesResumed(Map<String, String> deadLetters, List<String> halts) {
+		int maxDeliver = (this.row.maxDeliver() > 0) ? this.row.maxDeliver() : this.profile.maxDeliver();
+		deadLetters.forEach((id, reason) -> {
+			long crashes = halts.stream().filter((line) -> line.split(" ")[1].equals(id)).count();
+			if (crashes < maxDeliver) {
+				this.unexpected.add("task " + id + " dead-lettered after " + crashes + " crash(es) with max-deliver "
+						+ maxDeliver + " (" + reason + ")");
+			}
+		});
 	}
 
 	/** Every task not dead-lettered has a commit and a deploy of that commit; nothing else was committed. */

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.exactlyonce.listener.ExactlyOnceContext;
@@ -26,7 +27,8 @@ import dev.exactlyonce.sample.SampleProperties;
  * delivery of the configured consumer reaches the configured {@link ChaosPoint}, with the
  * configured probability ({@code step-performed} and {@code step-done} only in the durable step
  * {@code sample.chaos.step}), or with {@code sample.chaos.stall} holds the delivery's thread there
- * instead, so a driver can freeze the JVM at that point. Before halting it appends {@code <point> <key> <instance> <timestamp>}
+ * instead, so a driver can freeze the JVM at that point, or with {@code sample.chaos.graceful} exits
+ * through the shutdown hooks (as a SIGTERM) while holding the thread there deaf to interrupts. Before halting it appends {@code <point> <key> <instance> <timestamp>}
  * to its log file and fsyncs it, so a driver can count injections. Only registered when
  * {@code sample.chaos.halt-at} is set.
  */
@@ -49,6 +51,10 @@ public class ChaosObserver implements PipelineObserver {
 	private final Path logFile;
 
 	private final Duration stall;
+
+	private final boolean graceful;
+
+	private final AtomicBoolean exiting = new AtomicBoolean();
 
 	private final String instanceId;
 
@@ -76,6 +82,7 @@ public class ChaosObserver implements PipelineObserver {
 		this.exitStatus = chaos.getExitStatus();
 		this.ackRaceWindowNanos = chaos.getAckRaceWindow().toNanos();
 		this.stall = chaos.getStall();
+		this.graceful = chaos.isGraceful();
 		this.logFile = (chaos.getLogFile() != null) ? chaos.getLogFile()
 				: sample.getOutputDir().resolve("chaos.log");
 		this.instanceId = sample.resolvedInstanceId();
@@ -155,8 +162,16 @@ public class ChaosObserver implements PipelineObserver {
 		}
 	}
 
-	/** Halts the JVM, or with {@code sample.chaos.stall} holds this thread there for a driver to freeze it. */
+	/**
+	 * Halts the JVM, or with {@code sample.chaos.stall} holds this thread there for a driver to
+	 * freeze it, or with {@code sample.chaos.graceful} exits through the shutdown hooks while this
+	 * thread stays here deaf to interrupts (once per JVM: later deliveries pass).
+	 */
 	private void halt(String key) {
+		if (this.graceful) {
+			exitGracefully(key);
+			return;
+		}
 		record(key);
 		if (this.stall != null) {
 			long until = System.nanoTime() + this.stall.toNanos();
@@ -167,6 +182,18 @@ public class ChaosObserver implements PipelineObserver {
 			return;
 		}
 		Runtime.getRuntime().halt(this.exitStatus);
+	}
+
+	private void exitGracefully(String key) {
+		if (!this.exiting.compareAndSet(false, true)) {
+			return;
+		}
+		record(key);
+		Thread exit = new Thread(() -> System.exit(this.exitStatus), "chaos-graceful-exit");
+		exit.start();
+		while (true) {
+			LockSupport.park(this);
+		}
 	}
 
 	private void record(String key) {

@@ -43,6 +43,14 @@ public class ChaosProperties {
 	 */
 	private Duration stall;
 
+	/**
+	 * Instead of halting, exit through the JVM's shutdown hooks, as a SIGTERM does (Spring closes
+	 * the context and the listener's shutdown releases the claims still in flight), while the
+	 * delivery's thread stays at {@code halt-at} deaf to interrupts, like an action blocked in a
+	 * call that ignores them.
+	 */
+	private boolean graceful;
+
 	/** File that gets one fsynced line per halt before it happens; {@code <output-dir>/chaos.log} when unset. */
 	private Path logFile;
 
@@ -76,6 +84,14 @@ public class ChaosProperties {
 
 	public void setProbability(double probability) {
 		this.probability = probability;
+	}
+
+	public boolean isGraceful() {
+		return this.graceful;
+	}
+
+	public void setGraceful(boolean graceful) {
+		this.graceful = graceful;
 	}
 
 	public Long getSeed() {
