@@ -1,5 +1,7 @@
 package dev.exactlyonce.autoconfigure;
 
+import java.security.GeneralSecurityException;
+
 import javax.net.ssl.SSLContext;
 
 import io.nats.client.Connection;
@@ -8,6 +10,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
@@ -16,6 +19,7 @@ import dev.exactlyonce.nats.NatsConnectionFactory;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.NatsReaderRecovery;
 import dev.exactlyonce.nats.NatsServerCapabilities;
+import dev.exactlyonce.nats.NatsTlsContext;
 
 /**
  * Auto-configures the NATS {@link Connection} from {@code exactlyonce.nats.*}, whose reader is
@@ -46,9 +50,21 @@ public final class ExactlyOnceNatsAutoConfiguration {
 		NatsProperties nats = properties.getNats();
 		SSLContext sslContext = null;
 		if (nats.getTls().getBundle() != null) {
-			sslContext = sslBundles.getObject().getBundle(nats.getTls().getBundle()).createSslContext();
+			sslContext = tlsContext(sslBundles.getObject().getBundle(nats.getTls().getBundle()), nats.getTls());
 		}
 		return new NatsConnectionFactory(nats.toConnectionSettings(), sslContext, readerRecovery).connect();
+	}
+
+	/** The bundle's key and trust material, in a context that checks the server's host name unless told not to. */
+	private static SSLContext tlsContext(SslBundle bundle, NatsProperties.Tls tls) {
+		try {
+			return NatsTlsContext.create(bundle.getProtocol(), bundle.getManagers().getKeyManagers(),
+					bundle.getManagers().getTrustManagers(), tls.isVerifyHostname());
+		}
+		catch (GeneralSecurityException ex) {
+			throw new IllegalStateException("SSL bundle '" + tls.getBundle() + "' (exactlyonce.nats.tls.bundle) "
+					+ "cannot make a TLS context: " + ex.getMessage(), ex);
+		}
 	}
 
 	@Bean

@@ -135,7 +135,8 @@ public class NatsProperties {
 	 */
 	public NatsConnectionSettings toConnectionSettings() {
 		return new NatsConnectionSettings(this.servers, this.connectionName, this.username, this.password, this.token,
-				this.credentialsFile, this.nkeyFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled());
+				this.credentialsFile, this.nkeyFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled(),
+				this.tls.isVerifyHostname());
 	}
 
 	/** TLS settings of the NATS connection. */
@@ -146,6 +147,13 @@ public class NatsProperties {
 
 		/** Name of a Spring SSL bundle (spring.ssl.bundle.*) to build the TLS context from. */
 		private String bundle;
+
+		/**
+		 * Whether the server's certificate must name the host in exactlyonce.nats.servers (a DNS name or
+		 * IP address among its subject alternative names), as HTTPS clients require. Turn off only for
+		 * servers reached by an address their certificate does not list.
+		 */
+		private boolean verifyHostname = true;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -161,6 +169,14 @@ public class NatsProperties {
 
 		public void setBundle(String bundle) {
 			this.bundle = bundle;
+		}
+
+		public boolean isVerifyHostname() {
+			return this.verifyHostname;
+		}
+
+		public void setVerifyHostname(boolean verifyHostname) {
+			this.verifyHostname = verifyHostname;
 		}
 
 	}

@@ -1,9 +1,13 @@
 package dev.exactlyonce.nats;
 
 import java.io.IOException;
-import java.security.NoSuchAlgorithmException;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateException;
 
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
@@ -44,8 +48,9 @@ public class NatsConnectionFactory {
 	 * @throws ExactlyOnceConfigurationException when no server can be reached or the settings are invalid
 	 */
 	public Connection connect() {
+		Options options = options();
 		try {
-			Connection connection = Nats.connect(options());
+			Connection connection = Nats.connect(options);
 			if (this.readerRecovery != null) {
 				this.readerRecovery.watch(connection);
 			}
@@ -53,6 +58,18 @@ public class NatsConnectionFactory {
 		}
 		catch (IOException | RuntimeException ex) {
 			CredentialRedactor redactor = new CredentialRedactor(this.settings);
+			String tlsCause = tlsCause(options);
+			if (tlsCause != null) {
+				throw new ExactlyOnceConfigurationException("Could not connect to NATS at "
+						+ redactor.redact(this.settings.servers().toString()) + " (exactlyonce.nats.servers): the TLS "
+						+ "handshake failed: " + redactor.redact(tlsCause),
+						"If the certificate does not name the host dialled, connect by a name it carries, or set "
+								+ "exactlyonce.nats.tls.verify-hostname=false only for a server reached by an address its "
+								+ "certificate does not list; if it is not trusted, put its CA in the SSL bundle "
+								+ "exactlyonce.nats.tls.bundle names; if the server wants a client certificate, add a "
+								+ "keystore to that bundle.",
+						redactor.redact(ex));
+			}
 			throw new ExactlyOnceConfigurationException("Could not connect to NATS at "
 					+ redactor.redact(this.settings.servers().toString()) + " (exactlyonce.nats.servers): "
 					+ redactor.redact(innermostMessage(ex)),
@@ -66,6 +83,24 @@ public class NatsConnectionFactory {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while connecting to NATS", ex);
 		}
+	}
+
+	/** The message of the TLS failure the client reported while connecting, or {@code null}. */
+	private static String tlsCause(Options options) {
+		if (!(options.getErrorListener() instanceof PermissionViolations listener)) {
+			return null;
+		}
+		return listener.lastException().map(NatsConnectionFactory::tlsMessage).orElse(null);
+	}
+
+	/** The message of the outermost TLS or certificate failure in the chain (it carries the most). */
+	private static String tlsMessage(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof SSLException || cause instanceof CertificateException) {
+				return (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getName();
+			}
+		}
+		return null;
 	}
 
 	private static String innermostMessage(Throwable failure) {
@@ -117,12 +152,26 @@ public class NatsConnectionFactory {
 			builder.sslContext(this.sslContext);
 		}
 		else if (this.settings.defaultTls()) {
-			try {
-				builder.sslContext(SSLContext.getDefault());
-			}
-			catch (NoSuchAlgorithmException ex) {
-				throw new IllegalStateException("No default TLS context for exactlyonce.nats.tls.enabled", ex);
-			}
+			builder.sslContext(defaultTlsContext());
+		}
+		else {
+			return;
+		}
+		if (this.settings.verifyHostname()) {
+			// jnats would dial the addresses a host name resolves to, and hand the TLS context the address
+			builder.noResolveHostnames();
+		}
+	}
+
+	/** The JVM's default trust store, in a context that checks the server's host name unless told not to. */
+	private SSLContext defaultTlsContext() {
+		try {
+			TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+			trust.init((KeyStore) null);
+			return NatsTlsContext.create("TLS", null, trust.getTrustManagers(), this.settings.verifyHostname());
+		}
+		catch (GeneralSecurityException ex) {
+			throw new IllegalStateException("No default TLS context for exactlyonce.nats.tls.enabled", ex);
 		}
 	}
 

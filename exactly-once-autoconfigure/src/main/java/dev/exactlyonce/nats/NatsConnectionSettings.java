@@ -19,7 +19,8 @@ import java.util.List;
  * @param defaultTls whether to use TLS with the JVM's default context when no other is given
  */
 public record NatsConnectionSettings(List<String> servers, String connectionName, String username, String password,
-		String token, Path credentialsFile, Path nkeyFile, Duration connectionTimeout, Duration reconnectWait, boolean defaultTls) {
+		String token, Path credentialsFile, Path nkeyFile, Duration connectionTimeout, Duration reconnectWait, boolean defaultTls,
+		boolean verifyHostname) {
 
 	public NatsConnectionSettings {
 		servers = List.copyOf(servers);

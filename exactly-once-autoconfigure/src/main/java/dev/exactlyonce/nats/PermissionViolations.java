@@ -35,6 +35,23 @@ public class PermissionViolations extends ErrorListenerLoggerImpl {
 
 	private final Set<PermissionViolation> reported = ConcurrentHashMap.newKeySet();
 
+	private final AtomicReference<Exception> lastException = new AtomicReference<>();
+
+	@Override
+	public void exceptionOccurred(Connection connection, Exception exception) {
+		super.exceptionOccurred(connection, exception);
+		this.lastException.set(exception);
+	}
+
+	/**
+	 * The last exception the client reported on this connection: jnats gives the cause of a failed
+	 * connect (a TLS handshake refused, a certificate not trusted) only here.
+	 * @return the exception, or empty
+	 */
+	public Optional<Exception> lastException() {
+		return Optional.ofNullable(this.lastException.get());
+	}
+
 	@Override
 	public void errorOccurred(Connection connection, String error) {
 		super.errorOccurred(connection, error);

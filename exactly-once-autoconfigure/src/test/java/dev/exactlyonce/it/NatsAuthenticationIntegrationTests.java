@@ -81,16 +81,54 @@ class NatsAuthenticationIntegrationTests {
 		assertThat(failure).hasStackTraceContaining("Could not connect to NATS").hasStackTraceContaining("TLS");
 	}
 
+	@Test
+	void aServerWhoseCertificateNamesAnotherHostFailsStartupNamingTheHostAndTheCertificatesNames() {
+		SelfSignedCertificate impostor = SelfSignedCertificate.create("evil.example", "DNS:evil.example");
+		TestInstances instances = instances(impostor, "");
+		Throwable failure = catchThrowable(() -> instances.start("a", tls(impostor)));
+		assertThat(failure).hasStackTraceContaining("the TLS handshake failed")
+			.hasStackTraceContaining("127.0.0.1")
+			.hasStackTraceContaining("DNS:evil.example")
+			.hasStackTraceContaining("exactlyonce.nats.tls.verify-hostname=false");
+	}
+
+	@Test
+	void withHostnameVerificationTurnedOffAServerReachedByAnAddressItsCertificateDoesNotListIsUsed() {
+		SelfSignedCertificate dnsOnly = SelfSignedCertificate.create("nats.internal", "DNS:nats.internal");
+		TestInstances instances = instances(dnsOnly, "");
+		Instance instance = instances.start("a", tls(dnsOnly, "exactlyonce.nats.tls.verify-hostname=false"));
+		assertProcessesATask(instances, instance);
+	}
+
+	@Test
+	void aServerCertificateFromAnUntrustedIssuerFailsStartupNamingTheTlsCause() {
+		SelfSignedCertificate other = SelfSignedCertificate.create();
+		TestInstances instances = instances("");
+		Throwable failure = catchThrowable(() -> instances.start("a", tls(other)));
+		assertThat(failure).hasStackTraceContaining("the TLS handshake failed")
+			.hasStackTraceContaining("PKIX path")
+			.hasStackTraceContaining("CN=localhost")
+			.hasStackTraceContaining("put its CA in the SSL bundle");
+	}
+
 	private String[] tls(String... properties) {
+		return tls(this.certificate, properties);
+	}
+
+	private static String[] tls(SelfSignedCertificate trusted, String... properties) {
 		List<String> all = new ArrayList<>(List.of(properties));
 		all.add("exactlyonce.nats.tls.bundle=nats");
-		all.add("spring.ssl.bundle.pem.nats.truststore.certificate=file:" + this.certificate.certificate());
+		all.add("spring.ssl.bundle.pem.nats.truststore.certificate=file:" + trusted.certificate());
 		return all.toArray(String[]::new);
 	}
 
 	private TestInstances instances(String authorization) {
+		return instances(this.certificate, authorization);
+	}
+
+	private TestInstances instances(SelfSignedCertificate served, String authorization) {
 		NatsServerProcess nats = NatsServerProcess.withConfiguration("tls { cert_file: \""
-				+ this.certificate.certificate() + "\", key_file: \"" + this.certificate.privateKey() + "\" }\n"
+				+ served.certificate() + "\", key_file: \"" + served.privateKey() + "\" }\n"
 				+ authorization + "\n");
 		this.resources.add(nats);
 		nats.start();

@@ -22,13 +22,23 @@ public record SelfSignedCertificate(Path certificate, Path privateKey) {
 	 * @return the certificate and key files
 	 */
 	public static SelfSignedCertificate create() {
+		return create("localhost", "DNS:localhost,IP:127.0.0.1");
+	}
+
+	/**
+	 * Makes a new key pair and a certificate for other names.
+	 * @param commonName the subject's common name
+	 * @param subjectAltNames the subject alternative names in openssl's form, e.g. {@code DNS:evil.example}
+	 * @return the certificate and key files
+	 */
+	public static SelfSignedCertificate create(String commonName, String subjectAltNames) {
 		try {
 			Path directory = Files.createTempDirectory("exactlyonce-tls-");
 			Path certificate = directory.resolve("cert.pem");
 			Path key = directory.resolve("key.pem");
 			Process openssl = new ProcessBuilder(List.of("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-					"-keyout", key.toString(), "-out", certificate.toString(), "-days", "2", "-subj", "/CN=localhost",
-					"-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"))
+					"-keyout", key.toString(), "-out", certificate.toString(), "-days", "2", "-subj", "/CN=" + commonName,
+					"-addext", "subjectAltName=" + subjectAltNames))
 				.redirectErrorStream(true)
 				.redirectOutput(directory.resolve("openssl.log").toFile())
 				.start();

@@ -1,0 +1,129 @@
+package dev.exactlyonce.nats;
+
+import java.net.Socket;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateParsingException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/**
+ * A trust manager that decides as the one it wraps, and when it refuses a server's certificate
+ * says which names (subject and subject alternative names) and issuer the certificate carries, so a
+ * start-up failure can name them next to the host that was dialled.
+ */
+final class NamingTrustManager extends X509ExtendedTrustManager {
+
+	private final X509ExtendedTrustManager delegate;
+
+	private NamingTrustManager(X509ExtendedTrustManager delegate) {
+		this.delegate = delegate;
+	}
+
+	/** The managers, each X.509 one wrapped; others as they are. */
+	static TrustManager[] wrap(TrustManager[] managers) {
+		if (managers == null) {
+			return null;
+		}
+		TrustManager[] wrapped = new TrustManager[managers.length];
+		for (int i = 0; i < managers.length; i++) {
+			wrapped[i] = (managers[i] instanceof X509ExtendedTrustManager extended) ? new NamingTrustManager(extended)
+					: managers[i];
+		}
+		return wrapped;
+	}
+
+	@Override
+	public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+			throws CertificateException {
+		try {
+			this.delegate.checkServerTrusted(chain, authType, socket);
+		}
+		catch (CertificateException ex) {
+			throw named(ex, chain);
+		}
+	}
+
+	@Override
+	public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+			throws CertificateException {
+		try {
+			this.delegate.checkServerTrusted(chain, authType, engine);
+		}
+		catch (CertificateException ex) {
+			throw named(ex, chain);
+		}
+	}
+
+	@Override
+	public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+		try {
+			this.delegate.checkServerTrusted(chain, authType);
+		}
+		catch (CertificateException ex) {
+			throw named(ex, chain);
+		}
+	}
+
+	@Override
+	public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+			throws CertificateException {
+		this.delegate.checkClientTrusted(chain, authType, socket);
+	}
+
+	@Override
+	public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+			throws CertificateException {
+		this.delegate.checkClientTrusted(chain, authType, engine);
+	}
+
+	@Override
+	public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+		this.delegate.checkClientTrusted(chain, authType);
+	}
+
+	@Override
+	public X509Certificate[] getAcceptedIssuers() {
+		return this.delegate.getAcceptedIssuers();
+	}
+
+	private static CertificateException named(CertificateException refusal, X509Certificate[] chain) {
+		if (chain == null || chain.length == 0) {
+			return refusal;
+		}
+		X509Certificate server = chain[0];
+		return new CertificateException(refusal.getMessage() + " (the server's certificate is for "
+				+ server.getSubjectX500Principal().getName() + ", names " + alternativeNames(server) + ", issued by "
+				+ server.getIssuerX500Principal().getName() + ")", refusal);
+	}
+
+	private static List<String> alternativeNames(X509Certificate certificate) {
+		List<String> names = new ArrayList<>();
+		try {
+			Collection<List<?>> entries = certificate.getSubjectAlternativeNames();
+			if (entries != null) {
+				for (List<?> entry : entries) {
+					names.add(kind((Integer) entry.get(0)) + ":" + entry.get(1));
+				}
+			}
+		}
+		catch (CertificateParsingException ex) {
+			names.add("(unreadable: " + ex.getMessage() + ")");
+		}
+		return names;
+	}
+
+	private static String kind(int type) {
+		return switch (type) {
+			case 2 -> "DNS";
+			case 7 -> "IP";
+			default -> "type " + type;
+		};
+	}
+
+}
