@@ -286,6 +286,10 @@ final class DeliverySettler {
 			this.observers.timed(PipelineTiming.ACK, delivery, Duration.ofNanos(System.nanoTime() - started));
 			this.observers.reached(PipelinePoint.ACKED, delivery);
 		}
+		catch (PipelineHaltedException ex) {
+			// an observer halted at ACKED: the outcome stays unreported, as after a crash right after the ack
+			throw ex;
+		}
 		catch (TimeoutException | RuntimeException ex) {
 			logger.warn("Ack of the message at " + delivery.describe() + " not confirmed (" + ex.getMessage()
 					+ "); its redelivery will be recognised as a duplicate");

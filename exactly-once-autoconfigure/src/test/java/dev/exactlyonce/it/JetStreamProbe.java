@@ -31,6 +31,15 @@ final class JetStreamProbe implements AutoCloseable {
 		return this.connection.jetStreamManagement().getStreamInfo(stream);
 	}
 
+	/**
+	 * How many deliveries the consumer made, redeliveries included (its delivered consumer
+	 * sequence). Unlike {@link ConsumerInfo#getRedelivered()}, which counts only messages still
+	 * waiting to be redelivered and so reads 0 once the consumer is drained, it never goes down.
+	 */
+	long deliveries(String stream, String consumer) throws IOException, JetStreamApiException {
+		return consumer(stream, consumer).getDelivered().getConsumerSequence();
+	}
+
 	/** Whether the consumer has nothing pending and nothing awaiting an ack. */
 	boolean drained(String stream, String consumer) throws IOException, JetStreamApiException {
 		ConsumerInfo info = consumer(stream, consumer);

@@ -33,6 +33,8 @@ public class PipelineRecorder implements PipelineObserver {
 
 	private final Map<PipelinePoint, Runnable> actions = new ConcurrentHashMap<>();
 
+	private final Map<Long, Long> highestDeliveryCounts = new ConcurrentHashMap<>();
+
 	public void haltOnceAt(PipelinePoint point) {
 		this.haltAt = point;
 	}
@@ -50,6 +52,7 @@ public class PipelineRecorder implements PipelineObserver {
 
 	@Override
 	public void onPoint(PipelinePoint point, ExactlyOnceContext context) {
+		this.highestDeliveryCounts.merge(context.streamSequence(), context.deliveryCount(), Math::max);
 		this.points.add(point + ":" + context.streamSequence() + ":" + context.deliveryCount());
 		this.actions.getOrDefault(point, () -> {
 		}).run();
@@ -95,6 +98,17 @@ public class PipelineRecorder implements PipelineObserver {
 	/** Names of the durable steps whose action returned, in order. */
 	public List<String> performedSteps() {
 		return List.copyOf(this.performedSteps);
+	}
+
+	/**
+	 * The highest delivery count (the server's, from the message's metadata) each message reached
+	 * in this instance, by stream sequence. Unlike the consumer's {@code num_redelivered}, which
+	 * counts only messages still waiting to be redelivered, it never goes down once a message is
+	 * acknowledged.
+	 * @return stream sequence to highest delivery count seen
+	 */
+	public Map<Long, Long> highestDeliveryCounts() {
+		return Map.copyOf(this.highestDeliveryCounts);
 	}
 
 	public long count(PipelinePoint point) {

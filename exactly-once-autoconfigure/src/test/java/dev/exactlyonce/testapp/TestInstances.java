@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -24,6 +26,8 @@ public class TestInstances implements AutoCloseable {
 	private final Map<String, String> common = new LinkedHashMap<>();
 
 	private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
+
+	private final List<PipelineRecorder> recorders = new CopyOnWriteArrayList<>();
 
 	public TestInstances(NatsServerProcess nats) {
 		this.nats = nats;
@@ -70,7 +74,21 @@ public class TestInstances implements AutoCloseable {
 			})
 			.run();
 		this.contexts.add(context);
+		this.recorders.add(recorder);
 		return new Instance(context, recorder, storeFaults);
+	}
+
+	/**
+	 * The highest delivery count each message reached in any instance started so far (closed ones
+	 * included), by stream sequence: a message redelivered to another instance shows here too.
+	 * @return stream sequence to highest delivery count seen
+	 * @see PipelineRecorder#highestDeliveryCounts()
+	 */
+	public Map<Long, Long> highestDeliveryCounts() {
+		Map<Long, Long> highest = new TreeMap<>();
+		this.recorders.forEach((recorder) -> recorder.highestDeliveryCounts()
+			.forEach((sequence, count) -> highest.merge(sequence, count, Math::max)));
+		return highest;
 	}
 
 	@Override

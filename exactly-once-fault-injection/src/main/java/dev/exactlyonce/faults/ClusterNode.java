@@ -74,12 +74,25 @@ final class ClusterNode extends ServerProcess {
 	 * @return the JSON answer, or {@code null} when the node does not answer
 	 */
 	String jsz() {
+		return get("/jsz?accounts=true&streams=true&consumers=true&config=true");
+	}
+
+	/**
+	 * The node's own view of the JetStream meta group ({@code /jsz}).
+	 * @return the view, or {@code null} when the node does not answer
+	 */
+	MetaView meta() {
+		String jsz = get("/jsz");
+		return (jsz != null) ? MetaView.parse(jsz) : null;
+	}
+
+	private String get(String pathAndQuery) {
 		try {
-			HttpResponse<String> response = http.send(HttpRequest
-				.newBuilder(URI.create("http://127.0.0.1:" + this.monitorPort
-						+ "/jsz?accounts=true&streams=true&consumers=true&config=true"))
-				.timeout(Duration.ofSeconds(2))
-				.build(), HttpResponse.BodyHandlers.ofString());
+			HttpResponse<String> response = http.send(
+					HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.monitorPort + pathAndQuery))
+						.timeout(Duration.ofSeconds(2))
+						.build(),
+					HttpResponse.BodyHandlers.ofString());
 			return (response.statusCode() == 200) ? response.body() : null;
 		}
 		catch (IOException ex) {

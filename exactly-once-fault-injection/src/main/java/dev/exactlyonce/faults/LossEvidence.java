@@ -150,7 +150,7 @@ final class LossEvidence {
 				+ consumer.getDelivered().getConsumerSequence() + ", ack floor stream/consumer seq "
 				+ consumer.getAckFloor().getStreamSequence() + "/" + consumer.getAckFloor().getConsumerSequence()
 				+ ", pending " + consumer.getNumPending() + ", ack pending " + consumer.getNumAckPending()
-				+ ", redelivered " + consumer.getRedelivered();
+				+ ", awaiting redelivery " + consumer.getRedelivered();
 	}
 
 	private static String messageAt(JetStreamManagement management, String stream, long sequence) {

@@ -2,12 +2,17 @@ package dev.exactlyonce.faults;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.nats.client.api.StreamConfiguration;
 
 import dev.exactlyonce.test.NatsServerProcess;
 
@@ -41,7 +46,7 @@ abstract class NatsEnvironment implements AutoCloseable {
 	abstract int port();
 
 	/**
-	 * A 3-node cluster, started, with JetStream ready (a meta leader elected).
+	 * A 3-node cluster, started; {@link #awaitJetStream} waits until it can place replicated streams.
 	 * @return the started environment
 	 */
 	static NatsEnvironment cluster() {
@@ -70,7 +75,14 @@ abstract class NatsEnvironment implements AutoCloseable {
 			.build());
 	}
 
-	/** Waits until JetStream answers account requests (after start or after a restart). */
+	/**
+	 * Waits until JetStream answers account requests (after start or after a restart); on a cluster
+	 * also until every node follows one meta leader that sees every other node current, and a
+	 * 3-replica stream can be placed.
+	 * @param connection a connection to the environment
+	 * @param timeout the longest wait
+	 * @throws IllegalStateException when that is not so within the timeout, saying what is missing
+	 */
 	void awaitJetStream(Connection connection, Duration timeout) {
 		Waits.until("JetStream to answer on " + urls(), timeout, () -> {
 			try {
@@ -146,6 +158,10 @@ abstract class NatsEnvironment implements AutoCloseable {
 
 	private static final class Cluster extends NatsEnvironment {
 
+		private static final String PLACEMENT_PROBE = "CLUSTER_PLACEMENT_PROBE";
+
+		private static final int NO_SUITABLE_PEERS = 10005;
+
 		private final List<ClusterNode> nodes;
 
 		Cluster() {
@@ -164,6 +180,67 @@ abstract class NatsEnvironment implements AutoCloseable {
 		@Override
 		int replicas() {
 			return 3;
+		}
+
+		@Override
+		void awaitJetStream(Connection connection, Duration timeout) {
+			long deadline = System.nanoTime() + timeout.toNanos();
+			if (!Waits.within(timeout, () -> MetaView.missing(metaViews()) == null)) {
+				throw new IllegalStateException("Timed out after " + timeout + " waiting for the 3-node cluster's meta "
+						+ "leader and every peer current: " + MetaView.missing(metaViews()));
+			}
+			super.awaitJetStream(connection, left(deadline));
+			awaitPlacement(connection, left(deadline));
+		}
+
+		private Map<String, MetaView> metaViews() {
+			Map<String, MetaView> views = new LinkedHashMap<>();
+			this.nodes.forEach((node) -> views.put(node.name(), node.meta()));
+			return views;
+		}
+
+		/**
+		 * Waits until the meta leader places a 3-replica stream: peers it lists as current can still
+		 * lack the statistics placement needs, and it then refuses with 10005 ("no suitable peers").
+		 * The probe stream is deleted at once.
+		 */
+		private void awaitPlacement(Connection connection, Duration timeout) {
+			StreamConfiguration probe = StreamConfiguration.builder()
+				.name(PLACEMENT_PROBE)
+				.subjects(PLACEMENT_PROBE.toLowerCase(Locale.ROOT))
+				.replicas(3)
+				.build();
+			String[] refused = { "no answer" };
+			boolean placed = Waits.within(timeout, () -> {
+				try {
+					JetStreamManagement management = connection.jetStreamManagement();
+					management.addStream(probe);
+					management.deleteStream(PLACEMENT_PROBE);
+					return true;
+				}
+				catch (JetStreamApiException ex) {
+					if (ex.getApiErrorCode() != NO_SUITABLE_PEERS) {
+						throw new IllegalStateException("Could not place the probe stream " + PLACEMENT_PROBE + ": "
+								+ ex.getMessage(), ex);
+					}
+					refused[0] = ex.getMessage();
+					return false;
+				}
+				catch (IOException | IllegalStateException ex) {
+					refused[0] = ex.toString();
+					return false;
+				}
+			});
+			if (!placed) {
+				String meta = MetaView.missing(metaViews());
+				throw new IllegalStateException("Timed out after " + timeout + " waiting for the 3-node cluster to "
+						+ "place a 3-replica stream (last answer: " + refused[0] + "); meta group: "
+						+ ((meta != null) ? meta : "leader and every peer current"));
+			}
+		}
+
+		private static Duration left(long deadline) {
+			return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
 		}
 
 		@Override

@@ -612,7 +612,7 @@ final class RowRun {
 			ConsumerInfo consumer = management.getConsumerInfo(TaskPublisher.STREAM, CONSUMER);
 			return "stream messages " + management.getStreamInfo(TaskPublisher.STREAM).getStreamState().getMsgCount()
 					+ ", pending " + consumer.getNumPending() + ", ack pending " + consumer.getNumAckPending()
-					+ ", redelivered " + consumer.getRedelivered() + ", publisher done " + this.publisher.done();
+					+ ", awaiting redelivery " + consumer.getRedelivered() + ", publisher done " + this.publisher.done();
 		}
 		catch (IOException | JetStreamApiException | IllegalStateException ex) {
 			return "state unreadable: " + ex.getMessage();
