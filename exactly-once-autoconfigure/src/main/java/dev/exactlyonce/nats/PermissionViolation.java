@@ -1,5 +1,7 @@
 package dev.exactlyonce.nats;
 
+import java.util.Arrays;
+
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
 /**
@@ -22,11 +24,53 @@ public record PermissionViolation(Operation operation, String subject) {
 	}
 
 	/**
-	 * What to allow: the subject itself, or {@code _INBOX.>} for a reply inbox (its name is random).
+	 * What to allow: the pattern that covers every subject of the same kind, not just the one
+	 * refused: {@code _INBOX.>} for a reply inbox, {@code $JS.ACK.<stream>.<consumer>.>} for an ack,
+	 * {@code $KV.<bucket>.>} for a key, {@code $JS.FC.<stream>.>} for flow control,
+	 * {@code $JS.API.DIRECT.GET.<stream>.>} for a read by subject, the durable consumer's
+	 * {@code $JS.API.CONSUMER.CREATE.<stream>.<consumer>.>}, and {@code $JS.API.CONSUMER.CREATE.KV_<bucket>.>}
+	 * or {@code ...INFO.KV_<bucket>.>} for a bucket's watchers (their names are random); else the subject.
 	 * @return the subject or pattern to add to the user's allow list
 	 */
 	public String toAllow() {
-		return this.subject.startsWith("_INBOX.") ? "_INBOX.>" : this.subject;
+		String[] tokens = this.subject.split("\\.");
+		if (this.subject.startsWith("_INBOX.")) {
+			return "_INBOX.>";
+		}
+		if (this.subject.startsWith("$JS.ACK.") && tokens.length > 4) {
+			return prefix(tokens, 4) + ".>";
+		}
+		if (this.subject.startsWith("$KV.") && tokens.length > 2) {
+			return prefix(tokens, 2) + ".>";
+		}
+		if (this.subject.startsWith("$JS.FC.") && tokens.length > 3) {
+			return prefix(tokens, 3) + ".>";
+		}
+		if (this.subject.startsWith("$JS.API.DIRECT.GET.") && tokens.length > 5) {
+			return prefix(tokens, 5) + ".>";
+		}
+		if (this.subject.startsWith("$JS.API.CONSUMER.CREATE.") || this.subject.startsWith("$JS.API.CONSUMER.INFO.")) {
+			boolean bucketWatcher = tokens.length > 4 && tokens[4].startsWith("KV_");
+			int kept = bucketWatcher ? 5 : 6;
+			if (tokens.length > kept) {
+				return prefix(tokens, kept) + ".>";
+			}
+		}
+		return this.subject;
+	}
+
+	private static String prefix(String[] tokens, int count) {
+		return String.join(".", Arrays.copyOf(tokens, count));
+	}
+
+	/**
+	 * Whether the refused request creates or changes a stream, a bucket or a durable consumer: what
+	 * a provisioner does, and a worker running with provisioning mode {@code validate} never asks.
+	 * @return {@code true} for a provisioning request
+	 */
+	public boolean isProvisioning() {
+		return this.subject.startsWith("$JS.API.STREAM.CREATE.") || this.subject.startsWith("$JS.API.STREAM.UPDATE.")
+				|| (this.subject.startsWith("$JS.API.CONSUMER.CREATE.") && !this.subject.startsWith("$JS.API.CONSUMER.CREATE.KV_"));
 	}
 
 	/**
@@ -53,8 +97,13 @@ public record PermissionViolation(Operation operation, String subject) {
 	 * @return the subject to add to which allow list
 	 */
 	public String action() {
-		return "Add \"" + toAllow() + "\" to the " + verb() + " allow list of this user's permissions in the nats-server "
-				+ "configuration (README, section Least privilege, lists every subject the starter needs).";
+		String add = "Add \"" + toAllow() + "\" to the " + verb() + " allow list of this user's permissions in the "
+				+ "nats-server configuration (README, section Least privilege, lists every subject the starter needs)";
+		if (isProvisioning()) {
+			return add + "; or, if this user is a worker whose streams, buckets and consumers a deploy job provisions "
+					+ "(README, Least privilege: the worker block), set exactlyonce.provisioning.mode=validate.";
+		}
+		return add + ".";
 	}
 
 	/**

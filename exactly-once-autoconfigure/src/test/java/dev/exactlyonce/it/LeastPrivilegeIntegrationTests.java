@@ -6,6 +6,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.StreamConfiguration;
 import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +37,7 @@ import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
@@ -44,30 +51,33 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class LeastPrivilegeIntegrationTests {
 
-	/** The block README documents, for stream TASKS, consumer worker, the default bucket and dead letters. */
+	/**
+	 * The worker block README documents (provisioning.mode=validate), for stream TASKS, consumer
+	 * worker, the default bucket, the tally bucket and dead letters: no stream, bucket or durable
+	 * consumer may be created or changed.
+	 */
 	static final String WORKER_PERMISSIONS = """
 			permissions: {
 			  publish: {
 			    allow: [
 			      "$JS.API.INFO",
 			      "$JS.API.STREAM.NAMES",
-			      "$JS.API.STREAM.INFO.TASKS", "$JS.API.STREAM.CREATE.TASKS", "$JS.API.STREAM.UPDATE.TASKS",
+			      "$JS.API.STREAM.INFO.TASKS",
 			      "$JS.API.STREAM.MSG.GET.TASKS", "$JS.API.STREAM.MSG.DELETE.TASKS",
 			      "$JS.API.CONSUMER.INFO.TASKS.worker",
-			      "$JS.API.CONSUMER.CREATE.TASKS.worker.>", "$JS.API.CONSUMER.MSG.NEXT.TASKS.worker",
+			      "$JS.API.CONSUMER.MSG.NEXT.TASKS.worker",
 			      "$JS.ACK.TASKS.worker.>",
 			      "agents.*.tasks.>",
-			      "$JS.API.STREAM.INFO.DEAD_LETTERS", "$JS.API.STREAM.CREATE.DEAD_LETTERS",
-			      "$JS.API.STREAM.UPDATE.DEAD_LETTERS", "$JS.API.STREAM.MSG.GET.DEAD_LETTERS",
-			      "$JS.API.STREAM.MSG.DELETE.DEAD_LETTERS",
+			      "$JS.API.STREAM.INFO.DEAD_LETTERS",
+			      "$JS.API.STREAM.MSG.GET.DEAD_LETTERS", "$JS.API.STREAM.MSG.DELETE.DEAD_LETTERS",
 			      "deadletter.>",
-			      "$JS.API.STREAM.INFO.KV_exactly-once-idempotency", "$JS.API.STREAM.CREATE.KV_exactly-once-idempotency",
+			      "$JS.API.STREAM.INFO.KV_exactly-once-idempotency",
 			      "$JS.API.DIRECT.GET.KV_exactly-once-idempotency", "$JS.API.DIRECT.GET.KV_exactly-once-idempotency.>",
 			      "$JS.API.CONSUMER.CREATE.KV_exactly-once-idempotency.>",
 			      "$JS.API.CONSUMER.INFO.KV_exactly-once-idempotency.>",
 			      "$JS.FC.KV_exactly-once-idempotency.>",
 			      "$KV.exactly-once-idempotency.>",
-			      "$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES", "$JS.API.STREAM.CREATE.KV_EXACTLYONCE_TALLIES",
+			      "$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES",
 			      "$JS.API.DIRECT.GET.KV_EXACTLYONCE_TALLIES.>",
 			      "$JS.API.CONSUMER.CREATE.KV_EXACTLYONCE_TALLIES.>",
 			      "$JS.API.CONSUMER.INFO.KV_EXACTLYONCE_TALLIES.>",
@@ -81,6 +91,20 @@ class LeastPrivilegeIntegrationTests {
 			}
 			""";
 
+	/**
+	 * The provisioner block README documents: the worker's, plus creating and updating the streams,
+	 * the buckets and the durable consumer (a deploy job, or the app with provisioning.mode
+	 * create-or-update).
+	 */
+	static final String PROVISIONER_PERMISSIONS = WORKER_PERMISSIONS.replace("""
+			      "$JS.API.STREAM.INFO.TASKS",
+			""", """
+			      "$JS.API.STREAM.INFO.TASKS", "$JS.API.STREAM.CREATE.TASKS", "$JS.API.STREAM.UPDATE.TASKS",
+			      "$JS.API.CONSUMER.CREATE.TASKS.worker.>",
+			      "$JS.API.STREAM.CREATE.DEAD_LETTERS", "$JS.API.STREAM.UPDATE.DEAD_LETTERS",
+			      "$JS.API.STREAM.CREATE.KV_exactly-once-idempotency", "$JS.API.STREAM.CREATE.KV_EXACTLYONCE_TALLIES",
+			""");
+
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
 	@AfterEach
@@ -91,10 +115,12 @@ class LeastPrivilegeIntegrationTests {
 	}
 
 	@Test
-	void theDocumentedPermissionsAreEnoughForTheWholePipeline() throws Exception {
+	void theDocumentedWorkerPermissionsAreEnoughForTheWholePipelineOnceProvisioned() throws Exception {
 		NatsServerProcess nats = server(WORKER_PERMISSIONS);
 		TestInstances instances = instances(nats);
+		provision(instances);
 		Instance instance = instances.start("a", "exactlyonce.nats.username=worker", "exactlyonce.nats.password=worker-pw",
+				"exactlyonce.provisioning.mode=validate",
 				"test.always-failing=t-lp-failing", "exactlyonce.consumers.worker.max-deliver=2",
 				"exactlyonce.consumers.worker.retry-delay=200ms", "management.endpoints.web.exposure.include=health,exactlyonce",
 				"management.endpoint.exactlyonce.access=unrestricted");
@@ -124,13 +150,49 @@ class LeastPrivilegeIntegrationTests {
 	}
 
 	@Test
-	void aMissingPublishPermissionFailsStartUpNamingTheSubjectAndTheFix() throws Exception {
-		NatsServerProcess nats = server(WORKER_PERMISSIONS.replace("\"$JS.API.STREAM.INFO.TASKS\", ", ""));
+	void theWorkerCannotWidenItsStreamToReadOtherSubjectsNorShortenItsRetention() throws Exception {
+		NatsServerProcess nats = server(WORKER_PERMISSIONS);
+		provision(instances(nats));
+		try (Connection worker = Nats.connect(Options.builder().server(workerUrl(nats))
+			.connectionTimeout(Duration.ofSeconds(5)).build())) {
+			JetStreamManagement management = worker.jetStreamManagement(JetStreamOptions.builder()
+				.requestTimeout(Duration.ofSeconds(2)).build());
+			StreamConfiguration declared = management.getStreamInfo("TASKS").getConfiguration();
+			StreamConfiguration widened = StreamConfiguration.builder(declared)
+				.subjects("agents.*.tasks.>", "payments.>").build();
+			StreamConfiguration shortened = StreamConfiguration.builder(declared).maxAge(Duration.ofSeconds(1)).build();
+
+			assertThatException().isThrownBy(() -> management.updateStream(widened));
+			assertThatException().isThrownBy(() -> management.updateStream(shortened));
+			assertThatException().isThrownBy(() -> management.addStream(StreamConfiguration.builder()
+				.name("CAPTURE").subjects("payments.>").build()));
+		}
+		try (JetStreamProbe admin = new JetStreamProbe(adminUrl(nats))) {
+			StreamConfiguration kept = admin.stream("TASKS").getConfiguration();
+			assertThat(kept.getSubjects()).containsExactly("agents.*.tasks.>");
+			assertThat(kept.getMaxAge()).isNotEqualTo(Duration.ofSeconds(1));
+			assertThat(admin.connection().jetStreamManagement().getStreamNames()).doesNotContain("CAPTURE");
+		}
+		assertThat(violations(nats)).isNotEmpty()
+			.allSatisfy((line) -> assertThat(line).containsAnyOf("$JS.API.STREAM.UPDATE.TASKS",
+					"$JS.API.STREAM.CREATE.CAPTURE"));
+	}
+
+	@Test
+	void aWorkerLeftInCreateOrUpdateModeFailsStartUpNamingTheProvisioningMode() throws Exception {
+		NatsServerProcess nats = server(WORKER_PERMISSIONS);
 		TestInstances instances = instances(nats);
-		long started = System.nanoTime();
 		Throwable failure = catchThrowable(() -> instances.start("a", "exactlyonce.nats.username=worker",
 				"exactlyonce.nats.password=worker-pw"));
 		ExactlyOnceConfigurationException cause = rootConfigurationFailure(failure);
+		assertThat(cause.getProblemSentence()).contains("may not publish to \"$JS.API.STREAM.CREATE.");
+		assertThat(cause.getAction()).contains("set exactlyonce.provisioning.mode=validate");
+	}
+
+	@Test
+	void aMissingPublishPermissionFailsStartUpNamingTheSubjectAndTheFix() throws Exception {
+		long started = System.nanoTime();
+		ExactlyOnceConfigurationException cause = startUpFailureWithout("\"$JS.API.STREAM.INFO.TASKS\",");
 		assertThat(cause.getProblemSentence()).contains("may not publish to \"$JS.API.STREAM.INFO.TASKS\"");
 		assertThat(cause.getAction()).contains("\"$JS.API.STREAM.INFO.TASKS\"").contains("publish").contains("allow")
 			.contains("Least privilege");
@@ -147,7 +209,7 @@ class LeastPrivilegeIntegrationTests {
 	@Test
 	void aMissingTallyBucketPermissionFailsStartUpRatherThanEveryFlushOfTheMonthlyTable() throws Exception {
 		ExactlyOnceConfigurationException cause = startUpFailureWithout(
-				"\"$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES\", ");
+				"\"$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES\",");
 		assertThat(cause.getProblemSentence()).contains("monthly tally bucket 'EXACTLYONCE_TALLIES'")
 			.contains("exactlyonce.operations.tally-bucket")
 			.contains("may not publish to \"$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES\"");
@@ -156,10 +218,12 @@ class LeastPrivilegeIntegrationTests {
 
 	@Test
 	void aRefusedPullTakesHealthDownNamingTheSubjectAndTheFix(CapturedOutput output) {
-		String pull = ", \"$JS.API.CONSUMER.MSG.NEXT.TASKS.worker\"";
+		String pull = "\"$JS.API.CONSUMER.MSG.NEXT.TASKS.worker\",";
 		assertThat(WORKER_PERMISSIONS).contains(pull);
-		Instance instance = instances(server(WORKER_PERMISSIONS.replace(pull, ""))).start("a",
-				"exactlyonce.nats.username=worker", "exactlyonce.nats.password=worker-pw");
+		TestInstances instances = instances(server(WORKER_PERMISSIONS.replace(pull, "")));
+		provision(instances);
+		Instance instance = instances.start("a", "exactlyonce.nats.username=worker",
+				"exactlyonce.nats.password=worker-pw", "exactlyonce.provisioning.mode=validate");
 
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			Health health = instance.bean(ExactlyOnceHealthIndicator.class).health();
@@ -176,8 +240,16 @@ class LeastPrivilegeIntegrationTests {
 	private ExactlyOnceConfigurationException startUpFailureWithout(String permission) {
 		assertThat(WORKER_PERMISSIONS).contains(permission);
 		TestInstances instances = instances(server(WORKER_PERMISSIONS.replace(permission, "")));
+		provision(instances);
 		return rootConfigurationFailure(catchThrowable(() -> instances.start("a", "exactlyonce.nats.username=worker",
-				"exactlyonce.nats.password=worker-pw")));
+				"exactlyonce.nats.password=worker-pw", "exactlyonce.provisioning.mode=validate")));
+	}
+
+	/** Provisions streams, buckets and the consumer as a deploy job would: as the provisioner, then stops. */
+	private static void provision(TestInstances instances) {
+		Instance job = instances.start("deploy-job", "exactlyonce.nats.username=provisioner",
+				"exactlyonce.nats.password=provisioner-pw", "exactlyonce.listener.auto-startup=false");
+		job.context().close();
 	}
 
 	private static ExactlyOnceConfigurationException rootConfigurationFailure(Throwable failure) {
@@ -193,8 +265,13 @@ class LeastPrivilegeIntegrationTests {
 	static NatsServerProcess server(String workerPermissions) {
 		return NatsServerProcess.withConfiguration("authorization { users = [\n"
 				+ "  { user: admin, password: admin-pw }\n"
+				+ "  { user: provisioner, password: provisioner-pw, " + PROVISIONER_PERMISSIONS + " }\n"
 				+ "  { user: worker, password: worker-pw, " + workerPermissions + " }\n"
 				+ "] }\n").start();
+	}
+
+	static String workerUrl(NatsServerProcess nats) {
+		return "nats://worker:worker-pw@127.0.0.1:" + nats.port();
 	}
 
 	static String adminUrl(NatsServerProcess nats) {
