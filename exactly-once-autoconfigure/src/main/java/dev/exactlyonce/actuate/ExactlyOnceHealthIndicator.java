@@ -15,6 +15,7 @@ import io.nats.client.api.StreamInfo;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
+import dev.exactlyonce.audit.Subjects;
 import dev.exactlyonce.nats.CredentialRedactor;
 import dev.exactlyonce.nats.PermissionViolation;
 import dev.exactlyonce.nats.PermissionViolations;
@@ -101,12 +102,20 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 			nats.put("server", CredentialRedactor.withoutUserInfo(url));
 		}
 		for (PermissionViolation refused : PermissionViolations.reportedOn(this.connection)) {
-			(refused.isStartersOwn() ? check.down : check.warnings).add(refused.problem() + ": " + refused.action());
+			boolean down = refused.isStartersOwn() || isDeadLetterSubject(refused.subject());
+			(down ? check.down : check.warnings).add(refused.problem() + ": " + refused.action());
 		}
 		if (status != Connection.Status.CONNECTED) {
 			check.down.add("NATS connection is " + status + ": no message can be received or acknowledged");
 		}
 		return nats;
+	}
+
+	/** A dead letter that cannot be published leaves a task that failed for good on its stream: an incident. */
+	private boolean isDeadLetterSubject(String subject) {
+		StreamDeclaration deadLetters = this.declarations.deadLetterStream();
+		return deadLetters != null
+				&& deadLetters.subjects().stream().anyMatch((filter) -> Subjects.matches(filter, subject));
 	}
 
 	private JetStreamManagement jetStream(Check check, Health.Builder builder) {

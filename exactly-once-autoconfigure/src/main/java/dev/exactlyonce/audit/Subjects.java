@@ -4,7 +4,7 @@ package dev.exactlyonce.audit;
  * NATS subject matching with the {@code *} (one token) and {@code >} (one or more tokens)
  * wildcards.
  */
-final class Subjects {
+public final class Subjects {
 
 	private Subjects() {
 	}
@@ -15,7 +15,7 @@ final class Subjects {
 	 * @param subject a literal subject
 	 * @return {@code true} on a match
 	 */
-	static boolean matches(String filter, String subject) {
+	public static boolean matches(String filter, String subject) {
 		if (filter == null || filter.isEmpty()) {
 			return true;
 		}

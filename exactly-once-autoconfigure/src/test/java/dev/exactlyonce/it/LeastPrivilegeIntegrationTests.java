@@ -237,6 +237,30 @@ class LeastPrivilegeIntegrationTests {
 			.containsOnlyOnce("may not publish to \"$JS.API.CONSUMER.MSG.NEXT.TASKS.worker\"; Add");
 	}
 
+	@Test
+	void aRefusedDeadLetterTakesHealthDownAndKeepsTheMessageOnItsStream() throws Exception {
+		String deadLetters = "\"deadletter.>\",";
+		assertThat(WORKER_PERMISSIONS).contains(deadLetters);
+		NatsServerProcess nats = server(WORKER_PERMISSIONS.replace(deadLetters, ""));
+		TestInstances instances = instances(nats);
+		provision(instances);
+		Instance instance = instances.start("a", "exactlyonce.nats.username=worker",
+				"exactlyonce.nats.password=worker-pw", "exactlyonce.provisioning.mode=validate");
+		try (JetStreamProbe admin = new JetStreamProbe(adminUrl(nats))) {
+			admin.connection().jetStream().publish(NatsMessage.builder().subject("agents.marketing.tasks.blog-post")
+				.data("{\"taskId\":\"no-id\"}".getBytes()).build());
+
+			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+				Health health = instance.bean(ExactlyOnceHealthIndicator.class).health();
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(String.valueOf(health.getDetails().get("problems")))
+					.contains("may not publish to \"deadletter.TASKS.worker\"");
+			});
+			assertThat(admin.stream("TASKS").getStreamState().getMsgCount()).as("the poison message, kept").isOne();
+			assertThat(admin.stream("DEAD_LETTERS").getStreamState().getMsgCount()).isZero();
+		}
+	}
+
 	private ExactlyOnceConfigurationException startUpFailureWithout(String permission) {
 		assertThat(WORKER_PERMISSIONS).contains(permission);
 		TestInstances instances = instances(server(WORKER_PERMISSIONS.replace(permission, "")));
