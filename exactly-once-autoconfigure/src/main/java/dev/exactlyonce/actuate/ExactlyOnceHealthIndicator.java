@@ -11,6 +11,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -146,11 +147,16 @@ public class ExactlyOnceHealthIndicator implements HealthIndicator {
 			StreamInfo info = streamInfo(management, name, detail, check, true);
 			if (info != null) {
 				detail.put("messages", info.getStreamState().getMsgCount());
-				ConfigurationDrift drift = ConfigurationDrift.of(JetStreamConfigurations.stream(stream),
-						info.getConfiguration());
+				StreamConfiguration declared = JetStreamConfigurations.stream(stream);
+				ConfigurationDrift drift = ConfigurationDrift.of(declared, info.getConfiguration());
 				detail.put("drift", drift.differences());
-				drift.differences().forEach((difference) -> check.warnings.add("Stream '" + name + "' drifted: "
-						+ difference));
+				List<String> weakened = ConfigurationDrift.weakened(declared, info.getConfiguration());
+				weakened.forEach((line) -> check.down.add("Stream '" + name + "' weakened: " + line));
+				drift.differences()
+					.stream()
+					.filter((difference) -> weakened.stream()
+						.noneMatch((line) -> line.startsWith(difference.substring(0, difference.indexOf(':') + 1))))
+					.forEach((difference) -> check.warnings.add("Stream '" + name + "' drifted: " + difference));
 				drift.warnings().forEach((warning) -> check.warnings.add("Stream '" + name + "': " + warning));
 			}
 			streams.put(name, detail);

@@ -23,6 +23,43 @@ import io.nats.client.api.StreamConfiguration;
 public record ConfigurationDrift(List<String> differences, List<String> warnings) {
 
 	/**
+	 * The drift of a stream that weakens the guarantees it was declared for: a server {@code max_age}
+	 * shorter than declared (tasks and dead letters removed before they may have run or been read)
+	 * and a duplicate window shorter than declared (a publisher's retry, or the same task published
+	 * again, after it is stored twice). Each line names the property and the fix.
+	 * @param declared the declared configuration
+	 * @param actual the server's configuration
+	 * @return one line per weakened setting, empty when none
+	 */
+	public static List<String> weakened(StreamConfiguration declared, StreamConfiguration actual) {
+		List<String> weakened = new ArrayList<>();
+		String prefix = "exactlyonce.streams." + declared.getName() + ".";
+		String fix = "; restore it (a start with exactlyonce.provisioning.mode=create-or-update does) and find who "
+				+ "changed the stream";
+		if (isShorter(actual.getMaxAge(), declared.getMaxAge())) {
+			weakened.add(prefix + "max-age: server " + actual.getMaxAge() + ", declared " + describe(declared.getMaxAge())
+					+ ": the stream removes tasks before they may have run" + fix);
+		}
+		if (isShorter(actual.getDuplicateWindow(), declared.getDuplicateWindow())) {
+			weakened.add(prefix + "duplicate-window: server " + actual.getDuplicateWindow() + ", declared "
+					+ declared.getDuplicateWindow() + ": a task published again (a publisher's retry) after it is stored "
+					+ "twice" + fix);
+		}
+		return weakened;
+	}
+
+	/** Whether a server duration (zero: unlimited) is shorter than the declared one (zero: unlimited). */
+	private static boolean isShorter(Duration actual, Duration declared) {
+		boolean actualLimited = actual != null && !actual.isZero();
+		boolean declaredLimited = declared != null && !declared.isZero();
+		return actualLimited && (!declaredLimited || actual.compareTo(declared) < 0);
+	}
+
+	private static String describe(Duration duration) {
+		return (duration == null || duration.isZero()) ? "unlimited" : duration.toString();
+	}
+
+	/**
 	 * Compares a declared stream with the server's, including the settings no property declares
 	 * that would stop the pipeline: a message size limit (a dead letter or task larger than it is
 	 * refused and stays where it is), {@code no_ack} (every publish goes unanswered), a sealed
