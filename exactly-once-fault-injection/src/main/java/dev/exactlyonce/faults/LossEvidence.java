@@ -281,7 +281,7 @@ final class LossEvidence {
 
 	/**
 	 * The deploy tasks the DevOps agent ran from a sequence the publisher was acknowledged for: the
-	 * last field of a {@code deploys.log} line is the deploy message's stream sequence, so a hit means
+	 * fifth field of a {@code deploys.log} line is the deploy message's stream sequence, so a hit means
 	 * the stream gave that sequence to two messages.
 	 */
 	private void deploysAt(List<Path> slots, List<PubAck> acks) {
@@ -290,7 +290,7 @@ final class LossEvidence {
 		for (Path slot : slots) {
 			for (String line : lines(slot.resolve("deploys.log"))) {
 				String[] fields = line.split(" ");
-				String sequence = fields[fields.length - 1];
+				String sequence = (fields.length > 4) ? fields[4] : "";
 				if (acks.stream().anyMatch((ack) -> !ack.duplicate() && Long.toString(ack.sequence()).equals(sequence))) {
 					line(slot.getFileName() + ": " + line);
 					this.summary.add("sequence " + sequence + " also delivered as the deploy of " + fields[0]);

@@ -20,13 +20,14 @@ import java.util.regex.Pattern;
  * What the sample's agents really did, read from their artefacts: the commits in the shared git
  * repository (found by their {@code Task-Id} trailer, the committed draft read from the post), the
  * model calls in every {@code drafts.log} ({@code <taskId> <instance> <time> <draftId>}) and the
- * deploys in every {@code deploys.log} ({@code <taskId> <sha> <instance> <time> <stream sequence>}).
+ * deploys in every {@code deploys.log} ({@code <taskId> <sha> <instance> <time> <stream sequence> <key>}).
  *
  * @param commits commits per task id
  * @param committedDrafts draft id in the post of each task's first commit
  * @param drafts draft ids per task id, oldest first
  * @param deploys deployed shas per task id
- * @param deployMessages stream sequences of the deploy tasks the DevOps agent ran, per task id
+ * @param deployMessages keys (message ids) of the deploy tasks the DevOps agent ran, per task id: a
+ * copy of a deploy task requeued after its deliveries ran out keeps its key
  */
 public record SideEffects(Map<String, List<String>> commits, Map<String, String> committedDrafts,
 		Map<String, List<String>> drafts, Map<String, List<String>> deploys,
@@ -65,7 +66,7 @@ public record SideEffects(Map<String, List<String>> commits, Map<String, String>
 			});
 		}
 		return new SideEffects(commits, committedDrafts, column(slots, "drafts.log", 3, 2), column(slots, "deploys.log", 1, 3),
-				column(slots, "deploys.log", 4, 3));
+				column(slots, "deploys.log", 5, 3));
 	}
 
 	/** One field of each line of a log in every slot, per task id (field 0), ordered by its time field. */
@@ -128,7 +129,7 @@ public record SideEffects(Map<String, List<String>> commits, Map<String, String>
 		return beyondFirst(this.deploys);
 	}
 
-	/** Deploy tasks stored beyond one per task (distinct stream sequences the DevOps agent ran). */
+	/** Deploy tasks stored beyond one per task (distinct message ids the DevOps agent ran). */
 	public int duplicateDeployMessages() {
 		return this.deployMessages.values()
 			.stream()

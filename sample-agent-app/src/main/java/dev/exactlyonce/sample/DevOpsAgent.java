@@ -11,9 +11,9 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
 
 /**
  * The "DevOps agent": deploys what the marketing agent committed, recording each deploy as
- * {@code <taskId> <sha> <instanceId> <ISO timestamp> <stream sequence>} in
- * {@code <output-dir>/deploys.log} (fsynced); the sequence tells a deploy run twice for one
- * message from a deploy task stored twice. Its tasks are keyed by the message id the marketing agent's publish step derived, so
+ * {@code <taskId> <sha> <instanceId> <ISO timestamp> <stream sequence> <key>} in
+ * {@code <output-dir>/deploys.log} (fsynced); the key (the deploy task's message id, which a
+ * requeued copy keeps) tells a deploy run twice for one task from a deploy task stored twice. Its tasks are keyed by the message id the marketing agent's publish step derived, so
  * each is deployed once.
  */
 @Component
@@ -33,7 +33,7 @@ class DevOpsAgent {
 	@ExactlyOnceListener(consumer = "devops-task-worker")
 	String handle(DeployTask task, ExactlyOnceContext context) {
 		this.deploys.append(task.taskId() + " " + task.sha() + " " + this.instanceId + " " + Instant.now() + " "
-				+ context.streamSequence());
+				+ context.streamSequence() + " " + context.key());
 		logger.info("Task " + task.taskId() + " deployed: " + task.sha());
 		return task.sha();
 	}
