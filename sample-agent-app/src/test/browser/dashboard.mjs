@@ -33,7 +33,7 @@ try {
 		await dialog.getByLabel('Reason (kept in the task\'s audit)').fill('topic filter fixed');
 		await page.screenshot({ path: path.join(screenshots, 'dashboard-2-confirm-replay.png'), fullPage: true });
 		await dialog.getByRole('button', { name: 'Replay' }).click();
-		await page.locator('#message', { hasText: 'republished as ' + key + '/replay-1' }).waitFor();
+		await page.locator('#message', { hasText: 'republished as ' + key + '/replay-DEAD_LETTERS-' }).waitFor();
 		await page.locator('#task-detail .status-COMPLETED').waitFor();
 		await page.locator('#dead-letters tbody', { hasText: 'No dead letters.' }).waitFor();
 		await page.locator('#task-detail', { hasText: 'replay 1 by anonymous' }).waitFor();

@@ -17,9 +17,13 @@ import dev.exactlyonce.store.OperatorAction;
 /**
  * Lists, replays and discards a consumer's dead letters. A replay reopens the task's record with an
  * audit entry, republishes the dead letter's payload and headers to the original subject as
- * {@code <key>/replay-<n>}, then removes the dead letter; asked twice (or by two instances at
- * once) it republishes the same message, which the stream stores once and the key's record lets
- * run once. A discard records who and why on the record, then removes the dead letter. Both act
+ * {@code <key>/replay-<dead-letter stream>-<dead-letter sequence>} (unique for ever: never the id of
+ * another replay), then removes the dead letter once the copy is stored; asked twice (or by two
+ * instances at once) it republishes the same message, which the stream stores once (the second
+ * answer says {@code duplicate}: stored by the first) and the key's record lets run once. A
+ * discard records who and why on the record, then removes the dead letter. A replay and a discard
+ * of one dead letter are decided by the compare-and-set on the record that recorded the first: the
+ * other is refused ({@link KeyReopener}). Both act
  * only on a dead letter its headers say this consumer parked (consumers may share a dead-letter
  * subject).
  */
@@ -104,7 +108,9 @@ public class DeadLetterOperations {
 		MessageInfo letter = letter(consumer, sequence);
 		String key = keyOf(consumer, letter);
 		int number = this.reopener.reopen(consumer, key, OperatorAction.Kind.REPLAY, sequence, operator, reason);
-		String messageId = key + "/replay-" + number;
+		// named by the dead letter, whose stream sequence never repeats: a replay of another dead letter of
+		// the key (after the record expired and its replay numbers began again) is never taken for this one
+		String messageId = key + "/replay-" + this.deadLetters.stream() + "-" + sequence;
 		PublishAck ack = this.republisher.publish(letter, header(letter, "Original-Subject"), header(letter, "Stream"),
 				key, messageId);
 		remove(sequence);

@@ -1,6 +1,7 @@
 package dev.exactlyonce.operations;
 
 import java.time.Clock;
+import java.util.Locale;
 import java.util.Optional;
 
 import org.apache.commons.logging.Log;
@@ -10,14 +11,15 @@ import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordChangedException;
+import dev.exactlyonce.store.RecordState;
 
 /**
  * Records an operator's action on a task's record (see
  * {@link IdempotencyStore#recordOperatorAction}) and says which number it got. Idempotent per dead
  * letter: an action already recorded for the same dead letter (by this operator's earlier call
  * that failed later, or by another operator or instance at the same moment) is answered with its
- * number instead of being recorded twice, so a republish under {@code <key>/replay-<number>} is the
- * same message however often it is asked for.
+ * number instead of being recorded twice. A replay and a discard of one dead letter are decided by
+ * the compare-and-set that recorded the first of them: the other is refused.
  */
 public class KeyReopener {
 
@@ -52,9 +54,10 @@ public class KeyReopener {
 	 * @param operator who acts
 	 * @param reason why
 	 * @return the action's number; 1 when the store holds no record of the key (expired, or never
-	 * claimed) or a discarded dead letter's key is no longer dead-lettered (a copy settled it): the
-	 * record is not changed then, and the audit is this class's INFO log line only
-	 * @throws OperationRefusedException when the task's state does not allow the action
+	 * claimed) or a discarded dead letter's key was completed by another copy: the record is not
+	 * changed then, and the audit is this class's INFO log line only
+	 * @throws OperationRefusedException when the task's state does not allow the action, or the
+	 * dead letter was replayed (for a discard) or discarded (for a replay) already
 	 */
 	public int reopen(String consumer, String key, OperatorAction.Kind kind, long deadLetterSequence, String operator,
 			String reason) {
@@ -76,9 +79,10 @@ public class KeyReopener {
 			if (done.isPresent()) {
 				return done.get().number();
 			}
-			if (kind == OperatorAction.Kind.DISCARD && !kind.appliesTo(record.state())) {
+			refuseWhenTheOtherActionWon(record, kind, deadLetterSequence, consumer, key);
+			if (kind == OperatorAction.Kind.DISCARD && record.state() == RecordState.COMPLETED) {
 				log(kind, 1, consumer, key, deadLetterSequence, operator, reason,
-						" (the key is " + record.state() + " now: its record is left as it is)");
+						" (the key was completed by another copy: its record is left as it is)");
 				return 1;
 			}
 			if (!kind.appliesTo(record.state())) {
@@ -101,14 +105,46 @@ public class KeyReopener {
 				+ kind + " was recorded: try again");
 	}
 
+	/**
+	 * A replay and a discard of one dead letter are decided by the compare-and-set that recorded the
+	 * first of them: the other is refused, saying who did what when, so both operators are told the
+	 * truth (the task runs, or it never does).
+	 */
+	private static void refuseWhenTheOtherActionWon(IdempotencyRecord record, OperatorAction.Kind kind,
+			long deadLetterSequence, String consumer, String key) {
+		if (deadLetterSequence <= 0 || kind == OperatorAction.Kind.RESUBMIT) {
+			return;
+		}
+		OperatorAction.Kind other = (kind == OperatorAction.Kind.REPLAY) ? OperatorAction.Kind.DISCARD
+				: OperatorAction.Kind.REPLAY;
+		record.actionOn(other, deadLetterSequence).ifPresent((won) -> {
+			throw new OperationRefusedException("Dead letter " + deadLetterSequence + " of task '" + key
+					+ "' of consumer '" + consumer + "' was " + ((other == OperatorAction.Kind.REPLAY) ? "replayed"
+							: "discarded")
+					+ " by " + won.operator() + " at " + won.at() + " (" + other + " " + won.number() + "): not "
+					+ kind.name().toLowerCase(Locale.ROOT) + "ed");
+		});
+	}
+
 	private static String allowed(OperatorAction.Kind kind) {
-		return (kind == OperatorAction.Kind.RESUBMIT) ? "COMPLETED or FAILED" : "DEAD_LETTERED";
+		return switch (kind) {
+			case RESUBMIT -> "COMPLETED or FAILED";
+			case DISCARD -> "DEAD_LETTERED (or COMPLETED by another copy)";
+			default -> "DEAD_LETTERED";
+		};
 	}
 
 	private static String advice(OperatorAction.Kind kind) {
-		return (kind == OperatorAction.Kind.RESUBMIT) ? ": wait for a running attempt to end (replay a dead-lettered one)"
-				: ": another copy of the task was run since it was parked (or the key was replayed or resubmitted), so "
-						+ "a replay could run it twice; read the task, and discard this dead letter once it is settled";
+		if (kind == OperatorAction.Kind.RESUBMIT) {
+			return ": wait for a running attempt to end (replay a dead-lettered one)";
+		}
+		if (kind == OperatorAction.Kind.DISCARD) {
+			return ": it runs again (replayed, resubmitted, or retried by another copy), so discarding its dead letter "
+					+ "would not keep it from running; the dead letter is kept: read the task, and discard it once the "
+					+ "task is settled";
+		}
+		return ": another copy of the task was run since it was parked (or the key was replayed or resubmitted), so "
+				+ "a replay could run it twice; read the task, and discard this dead letter once it is settled";
 	}
 
 	private static void log(OperatorAction.Kind kind, int number, String consumer, String key, long deadLetterSequence,

@@ -8,7 +8,8 @@ import java.util.Set;
  *
  * @param kind what was done
  * @param number how many actions of this kind the key has had, this one included (1 for the first);
- * it makes the message id of a republished copy deterministic ({@code <key>/replay-<number>})
+ * (the message id of a replayed copy is named after its dead letter, not this number, which begins
+ * again when a record expired)
  * @param operator who did it (the authenticated user, or {@code anonymous})
  * @param reason why, in the operator's words
  * @param at when

@@ -74,7 +74,8 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		JsonNode discarded = http.delete(OPS + "/deadletters/" + letters.get(1).get("sequence").asLong()
 				+ "?reason=customer%20cancelled", 200);
 
-		assertThat(replayed.get("messageId").asString()).isEqualTo("t-poison/replay-1");
+		assertThat(replayed.get("messageId").asString())
+			.isEqualTo("t-poison/replay-DEAD_LETTERS-" + letters.get(0).get("sequence").asLong());
 		assertThat(discarded.get("action").asString()).isEqualTo("DISCARD");
 		JsonNode completed = await().atMost(Duration.ofSeconds(30))
 			.until(() -> http.get(OPS + "/tasks/t-poison", 200),

@@ -19,6 +19,7 @@ import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.KeyResolver;
 import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.operations.DeadLetterView;
+import dev.exactlyonce.operations.KeyReopener;
 import dev.exactlyonce.operations.OperationOutcome;
 import dev.exactlyonce.operations.OperationRefusedException;
 import dev.exactlyonce.operations.TaskInspector;
@@ -76,7 +77,8 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 				() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice", "parser fixed"),
 				() -> b.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "bob", "parser fixed"));
 
-		assertThat(outcomes).extracting(OperationOutcome::messageId).containsOnly("t-poison/replay-1");
+		assertThat(outcomes).extracting(OperationOutcome::messageId)
+			.containsOnly("t-poison/replay-DEAD_LETTERS-" + letter.sequence());
 		await().atMost(WAIT).until(() -> task(a, "t-poison").status() == TaskStatus.COMPLETED);
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(WAIT).until(() -> probe.drained("TASKS", "worker"));
@@ -94,6 +96,68 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThatExceptionOfType(OperationRefusedException.class)
 			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice", "again"))
 			.withMessageContaining("No dead letter of consumer 'worker' at sequence " + letter.sequence());
+	}
+
+	@Test
+	void aDiscardThatLosesTheRaceToAReplayIsRefusedAndKeepsTheDeadLetter() throws Exception {
+		Instance a = this.instances.start("a");
+		Instance b = this.instances.start("b");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		DeadLetterView letter = awaitOneDeadLetter(a);
+		// b's replay has recorded itself on the task's record and not yet republished or removed the letter
+		b.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.REPLAY, letter.sequence(), "bob",
+				"parser fixed");
+
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> a.bean(DeadLetterOperations.class).discard("worker", letter.sequence(), "alice",
+					"customer cancelled"))
+			.withMessageContaining("was replayed by bob")
+			.withMessageContaining("not discarded");
+		assertThat(a.bean(DeadLetterOperations.class).list("worker", 1, 10)).as("the dead letter is kept").hasSize(1);
+		assertThat(task(a, "t-poison").audit()).extracting(OperatorAction::kind).containsExactly(OperatorAction.Kind.REPLAY);
+	}
+
+	@Test
+	void aReplayThatLosesTheRaceToADiscardIsRefusedAndTheTaskNeverRuns() throws Exception {
+		Instance a = this.instances.start("a");
+		Instance b = this.instances.start("b");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		DeadLetterView letter = awaitOneDeadLetter(a);
+		this.instances.ledger().fix("t-poison");
+		b.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.DISCARD, letter.sequence(), "bob",
+				"customer cancelled");
+
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice",
+					"parser fixed"))
+			.withMessageContaining("was discarded by bob")
+			.withMessageContaining("not replayed");
+		assertThat(task(a, "t-poison").status()).isEqualTo(TaskStatus.DEAD_LETTERED);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			assertThat(probe.messages("TASKS", SUBJECT)).as("no copy republished").isEmpty();
+		}
+		assertThat(this.instances.ledger().executionsOf("t-poison")).isZero();
+	}
+
+	@Test
+	void twoDeadLettersOfOneKeyAreReplayedUnderIdsOfTheirOwn() throws Exception {
+		Instance a = this.instances.start("a");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		DeadLetterView first = awaitOneDeadLetter(a);
+		OperationOutcome firstReplay = a.bean(DeadLetterOperations.class).replay("worker", first.sequence(), "alice",
+				"try again");
+		DeadLetterView second = awaitOneDeadLetter(a);
+		this.instances.ledger().fix("t-poison");
+
+		OperationOutcome secondReplay = a.bean(DeadLetterOperations.class).replay("worker", second.sequence(), "alice",
+				"parser fixed");
+
+		assertThat(second.sequence()).isNotEqualTo(first.sequence());
+		assertThat(secondReplay.messageId()).isNotEqualTo(firstReplay.messageId())
+			.isEqualTo("t-poison/replay-DEAD_LETTERS-" + second.sequence());
+		assertThat(secondReplay.duplicate()).isFalse();
+		await().atMost(WAIT).until(() -> task(a, "t-poison").status() == TaskStatus.COMPLETED);
+		assertThat(this.instances.ledger().executionsOf("t-poison")).isEqualTo(1);
 	}
 
 	@Test
