@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Starts the demo: makes sure a nats-server with JetStream runs on localhost:4222 (installs
-# Debian's nats-server if missing, starts it if nothing listens there), builds, runs
-# sample-agent-app, assigns a few tasks (one of them published twice) and prints what happened.
-# KEEP_RUNNING=1 leaves the app running afterwards; SERVER_PORT picks its HTTP port (8080).
+# Starts the demo: makes sure a nats-server with JetStream runs on localhost:$NATS_PORT (4222;
+# installs Debian's nats-server if missing, starts it if nothing listens there, and stops the one it
+# started at the end), builds, runs sample-agent-app, assigns a few tasks (one of them published
+# twice) and prints what happened. KEEP_RUNNING=1 leaves the app (and a nats-server it started)
+# running afterwards; SERVER_PORT picks the app's HTTP port (8080), NATS_PORT the nats-server's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PORT="${SERVER_PORT:-8080}"
+NATS_PORT="${NATS_PORT:-4222}"
 DEMO_HOME="${DEMO_HOME:-$PWD/target/demo}"
 mkdir -p "$DEMO_HOME"
 
@@ -19,13 +21,15 @@ if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; t
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nats-server
 fi
 NATS_BIN="$(command -v nats-server || echo /usr/sbin/nats-server)"
-if listening 4222; then
-  echo "==> using the nats-server already listening on localhost:4222"
+NATS_PID=""
+if listening "$NATS_PORT"; then
+  echo "==> using the nats-server already listening on localhost:$NATS_PORT"
 else
-  echo "==> starting nats-server with JetStream on localhost:4222 (data in $DEMO_HOME/nats)"
-  nohup "$NATS_BIN" -a 127.0.0.1 -p 4222 -js -sd "$DEMO_HOME/nats" > "$DEMO_HOME/nats-server.log" 2>&1 &
-  for _ in $(seq 1 50); do listening 4222 && break; sleep 0.2; done
-  listening 4222 || { echo "nats-server did not start; see $DEMO_HOME/nats-server.log" >&2; exit 1; }
+  echo "==> starting nats-server with JetStream on localhost:$NATS_PORT (data in $DEMO_HOME/nats)"
+  nohup "$NATS_BIN" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$DEMO_HOME/nats" > "$DEMO_HOME/nats-server.log" 2>&1 &
+  NATS_PID=$!
+  for _ in $(seq 1 50); do listening "$NATS_PORT" && break; sleep 0.2; done
+  listening "$NATS_PORT" || { echo "nats-server did not start; see $DEMO_HOME/nats-server.log" >&2; exit 1; }
 fi
 
 echo "==> building sample-agent-app"
@@ -36,9 +40,14 @@ OUT="$DEMO_HOME/run-$RUN"
 mkdir -p "$OUT"
 echo "==> starting sample-agent-app on port $PORT (posts and ledger in $OUT)"
 java -jar sample-agent-app/target/sample-agent-app-0.1.0-SNAPSHOT.jar --server.port="$PORT" \
+  --exactlyonce.nats.servers="nats://127.0.0.1:$NATS_PORT" \
   --sample.output-dir="$OUT" --sample.work-duration=2s > "$OUT/app.log" 2>&1 &
 APP_PID=$!
-stop_app() { [ "${KEEP_RUNNING:-0}" = "1" ] || kill "$APP_PID" 2>/dev/null || true; }
+stop_app() {
+  [ "${KEEP_RUNNING:-0}" = "1" ] && return
+  kill "$APP_PID" 2>/dev/null && wait "$APP_PID" 2>/dev/null || true
+  [ -z "$NATS_PID" ] || kill "$NATS_PID" 2>/dev/null || true
+}
 trap stop_app EXIT
 for _ in $(seq 1 120); do
   curl -fs "http://localhost:$PORT/posts" >/dev/null 2>&1 && break
@@ -107,5 +116,6 @@ echo "dashboard: http://localhost:$PORT/exactlyonce   (tasks, dead letters with 
 echo "           KEEP_RUNNING=1 keeps the app up to open it)"
 if [ "${KEEP_RUNNING:-0}" = "1" ]; then
   echo "sample-agent-app keeps running (pid $APP_PID); stop it with: kill $APP_PID"
+  [ -z "$NATS_PID" ] || echo "nats-server keeps running (pid $NATS_PID); stop it with: kill $NATS_PID"
 fi
 [ "$EXECUTED" -eq ${#TASKS[@]} ]

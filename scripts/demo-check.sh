@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs scripts/demo.sh as a stranger would, on free ports with a fresh nats-server and demo directory,
+# and checks what it prints: three tasks run once each, the duplicate publish suppressed, each task
+# drafted, committed and deployed once, the reconciliation and the monthly table shown. Used by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+free_port() {
+  local port
+  while true; do
+    port=$(( 20000 + RANDOM % 40000 ))
+    listening "$port" || { echo "$port"; return; }
+  done
+}
+
+NATS_PORT="$(free_port)"
+SERVER_PORT="$(free_port)"
+DEMO_HOME="$(mktemp -d "${TMPDIR:-/tmp}/exactlyonce-demo.XXXXXX")"
+OUTPUT="$DEMO_HOME/demo-output.txt"
+echo "==> scripts/demo.sh with NATS_PORT=$NATS_PORT SERVER_PORT=$SERVER_PORT DEMO_HOME=$DEMO_HOME"
+NATS_PORT="$NATS_PORT" SERVER_PORT="$SERVER_PORT" DEMO_HOME="$DEMO_HOME" scripts/demo.sh | tee "$OUTPUT"
+
+failures=()
+expect() { grep -Eq "$1" "$OUTPUT" || failures+=("missing: $2"); }
+refuse() { ! grep -Eq "$1" "$OUTPUT" || failures+=("printed: $2"); }
+expect "starting nats-server with JetStream on localhost:$NATS_PORT" "the nats-server on the port it was given"
+expect '^tasks published \(unique\) +3$' "3 unique tasks"
+expect '^duplicates suppressed by stream dedup +1$' "the duplicate publish suppressed"
+expect '^executions +3$' "3 executions"
+refuse '^  executions of [^ ]+ +([02-9]|[0-9]{2,})$' "a task not run exactly once"
+[ "$(grep -Ec '^    demo-[0-9]+-[0-9] +1 +1 +1$' "$OUTPUT")" = "3" ] \
+  || failures+=("not every task drafted, committed and deployed once")
+refuse 'reconciliation failed' "reconciliation failed"
+[ -s "$(ls -d "$DEMO_HOME"/run-*/ | head -1)reconciliation.json" ] || failures+=("no reconciliation report")
+if [ ${#failures[@]} -gt 0 ]; then
+  printf 'demo check failed: %s\n' "${failures[@]}" >&2
+  exit 1
+fi
+echo "==> demo check passed"
