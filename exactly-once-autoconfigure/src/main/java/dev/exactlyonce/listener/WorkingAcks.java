@@ -85,8 +85,11 @@ final class WorkingAcks {
 	/**
 	 * The working acks of one delivery. The in-progress signal never waits for the store; lease
 	 * renewals and the store writes made while it runs are serialised through {@link #exclusive},
-	 * so a renewal never races the completion record, and a renewal is skipped while such a write
-	 * is in flight (that write keeps the record current itself).
+	 * and a renewal is skipped while such a write is in flight, unless the lease would run out
+	 * before the next beat: a write can take several store round trips, each up to the store's call
+	 * timeout, and a lease that ran out under it would let another copy of the key take the task
+	 * over and run it again. Such a renewal races the write as a compare-and-set the store decides
+	 * (the loser reads again); one that finds the key completed by that write is not a lost claim.
 	 */
 	final class Heartbeat {
 
@@ -131,11 +134,14 @@ final class WorkingAcks {
 			boolean renewed = false;
 			if (!this.claimLost && this.storeAccess.tryLock()) {
 				try {
-					renewed = !this.stopped && renew();
+					renewed = !this.stopped && renew(false);
 				}
 				finally {
 					this.storeAccess.unlock();
 				}
+			}
+			else if (!this.claimLost && leaseEndsBeforeTheNextBeat()) {
+				renewed = !this.stopped && renew(true);
 			}
 			WorkingAcks.this.observers.workingAck(this.delivery, renewed);
 		}
@@ -152,7 +158,18 @@ final class WorkingAcks {
 			}
 		}
 
-		private boolean renew() {
+		/** Whether the lease would run out before the next beat, two intervals ahead to be safe. */
+		private boolean leaseEndsBeforeTheNextBeat() {
+			return this.delivery.leaseLeft()
+				.compareTo(this.delivery.settings().workingAckInterval().multipliedBy(2)) < 0;
+		}
+
+		/**
+		 * Renews the lease.
+		 * @param alongsideAWrite whether a store write of this delivery is in flight: a claim it finds
+		 * lost may be that write's completion, which the write itself reports
+		 */
+		private boolean renew(boolean alongsideAWrite) {
 			Duration lease = this.delivery.settings().lease();
 			long sent = System.nanoTime();
 			try {
@@ -160,6 +177,9 @@ final class WorkingAcks {
 				return true;
 			}
 			catch (ClaimLostException ex) {
+				if (alongsideAWrite) {
+					return false;
+				}
 				this.claimLost = true;
 				logger.warn("Lost the claim on the message at " + this.delivery.describe()
 						+ " while its handler runs; its completion will be refused and it will not be acked");

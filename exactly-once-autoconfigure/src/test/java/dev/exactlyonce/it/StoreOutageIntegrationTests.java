@@ -1,13 +1,17 @@
 package dev.exactlyonce.it;
 
 import java.time.Duration;
+import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * The store is unreachable when the completion record must be written: the message is kept alive
@@ -28,6 +32,23 @@ class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 		instance.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-1"),
 				"t-1");
 		assertProcessedOnceAndAckedOnce(instance, "t-1");
+	}
+
+	@Test
+	void aCompletionSlowerThanTheLeaseKeepsTheClaimLiveSoNoOtherCopyCouldTakeTheTaskOver() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.store.lease=3s",
+				"exactlyonce.consumers.worker.working-ack-interval=500ms");
+		instance.storeFaults().holdCompletions();
+		instance.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-3"),
+				"t-3");
+		await().atMost(Duration.ofSeconds(10)).until(() -> instance.storeFaults().heldCompletions() == 1);
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+
+		await().during(Duration.ofSeconds(7)).atMost(Duration.ofSeconds(9))
+			.until(() -> store.find("worker:t-3").orElseThrow().isLiveClaim(Instant.now()));
+		instance.storeFaults().releaseCompletions();
+
+		assertProcessedOnceAndAckedOnce(instance, "t-3");
 	}
 
 	@Test
