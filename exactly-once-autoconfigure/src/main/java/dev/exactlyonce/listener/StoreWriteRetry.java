@@ -18,6 +18,8 @@ final class StoreWriteRetry {
 
 	private static final Duration LONGEST_RETRY = Duration.ofSeconds(5);
 
+	private static final Duration GIVE_UP_CHECK = Duration.ofMillis(100);
+
 	private StoreWriteRetry() {
 	}
 
@@ -58,11 +60,26 @@ final class StoreWriteRetry {
 				}
 				Duration wait = backoff.next();
 				beforeRetry.accept(ex, wait);
-				if (!Backoff.sleep(wait)) {
+				if (!sleepUnlessGivenUp(wait, givenUp)) {
 					throw ex;
 				}
 			}
 		}
+	}
+
+	/**
+	 * Waits before a retry, in slices, so that giving up (a listener that stopped) cuts the wait
+	 * short: the write is then tried a last time at once.
+	 * @return {@code false} when interrupted
+	 */
+	private static boolean sleepUnlessGivenUp(Duration wait, BooleanSupplier givenUp) {
+		long end = System.nanoTime() + wait.toNanos();
+		for (long left = wait.toNanos(); left > 0 && !givenUp.getAsBoolean(); left = end - System.nanoTime()) {
+			if (!Backoff.sleep(Duration.ofNanos(Math.min(left, GIVE_UP_CHECK.toNanos())))) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 }

@@ -4,13 +4,18 @@ import java.time.Duration;
 import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -18,6 +23,7 @@ import static org.awaitility.Awaitility.await;
  * with working acks and the write retried until the store answers, however long past
  * {@code completion-retry-timeout} that is; one execution, acked once.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Override
@@ -49,6 +55,26 @@ class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 		instance.storeFaults().releaseCompletions();
 
 		assertProcessedOnceAndAckedOnce(instance, "t-3");
+	}
+
+	@Test
+	void aCompletionStillRetriedWhenTheShutdownTimeoutRunsOutStopsWithTheContext(CapturedOutput output)
+			throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.listener.shutdown-timeout=2s");
+		instance.storeFaults().failCompletionsFor(Duration.ofSeconds(30));
+		instance.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-4"),
+				"t-4");
+		await().atMost(Duration.ofSeconds(10)).until(() -> output.getAll().contains("not written, retrying"));
+
+		instance.context().close();
+		int atClose = retries(output);
+
+		await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> retries(output) == atClose);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.COMPLETION_UNRECORDED);
+	}
+
+	private static int retries(CapturedOutput output) {
+		return output.getAll().split("not written, retrying", -1).length - 1;
 	}
 
 	@Test
