@@ -98,9 +98,9 @@ done
 echo
 echo "durable steps per task (draft = model call, commit = git commit in $OUT, deploy = DevOps agent):"
 lines_of() { if [ -f "$2" ]; then grep -c "^$1 " "$2" || true; else echo 0; fi; }
-printf '    %-12s %7s %8s %8s\n' task drafts commits deploys
+printf '    %-24s %7s %8s %8s\n' task drafts commits deploys
 for t in "${TASKS[@]}"; do
-  printf '    %-12s %7s %8s %8s\n' "$t" "$(lines_of "$t" "$OUT/drafts.log")" \
+  printf '    %-24s %7s %8s %8s\n' "$t" "$(lines_of "$t" "$OUT/drafts.log")" \
     "$(git -C "$OUT" log --format=%H --grep="^Task-Id: $t\$" 2>/dev/null | wc -l)" "$(lines_of "$t" "$DEPLOYS")"
 done
 echo

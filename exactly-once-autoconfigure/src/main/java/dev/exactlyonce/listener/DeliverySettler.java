@@ -225,7 +225,7 @@ final class DeliverySettler {
 			return false;
 		}
 		logger.error("Message at " + delivery.describe() + " dead-lettered to '" + settings.deadLetterSubject() + "': "
-				+ reason + ((failure != null) ? " (" + failure.getClass().getName() + ")" : ""));
+				+ reason + ((failure != null) ? " (" + describe(failure) + ")" : ""));
 		return true;
 	}
 
@@ -329,6 +329,18 @@ final class DeliverySettler {
 
 	void outcome(Delivery delivery, DeliveryOutcome outcome) {
 		this.observers.settled(outcome, delivery);
+	}
+
+	/**
+	 * A failure for the log: its type, and the message of the starter's own durable-step failures
+	 * (they name the step, the type and the fix, and never hold a payload); an application's
+	 * exception message may hold one, so it goes to the dead letter's headers only.
+	 */
+	private static String describe(Throwable failure) {
+		if (failure instanceof StepRejectedException || failure instanceof StepInterruptedException) {
+			return failure.getClass().getName() + ": " + failure.getMessage();
+		}
+		return failure.getClass().getName();
 	}
 
 }

@@ -130,7 +130,7 @@ final class Steps {
 		}
 		catch (JacksonException ex) {
 			throw new StepRejectedException("Result of step '" + step + "' of listener " + delivery.endpoint().describe()
-					+ " (" + typeName(result, type) + ") cannot be written as JSON: " + ex.getOriginalMessage()
+					+ " (" + typeName(result, type) + ") cannot be written as JSON: " + withoutJacksonAdvice(ex)
 					+ ". Return a type Jackson can write and read: a record, or a class with getters and a "
 					+ "constructor or setters", ex);
 		}
@@ -171,6 +171,12 @@ final class Steps {
 
 	private JavaType javaType(ParameterizedTypeReference<?> type) {
 		return this.mapper.getTypeFactory().constructType(type.getType());
+	}
+
+	/** Jackson's message without its advice to stop failing on empty beans: a result written as {} is lost. */
+	private static String withoutJacksonAdvice(JacksonException ex) {
+		String message = String.valueOf(ex.getOriginalMessage());
+		return message.replace(" (to avoid exception, disable SerializationFeature.FAIL_ON_EMPTY_BEANS)", "");
 	}
 
 	private static String typeName(Object result, ParameterizedTypeReference<?> type) {

@@ -272,7 +272,7 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 		String message = deadLetterExceptionMessage(instance, "t-opaque");
 
 		assertThat(message).contains("Result of step 'draft-object'", "OpaqueDraft", "cannot be written as JSON",
-				"a record");
+				"a record").doesNotContain("disable SerializationFeature.FAIL_ON_EMPTY_BEANS");
 		assertThat(instance.bean(SteppedTaskHandler.class).runs("draft")).as("paid calls").isEqualTo(1);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.DEAD_LETTERED);
 	}

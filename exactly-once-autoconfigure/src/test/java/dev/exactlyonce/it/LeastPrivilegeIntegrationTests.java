@@ -100,7 +100,7 @@ class LeastPrivilegeIntegrationTests {
 			      "$JS.API.STREAM.INFO.TASKS",
 			""", """
 			      "$JS.API.STREAM.INFO.TASKS", "$JS.API.STREAM.CREATE.TASKS", "$JS.API.STREAM.UPDATE.TASKS",
-			      "$JS.API.CONSUMER.CREATE.TASKS.worker.>",
+			      "$JS.API.CONSUMER.CREATE.TASKS.worker", "$JS.API.CONSUMER.CREATE.TASKS.worker.>",
 			      "$JS.API.STREAM.CREATE.DEAD_LETTERS", "$JS.API.STREAM.UPDATE.DEAD_LETTERS",
 			      "$JS.API.STREAM.CREATE.KV_exactly-once-idempotency", "$JS.API.STREAM.CREATE.KV_EXACTLYONCE_TALLIES",
 			""");
