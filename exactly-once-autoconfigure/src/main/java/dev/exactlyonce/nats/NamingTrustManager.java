@@ -41,33 +41,18 @@ final class NamingTrustManager extends X509ExtendedTrustManager {
 	@Override
 	public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
 			throws CertificateException {
-		try {
-			this.delegate.checkServerTrusted(chain, authType, socket);
-		}
-		catch (CertificateException ex) {
-			throw named(ex, chain);
-		}
+		naming(chain, () -> this.delegate.checkServerTrusted(chain, authType, socket));
 	}
 
 	@Override
 	public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
 			throws CertificateException {
-		try {
-			this.delegate.checkServerTrusted(chain, authType, engine);
-		}
-		catch (CertificateException ex) {
-			throw named(ex, chain);
-		}
+		naming(chain, () -> this.delegate.checkServerTrusted(chain, authType, engine));
 	}
 
 	@Override
 	public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-		try {
-			this.delegate.checkServerTrusted(chain, authType);
-		}
-		catch (CertificateException ex) {
-			throw named(ex, chain);
-		}
+		naming(chain, () -> this.delegate.checkServerTrusted(chain, authType));
 	}
 
 	@Override
@@ -90,6 +75,24 @@ final class NamingTrustManager extends X509ExtendedTrustManager {
 	@Override
 	public X509Certificate[] getAcceptedIssuers() {
 		return this.delegate.getAcceptedIssuers();
+	}
+
+	/** Runs a check of the server's chain; a refusal is rethrown naming the certificate. */
+	private static void naming(X509Certificate[] chain, ServerCheck check) throws CertificateException {
+		try {
+			check.run();
+		}
+		catch (CertificateException ex) {
+			throw named(ex, chain);
+		}
+	}
+
+	/** One of the delegate's checks of a server's chain. */
+	@FunctionalInterface
+	private interface ServerCheck {
+
+		void run() throws CertificateException;
+
 	}
 
 	private static CertificateException named(CertificateException refusal, X509Certificate[] chain) {

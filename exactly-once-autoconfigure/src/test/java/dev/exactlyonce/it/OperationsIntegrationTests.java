@@ -102,8 +102,7 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 	void aDiscardThatLosesTheRaceToAReplayIsRefusedAndKeepsTheDeadLetter() throws Exception {
 		Instance a = this.instances.start("a");
 		Instance b = this.instances.start("b");
-		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
-		DeadLetterView letter = awaitOneDeadLetter(a);
+		DeadLetterView letter = deadLetterOfThePoisonTask(a);
 		// b's replay has recorded itself on the task's record and not yet republished or removed the letter
 		b.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.REPLAY, letter.sequence(), "bob",
 				"parser fixed");
@@ -121,8 +120,7 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 	void aReplayThatLosesTheRaceToADiscardIsRefusedAndTheTaskNeverRuns() throws Exception {
 		Instance a = this.instances.start("a");
 		Instance b = this.instances.start("b");
-		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
-		DeadLetterView letter = awaitOneDeadLetter(a);
+		DeadLetterView letter = deadLetterOfThePoisonTask(a);
 		this.instances.ledger().fix("t-poison");
 		b.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.DISCARD, letter.sequence(), "bob",
 				"customer cancelled");
@@ -142,8 +140,7 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 	@Test
 	void twoDeadLettersOfOneKeyAreReplayedUnderIdsOfTheirOwn() throws Exception {
 		Instance a = this.instances.start("a");
-		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
-		DeadLetterView first = awaitOneDeadLetter(a);
+		DeadLetterView first = deadLetterOfThePoisonTask(a);
 		OperationOutcome firstReplay = a.bean(DeadLetterOperations.class).replay("worker", first.sequence(), "alice",
 				"try again");
 		DeadLetterView second = awaitOneDeadLetter(a);
@@ -298,6 +295,12 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThatExceptionOfType(OperationRefusedException.class)
 			.isThrownBy(() -> inspector.tasks("no-such-consumer", TaskStatus.FAILED, 0, 10))
 			.withMessageContaining("No consumer 'no-such-consumer' is declared");
+	}
+
+	/** Publishes the task that always fails and returns its dead letter. */
+	private DeadLetterView deadLetterOfThePoisonTask(Instance instance) {
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		return awaitOneDeadLetter(instance);
 	}
 
 	private DeadLetterView awaitOneDeadLetter(Instance instance) {

@@ -62,12 +62,8 @@ class TransactionIsolationIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Override
 	protected void configure(TestInstances instances) {
-		instances.with("test.posts.enabled", "true")
-			.with("exactlyonce.store.type", "jdbc")
-			.with("exactlyonce.store.jdbc.initialize-schema", "always")
+		instances.withTransactionalPosts()
 			.with("exactlyonce.store.lease", "3s")
-			.with("exactlyonce.consumers.posts.stream", "TASKS")
-			.with("exactlyonce.consumers.posts.filter-subject", "agents.posts.tasks.>")
 			.with("exactlyonce.consumers.posts.ack-wait", "2s")
 			.with("exactlyonce.consumers.posts.working-ack-interval", "500ms");
 	}

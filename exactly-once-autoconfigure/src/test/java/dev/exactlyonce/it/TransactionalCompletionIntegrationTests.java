@@ -57,13 +57,9 @@ class TransactionalCompletionIntegrationTests extends NatsIntegrationTestSupport
 
 	@Override
 	protected void configure(TestInstances instances) {
-		instances.with("test.posts.enabled", "true")
-			.with("exactlyonce.store.type", "jdbc")
-			.with("exactlyonce.store.jdbc.initialize-schema", "always")
+		instances.withTransactionalPosts()
 			.with("spring.datasource.url", this.postgres.jdbcUrl())
 			.with("spring.datasource.username", this.postgres.user())
-			.with("exactlyonce.consumers.posts.stream", "TASKS")
-			.with("exactlyonce.consumers.posts.filter-subject", "agents.posts.tasks.>")
 			.with("exactlyonce.consumers.posts.max-deliver", "5");
 	}
 

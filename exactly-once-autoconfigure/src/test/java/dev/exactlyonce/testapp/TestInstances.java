@@ -51,6 +51,17 @@ public class TestInstances implements AutoCloseable {
 		return this;
 	}
 
+	/**
+	 * Enables the transactional listener on consumer {@code posts} ({@link TransactionalPostHandler})
+	 * with the JDBC store, whose table it creates; the test names the DataSource.
+	 */
+	public TestInstances withTransactionalPosts() {
+		return with("test.posts.enabled", "true").with("exactlyonce.store.type", "jdbc")
+			.with("exactlyonce.store.jdbc.initialize-schema", "always")
+			.with("exactlyonce.consumers.posts.stream", "TASKS")
+			.with("exactlyonce.consumers.posts.filter-subject", "agents.posts.tasks.>");
+	}
+
 	public Ledger ledger() {
 		return this.ledger;
 	}
