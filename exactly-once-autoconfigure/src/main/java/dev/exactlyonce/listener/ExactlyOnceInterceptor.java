@@ -143,10 +143,15 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				return false;
 			}
 			this.observers.reached(PipelinePoint.HANDLED, delivery);
-			steps.commitSteps();
-			settlement[0] = Uninterrupted.call(() -> this.completionWriter.writeInTransaction(delivery, heartbeat,
-					value[0]));
-			heartbeat.stop();
+			// One hold of the heartbeat's store lock from the first write in the transaction (which locks
+			// the record's row until the commit) to the end of the heartbeat: a renewal waiting on that row
+			// while holding the lock would wait on this thread, which would wait on the lock, for ever.
+			settlement[0] = Uninterrupted.call(() -> heartbeat.exclusive(() -> {
+				steps.commitSteps();
+				Settlement written = this.completionWriter.writeInTransaction(delivery, heartbeat, value[0]);
+				heartbeat.stop();
+				return written;
+			}));
 			return settlement[0] instanceof Settlement.Processed;
 		});
 		if (settlement[0] != null) {

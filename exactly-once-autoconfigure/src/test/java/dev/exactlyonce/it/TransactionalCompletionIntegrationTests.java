@@ -107,6 +107,22 @@ class TransactionalCompletionIntegrationTests extends NatsIntegrationTestSupport
 	}
 
 	@Test
+	void aLeaseRenewalDueWhileTheStepsAndTheRecordAreWrittenInTheTransactionNeitherDeadlocksNorStalls()
+			throws Exception {
+		Instance instance = this.instances.start("a", "test.posts.in-step=true", "test.posts.summary-delay=1500ms",
+				"exactlyonce.store.lease=3s", "exactlyonce.consumers.posts.ack-wait=2s",
+				"exactlyonce.consumers.posts.working-ack-interval=500ms");
+
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-renewed"), "t-renewed");
+
+		awaitDrained(instance, DeliveryOutcome.PROCESSED);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.PROCESSED);
+		assertThat(postsOf("t-renewed")).isOne();
+		assertThat(instance.bean(IdempotencyStore.class).find("posts:t-renewed").orElseThrow().state())
+			.isEqualTo(RecordState.COMPLETED);
+	}
+
+	@Test
 	void aZombieCommitsNeitherItsRowNorItsCompletion() throws Exception {
 		Instance zombie = this.instances.start("zombie", "exactlyonce.consumers.posts.ack-wait=2s",
 				"exactlyonce.store.lease=3s");

@@ -1,5 +1,6 @@
 package dev.exactlyonce.testapp;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -15,7 +16,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * A transactional listener on consumer {@code posts} (with {@code test.posts.enabled}): inserts the
  * task's row into the {@code posts} table through the application's {@code DataSource}, waits at
  * the {@link Ledger}'s gate, and fails its first {@code test.failures} attempts after the insert. With
- * {@code test.posts.in-step} the insert is the durable step {@code insert}.
+ * {@code test.posts.in-step} the insert is the durable step {@code insert}; with
+ * {@code test.posts.summary-delay} the result's {@code toString()} takes that long.
  */
 @ConditionalOnProperty("test.posts.enabled")
 public class TransactionalPostHandler {
@@ -30,11 +32,15 @@ public class TransactionalPostHandler {
 
 	private final boolean inStep;
 
+	private final Duration summaryDelay;
+
 	private final AtomicInteger stepRuns = new AtomicInteger();
 
 	public TransactionalPostHandler(DataSource dataSource, Ledger ledger, @Value("${test.instance:a}") String instance,
-			@Value("${test.failures:0}") int failures, @Value("${test.posts.in-step:false}") boolean inStep) {
+			@Value("${test.failures:0}") int failures, @Value("${test.posts.in-step:false}") boolean inStep,
+			@Value("${test.posts.summary-delay:0ms}") Duration summaryDelay) {
 		this.inStep = inStep;
+		this.summaryDelay = summaryDelay;
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.ledger = ledger;
 		this.instance = instance;
@@ -42,7 +48,7 @@ public class TransactionalPostHandler {
 	}
 
 	@ExactlyOnceListener(consumer = "posts", key = "payload.taskId", transactional = true)
-	public String handle(TaskAssignment task, ExactlyOnceContext context) throws InterruptedException {
+	public Object handle(TaskAssignment task, ExactlyOnceContext context) throws InterruptedException {
 		Ledger.Execution attempt = new Ledger.Execution(task.taskId(), context.deliveryCount(), this.instance,
 				context.fencingToken(), context.previousAttempt().orElse(null));
 		this.ledger.recordStart(attempt);
@@ -60,7 +66,24 @@ public class TransactionalPostHandler {
 			throw new IllegalStateException("simulated model failure");
 		}
 		this.ledger.record(attempt);
-		return "post for " + task.taskId();
+		String summary = "post for " + task.taskId();
+		return this.summaryDelay.isZero() ? summary : new SlowSummary(summary, this.summaryDelay);
+	}
+
+	/** A result whose {@code toString()} takes a while, as a JPA entity loading lazy fields when printed. */
+	private record SlowSummary(String text, Duration delay) {
+
+		@Override
+		public String toString() {
+			try {
+				Thread.sleep(this.delay.toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return this.text;
+		}
+
 	}
 
 	private int insert(TaskAssignment task) {
