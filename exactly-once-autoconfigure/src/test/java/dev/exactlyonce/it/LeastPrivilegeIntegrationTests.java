@@ -118,10 +118,10 @@ class LeastPrivilegeIntegrationTests {
 	void theDocumentedWorkerPermissionsAreEnoughForTheWholePipelineOnceProvisioned() throws Exception {
 		NatsServerProcess nats = server(WORKER_PERMISSIONS);
 		TestInstances instances = instances(nats);
+		instances.with("exactlyonce.consumers.worker.max-deliver", "2");
 		provision(instances);
 		Instance instance = instances.start("a", "exactlyonce.nats.username=worker", "exactlyonce.nats.password=worker-pw",
-				"exactlyonce.provisioning.mode=validate",
-				"test.always-failing=t-lp-failing", "exactlyonce.consumers.worker.max-deliver=2",
+				"exactlyonce.provisioning.mode=validate", "test.always-failing=t-lp-failing",
 				"exactlyonce.consumers.worker.retry-delay=200ms", "management.endpoints.web.exposure.include=health,exactlyonce",
 				"management.endpoint.exactlyonce.access=unrestricted");
 		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
