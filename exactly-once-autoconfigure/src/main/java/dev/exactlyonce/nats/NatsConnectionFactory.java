@@ -158,8 +158,10 @@ public class NatsConnectionFactory {
 			return;
 		}
 		if (this.settings.verifyHostname()) {
-			// jnats would dial the addresses a host name resolves to, and hand the TLS context the address
-			builder.noResolveHostnames();
+			// jnats would dial the addresses a host name resolves to, and hand the TLS context the address;
+			// and the cluster members a server announces are addresses their certificates rarely list: the
+			// client connects to the servers configured, by the names their certificates carry
+			builder.noResolveHostnames().ignoreDiscoveredServers();
 		}
 	}
 
