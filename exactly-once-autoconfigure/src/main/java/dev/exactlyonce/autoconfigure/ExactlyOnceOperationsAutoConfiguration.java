@@ -51,6 +51,7 @@ public final class ExactlyOnceOperationsAutoConfiguration {
 	@Bean(initMethod = "start", destroyMethod = "stop")
 	@ConditionalOnMissingBean
 	MonthlyTally exactlyOnceMonthlyTally(Connection connection, ExactlyOnceProperties properties) {
+		JetStreamRequirement.check(connection);
 		ExactlyOnceProperties.Operations operations = properties.getOperations();
 		TallyBucket bucket = new TallyBucket(connection, operations.getTallyBucket());
 		return new MonthlyTally(StartupRetry.call("Opening the monthly tally bucket '" + bucket.name()
