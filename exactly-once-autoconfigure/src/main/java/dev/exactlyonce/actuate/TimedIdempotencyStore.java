@@ -84,6 +84,14 @@ public class TimedIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
+	public void recordStepWithTransaction(Claim claim, StepRecord step) {
+		timed("step", () -> {
+			this.delegate.recordStepWithTransaction(claim, step);
+			return null;
+		});
+	}
+
+	@Override
 	public void recordDuplicate(String key, long streamSequence) {
 		timed("duplicate", () -> {
 			this.delegate.recordDuplicate(key, streamSequence);

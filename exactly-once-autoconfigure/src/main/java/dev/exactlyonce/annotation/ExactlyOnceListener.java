@@ -54,4 +54,16 @@ public @interface ExactlyOnceListener {
 	 */
 	boolean transactional() default false;
 
+	/**
+	 * In a transactional listener, whether a durable step's {@code DONE} is journaled in the
+	 * handler's transaction (the default: it commits or rolls back with the step's database writes, and
+	 * a step whose transaction rolled back is probed or run again), or at once on a connection of its
+	 * own ({@code false}: for steps whose work is outside the database, such as a model call or a git
+	 * commit, whose results must survive a rollback rather than be paid for again; a database write
+	 * inside such a step is then not redone when the transaction rolls back). Ignored unless
+	 * {@link #transactional()}.
+	 * @return {@code true} to journal steps with the handler's transaction
+	 */
+	boolean stepsInTransaction() default true;
+
 }

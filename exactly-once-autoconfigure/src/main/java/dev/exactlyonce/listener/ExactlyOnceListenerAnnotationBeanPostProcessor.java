@@ -93,7 +93,7 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 		ReflectionUtils.makeAccessible(invocable);
 		return new ListenerEndpoint(consumer, (namespace == null || namespace.isEmpty()) ? consumer : namespace,
 				keyExpression(method, this.attributes.resolve(annotation.key())), bean, invocable, beanName,
-				annotation.transactional());
+				annotation.transactional(), annotation.stepsInTransaction());
 	}
 
 	/**

@@ -14,9 +14,11 @@ import org.springframework.expression.Expression;
  * @param method the method, invocable on {@code bean}
  * @param beanName the bean's name, for messages
  * @param transactional whether handler and completion record run in one transaction
+ * @param stepsInTransaction whether, in a transactional listener, the steps' {@code DONE} entries
+ * are journaled in that transaction
  */
 public record ListenerEndpoint(String consumer, String namespace, Expression keyExpression, Object bean,
-		Method method, String beanName, boolean transactional) {
+		Method method, String beanName, boolean transactional, boolean stepsInTransaction) {
 
 	/**
 	 * A listener whose handler runs outside a transaction of the starter's.
@@ -29,7 +31,7 @@ public record ListenerEndpoint(String consumer, String namespace, Expression key
 	 */
 	public ListenerEndpoint(String consumer, String namespace, Expression keyExpression, Object bean, Method method,
 			String beanName) {
-		this(consumer, namespace, keyExpression, bean, method, beanName, false);
+		this(consumer, namespace, keyExpression, bean, method, beanName, false, false);
 	}
 
 	/**

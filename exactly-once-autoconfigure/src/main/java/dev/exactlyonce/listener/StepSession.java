@@ -164,7 +164,7 @@ final class StepSession {
 	 * may have had effects outside the database).
 	 */
 	private void journalDone(StepRecord done) {
-		if (this.delivery.endpoint().transactional()) {
+		if (this.delivery.endpoint().transactional() && this.delivery.endpoint().stepsInTransaction()) {
 			this.uncommitted.add(done);
 		}
 		else {

@@ -113,7 +113,7 @@ final class Steps {
 	 */
 	void journalInTransaction(Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepRecord step) {
 		Uninterrupted.call(() -> heartbeat.exclusive(() -> {
-			this.store.recordStep(delivery.claim(), step);
+			this.store.recordStepWithTransaction(delivery.claim(), step);
 			return step;
 		}));
 	}

@@ -72,9 +72,8 @@ public interface IdempotencyStore {
 	/**
 	 * Journals a step of a held claim's task: replaces the journal's entry of the step's name (or
 	 * appends it), as a compare-and-set on the claim's fencing token, so a worker that lost its
-	 * claim cannot journal. The journal is kept when the key is completed or claimed again. A store
-	 * that writes completion records in its caller's transaction (JDBC) writes a {@code DONE} entry
-	 * there too, so it never outlives the writes it stands for.
+	 * claim cannot journal. The journal is kept when the key is completed or claimed again. Written at
+	 * once, outside any transaction of the caller's.
 	 * @param claim the claim held
 	 * @param step the step's entry
 	 * @throws ClaimLostException if the claim is no longer held by its token
@@ -82,6 +81,20 @@ public interface IdempotencyStore {
 	 * keep under one key
 	 */
 	void recordStep(Claim claim, StepRecord step);
+
+	/**
+	 * Journals a step's entry as part of the caller's transaction, for a store that writes completion
+	 * records in its callers' transactions (JDBC): the entry then commits or rolls back with the
+	 * writes it stands for. Other stores journal it as {@link #recordStep} does.
+	 * @param claim the claim held
+	 * @param step the step's entry
+	 * @throws ClaimLostException if the claim is no longer held by its token
+	 * @throws RecordTooLargeException if the record with this entry would exceed what the store can
+	 * keep under one key
+	 */
+	default void recordStepWithTransaction(Claim claim, StepRecord step) {
+		recordStep(claim, step);
+	}
 
 	/**
 	 * Notes on a key's final record (completed or dead-lettered) that the copy at

@@ -163,6 +163,11 @@ public class StoreFaults implements BeanPostProcessor {
 		}
 
 		@Override
+		public void recordStepWithTransaction(Claim claim, StepRecord step) {
+			this.delegate.recordStepWithTransaction(claim, step);
+		}
+
+		@Override
 		public void recordDuplicate(String key, long streamSequence) {
 			if (StoreFaults.this.duplicateNotesFail) {
 				throw new StoreUnavailableException("duplicate notes failing by the test", null);

@@ -28,7 +28,9 @@ class TransactionalMarketingAgent {
 		this.posts = posts;
 	}
 
-	@ExactlyOnceListener(consumer = "marketing-task-worker", transactional = true)
+	// its steps are a model call, a git commit and a publish, none a write to this database: their results
+	// must survive a rolled-back transaction, or the model would be paid for again
+	@ExactlyOnceListener(consumer = "marketing-task-worker", transactional = true, stepsInTransaction = false)
 	String handle(TaskAssignment task, ExactlyOnceContext context) {
 		String sha = this.work.handle(task, context);
 		this.posts.record(task.taskId(), sha, context.deliveryCount());

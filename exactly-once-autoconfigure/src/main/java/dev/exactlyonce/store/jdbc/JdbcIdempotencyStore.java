@@ -38,7 +38,6 @@ import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.StepRecord;
-import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.store.UnconfirmedClaims;
@@ -177,21 +176,24 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 				() -> readBack(claim.key()), LandedWrites.releaseOf(claim));
 	}
 
-	/**
-	 * Journals a step: a {@code DONE} entry inside the caller's transaction when one is active on
-	 * this store's {@code DataSource} (it then commits or rolls back with the writes it stands for),
-	 * any other entry at once on a connection of its own (a step about to run must be known even
-	 * when the transaction is lost).
-	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change = (rules, current) -> rules
-			.recordStep(current, claim, step);
-		if (step.state() == StepState.DONE && inCallersTransaction()) {
-			translated("write", () -> transition(this.callersTransaction, claim.key(), change));
+		transitionOutside(claim, (rules, current) -> rules.recordStep(current, claim, step));
+	}
+
+	/**
+	 * Journals a step inside the caller's transaction when one is active on this store's
+	 * {@code DataSource} (it then commits or rolls back with the writes it stands for, and locks the
+	 * record's row until then), else at once on a connection of its own.
+	 */
+	@Override
+	public void recordStepWithTransaction(Claim claim, StepRecord step) {
+		if (!inCallersTransaction()) {
+			recordStep(claim, step);
 			return;
 		}
-		transitionOutside(claim, change);
+		translated("write", () -> transition(this.callersTransaction, claim.key(),
+				(rules, current) -> rules.recordStep(current, claim, step)));
 	}
 
 	/** One compare-and-set of the row, none when the key has no final record or the copy is noted already. */
