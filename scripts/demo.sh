@@ -33,6 +33,8 @@ else
 fi
 
 echo "==> building sample-agent-app"
+# a jar left from an earlier build is not repackaged when only the starter changed: start from none
+rm -f sample-agent-app/target/sample-agent-app-*.jar sample-agent-app/target/sample-agent-app-*.jar.original
 ./mvnw -B -q -DskipTests package -pl sample-agent-app -am
 
 RUN="$(date +%Y%m%d%H%M%S)"

@@ -36,6 +36,9 @@ case " $* " in
 esac
 
 echo "==> building sample-agent-app and the fault-injection driver"
+# A jar left from an earlier build is not repackaged when only the starter changed (the jar plugin
+# finds the sample's own classes up to date, and Boot's repackage then keeps the old libraries)
+rm -f sample-agent-app/target/sample-agent-app-*.jar sample-agent-app/target/sample-agent-app-*.jar.original
 ./mvnw -B -q -DskipTests package -pl exactly-once-fault-injection -am
 
 args=("$@")
