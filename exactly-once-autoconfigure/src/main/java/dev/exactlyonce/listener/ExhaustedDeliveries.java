@@ -326,13 +326,18 @@ final class ExhaustedDeliveries {
 			return false;
 		}
 		JetStreamManagement management = this.connection.jetStreamManagement();
-		if (management.getStreamInfo(this.settings.stream()).getConfiguration()
-			.getRetentionPolicy() == RetentionPolicy.WorkQueue) {
+		if (isWorkQueue(management)) {
 			return true;
 		}
 		return sequence > management.getConsumerInfo(this.settings.stream(), this.settings.consumer())
 			.getAckFloor()
 			.getStreamSequence();
+	}
+
+	/** Whether the consumer's stream removes the messages it settles (WorkQueue retention). */
+	private boolean isWorkQueue(JetStreamManagement management) throws IOException, JetStreamApiException {
+		return management.getStreamInfo(this.settings.stream()).getConfiguration()
+			.getRetentionPolicy() == RetentionPolicy.WorkQueue;
 	}
 
 	/**
@@ -342,8 +347,7 @@ final class ExhaustedDeliveries {
 	 */
 	private boolean removedFromWorkQueue(long sequence) throws IOException, JetStreamApiException {
 		JetStreamManagement management = this.connection.jetStreamManagement();
-		if (management.getStreamInfo(this.settings.stream()).getConfiguration()
-			.getRetentionPolicy() != RetentionPolicy.WorkQueue) {
+		if (!isWorkQueue(management)) {
 			return true;
 		}
 		try {

@@ -140,6 +140,9 @@ final class Steps {
 					+ this.maxResultBytes + " bytes): raise it, or store large outputs elsewhere and journal a reference",
 					null);
 		}
+		if (alwaysReadsBack(type)) {
+			return new String(json, StandardCharsets.UTF_8);
+		}
 		try {
 			this.mapper.readValue(json, javaType(type));
 		}
@@ -167,6 +170,12 @@ final class Steps {
 					+ ex.getOriginalMessage() + "). Read it with the old type, or resubmit the task to run it "
 					+ "from the start", ex);
 		}
+	}
+
+	/** Whether every value of the type reads back from its JSON (text, numbers, booleans): no parse needed. */
+	private static boolean alwaysReadsBack(ParameterizedTypeReference<?> type) {
+		return type.getType() instanceof Class<?> plain && (plain == String.class || plain == Boolean.class
+				|| Number.class.isAssignableFrom(plain) && plain.getName().startsWith("java.lang."));
 	}
 
 	private JavaType javaType(ParameterizedTypeReference<?> type) {
