@@ -22,10 +22,13 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.deadletter.DeadLetterSizeLimit;
+import dev.exactlyonce.listener.CompletionParking;
 import dev.exactlyonce.listener.ExactlyOnceListenerAnnotationBeanPostProcessor;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.listener.HandlerTransactions;
+import dev.exactlyonce.listener.NatsKvCompletionParking;
 import dev.exactlyonce.listener.PipelineObserver;
+import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.publish.DuplicateWindows;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishObserver;
@@ -83,9 +86,22 @@ public final class ExactlyOnceAutoConfiguration {
 			ExactlyOnceProperties properties, ObjectProvider<HandlerTransactions> transactions) {
 		ExactlyOnceListenerRegistry registry = new ExactlyOnceListenerRegistry(connection, store, consumers.settings(),
 				jsonMapper(jsonMapper), deadLetters, publisher.getIfAvailable(), observers.orderedStream().toList(),
-				properties.toListenerSettings(), instanceId(properties), Clock.systemUTC());
+				properties.toListenerSettings(), instanceId(properties), Clock.systemUTC(),
+				completionParking(connection, properties));
 		transactions.ifAvailable(registry::useTransactions);
 		return registry;
+	}
+
+	private static CompletionParking completionParking(Connection connection, ExactlyOnceProperties properties) {
+		ExactlyOnceProperties.Listener listener = properties.getListener();
+		if (!listener.isCompletionParking()) {
+			return CompletionParking.NONE;
+		}
+		JetStreamRequirement.check(connection);
+		return StartupRetry.call("Opening the completion parking bucket", connection,
+				() -> NatsKvCompletionParking.open(connection, listener.getParkingBucket(),
+						properties.getStore().getCompletedTtl(), properties.getNats().getRequestTimeout(),
+						properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE));
 	}
 
 	@Bean

@@ -290,6 +290,19 @@ public class ExactlyOnceProperties {
 		private boolean autoStartup = true;
 
 		/**
+		 * Whether a completion record the store could not take is also parked in a NATS KV bucket, so
+		 * that the attempt that takes the key over after this process stopped or died records it
+		 * instead of running the handler again.
+		 */
+		private boolean completionParking = true;
+
+		/**
+		 * NATS KV bucket of parked completions (created at start-up when missing and provisioning
+		 * mode is create-or-update; entries kept for exactlyonce.store.completed-ttl).
+		 */
+		private String parkingBucket = "EXACTLYONCE_PARKED_COMPLETIONS";
+
+		/**
 		 * Whether completion records and acks are written off the handler threads: each consumer
 		 * gets twice concurrency completion threads, and a handler thread takes its next message
 		 * while the last one's record is written, so up to twice concurrency messages are
@@ -338,6 +351,22 @@ public class ExactlyOnceProperties {
 
 		public void setAutoStartup(boolean autoStartup) {
 			this.autoStartup = autoStartup;
+		}
+
+		public boolean isCompletionParking() {
+			return this.completionParking;
+		}
+
+		public void setCompletionParking(boolean completionParking) {
+			this.completionParking = completionParking;
+		}
+
+		public String getParkingBucket() {
+			return this.parkingBucket;
+		}
+
+		public void setParkingBucket(String parkingBucket) {
+			this.parkingBucket = parkingBucket;
 		}
 
 		public boolean isPipelined() {

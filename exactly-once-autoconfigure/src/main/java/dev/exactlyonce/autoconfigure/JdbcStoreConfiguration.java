@@ -91,15 +91,17 @@ class JdbcStoreConfiguration {
 
 	private static void requireReadable(JdbcRecordTable table, DataSource dataSource) {
 		try {
-			new JdbcTemplate(dataSource).queryForObject("SELECT COUNT(*) FROM " + table.name() + " WHERE 1 = 0",
-					Integer.class);
+			new JdbcTemplate(dataSource).queryForList(table.readableCheck());
 		}
 		catch (DataAccessException ex) {
 			throw new ExactlyOnceConfigurationException("exactlyonce.store.type=jdbc but the table '" + table.name()
-					+ "' is not readable (" + ex.getMostSpecificCause().getMessage() + ")",
+					+ "' is not readable with every column the store uses (" + ex.getMostSpecificCause().getMessage()
+					+ ")",
 					"Create it with the DDL the starter ships (classpath:dev/exactlyonce/store/jdbc/schema-"
 							+ table.dialect().platform() + ".sql, ${table} and ${index} replaced) in a Flyway or "
-							+ "Liquibase migration, or set exactlyonce.store.jdbc.initialize-schema=always.");
+							+ "Liquibase migration, or set exactlyonce.store.jdbc.initialize-schema=always. A table "
+							+ "created before the column previous_token existed needs it added: ALTER TABLE "
+							+ table.name() + " ADD COLUMN previous_token VARCHAR(64).");
 		}
 	}
 

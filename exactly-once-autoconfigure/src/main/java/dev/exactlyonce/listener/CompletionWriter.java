@@ -19,7 +19,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * with exponential backoff ({@link StoreWriteRetry}; the heartbeat keeps the message and the claim
  * alive meanwhile) until the record is written, the claim is lost, or the listener has stopped: a
  * handler that finished is never run again because its record was late while this process lives.
- * Past {@code completion-retry-timeout} an ERROR says so, once, and the retries go on. A write
+ * Past {@code completion-retry-timeout} an ERROR says so, once, and the retries go on. At the first
+ * failure the completion is also parked ({@link CompletionParking}, retried at each failure until it
+ * is), so that an attempt that takes the key over after this process stopped or died records it
+ * instead of running the handler again; once the record lands the parked copy is removed. A write
  * whose answer was lost is recognised by the store itself (read back by fencing token). It runs
  * with the thread's interrupt flag cleared (see {@link Uninterrupted}); an interrupt that arrives
  * while it waits between retries ends the retries.
@@ -34,22 +37,38 @@ final class CompletionWriter {
 
 	private final int summaryMaxLength;
 
-	CompletionWriter(IdempotencyStore store, Duration retryTimeout, int summaryMaxLength) {
+	private final CompletionParking parking;
+
+	CompletionWriter(IdempotencyStore store, Duration retryTimeout, int summaryMaxLength, CompletionParking parking) {
 		this.store = store;
 		this.retryTimeout = retryTimeout;
 		this.summaryMaxLength = summaryMaxLength;
+		this.parking = parking;
 	}
 
 	Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result) {
-		return write(delivery, heartbeat, completionOf(delivery, result));
+		return write(delivery, heartbeat, completionOf(delivery, result), false);
 	}
 
-	private Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion) {
+	/**
+	 * Records the completion that the attempt this delivery's claim took over had parked, under this
+	 * claim, as {@link #write} does; the parked copy is removed once the record landed.
+	 * @return {@link Settlement.CompletionRecovered} once written, else what {@link #write} returns
+	 */
+	Settlement writeRecovered(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion parked) {
+		Settlement settlement = write(delivery, heartbeat, parked, true);
+		return (settlement instanceof Settlement.Processed) ? new Settlement.CompletionRecovered() : settlement;
+	}
+
+	private Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion,
+			boolean wasParked) {
 		long lateAt = System.nanoTime() + this.retryTimeout.toNanos();
 		boolean[] saidLate = new boolean[1];
+		boolean[] parked = { false };
 		try {
 			StoreWriteRetry.writeUntil(() -> heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion)),
 					delivery::closed, (ex, wait) -> {
+						parked[0] = parked[0] || park(delivery, completion);
 						if (!saidLate[0] && System.nanoTime() > lateAt) {
 							saidLate[0] = true;
 							logger.error("Completion record for the message at " + delivery.describe() + " still not "
@@ -62,13 +81,34 @@ final class CompletionWriter {
 									+ " not written, retrying in " + wait + ": " + ex.getMessage());
 						}
 					});
+			if (parked[0] || wasParked) {
+				this.parking.remove(delivery.storeKey());
+			}
 			return new Settlement.Processed();
 		}
 		catch (ClaimLostException ex) {
 			return new Settlement.ClaimLost();
 		}
 		catch (StoreUnavailableException ex) {
-			return new Settlement.CompletionUnrecorded(ex);
+			return (parked[0] || park(delivery, completion)) ? new Settlement.CompletionParked(ex)
+					: new Settlement.CompletionUnrecorded(ex);
+		}
+	}
+
+	/**
+	 * Parks a completion the store did not take; {@code false} when parking is disabled or failed (a
+	 * warning).
+	 */
+	private boolean park(Delivery delivery, Completion completion) {
+		try {
+			return this.parking.park(delivery.storeKey(),
+					new CompletionParking.Parked(delivery.claim().token(), completion));
+		}
+		catch (StoreUnavailableException ex) {
+			logger.warn("Completion of the message at " + delivery.describe() + " could not be parked on NATS "
+					+ "either; a process that stops before its record is written leaves the task to run again: "
+					+ ex.getMessage());
+			return false;
 		}
 	}
 

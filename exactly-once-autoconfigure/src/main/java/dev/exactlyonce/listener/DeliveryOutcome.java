@@ -30,7 +30,19 @@ public enum DeliveryOutcome {
 	CLAIM_LOST,
 
 	/** The handler ran but the completion record could not be written in time: no ack. */
-	COMPLETION_UNRECORDED;
+	COMPLETION_UNRECORDED,
+
+	/**
+	 * The handler ran, the store could not take its completion record before the listener stopped, and
+	 * the completion was parked on NATS for the next attempt to record: no ack.
+	 */
+	COMPLETION_PARKED,
+
+	/**
+	 * The attempt this one took over had finished its handler and parked its completion: the record was
+	 * written from it and the message acknowledged without running the handler again.
+	 */
+	COMPLETION_RECOVERED;
 
 	/**
 	 * The meter tag value.

@@ -110,6 +110,19 @@ final class DeliverySettler {
 					+ unrecorded.cause().getMessage());
 			outcome(delivery, DeliveryOutcome.COMPLETION_UNRECORDED);
 		}
+		else if (settlement instanceof Settlement.CompletionParked parked) {
+			logger.warn("Handler of the message at " + delivery.describe() + " succeeded but the listener stopped "
+					+ "before its completion record could be written (" + parked.cause().getMessage() + "); the "
+					+ "completion is parked on NATS and the attempt that takes the key over next records it without "
+					+ "running the handler again; not acknowledged");
+			outcome(delivery, DeliveryOutcome.COMPLETION_PARKED);
+		}
+		else if (settlement instanceof Settlement.CompletionRecovered) {
+			logger.info("Message at " + delivery.describe() + ": the attempt this one took over had finished key '"
+					+ delivery.key() + "' and parked its completion; recorded now, acknowledged without running the "
+					+ "handler again");
+			ack(delivery, DeliveryOutcome.COMPLETION_RECOVERED);
+		}
 	}
 
 	/** Settles a delivery whose handler threw. */

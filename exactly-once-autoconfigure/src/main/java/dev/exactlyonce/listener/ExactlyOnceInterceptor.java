@@ -1,12 +1,17 @@
 package dev.exactlyonce.listener;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -16,6 +21,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * itself. Calls with no delivery bound to the thread (direct calls) pass straight through.
  */
 public final class ExactlyOnceInterceptor implements MethodInterceptor {
+
+	private static final Log logger = LogFactory.getLog(ExactlyOnceInterceptor.class);
 
 	private final WorkingAcks workingAcks;
 
@@ -29,11 +36,14 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	private final Steps steps;
 
+	private final CompletionParking parking;
+
 	private volatile HandlerTransactions transactions;
 
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
-			Steps steps, PipelineObservers observers, String owner) {
+			Steps steps, PipelineObservers observers, String owner, CompletionParking parking) {
 		this.store = store;
+		this.parking = parking;
 		this.steps = steps;
 		this.workingAcks = workingAcks;
 		this.completionWriter = completionWriter;
@@ -65,6 +75,9 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return null;
 		}
 		this.observers.reached(PipelinePoint.CLAIMED, delivery);
+		if (recoveredParkedCompletion(delivery, acquired)) {
+			return null;
+		}
 		if (delivery.settings().isLastKeyAttempt(acquired.claim().attempt() - 1)) {
 			delivery.settle(new Settlement.KeyAttemptsExhausted(acquired.claim().attempt() - 1));
 			return null;
@@ -182,6 +195,45 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	 */
 	boolean hasTransactions() {
 		return this.transactions != null;
+	}
+
+	/**
+	 * Records the completion that the abandoned attempt this claim took over had parked (its handler
+	 * finished, the store could not take the record before it stopped or died) instead of running the
+	 * handler again. Only a completion parked under that attempt's own fencing token counts. The
+	 * lookup is retried, the message held, while NATS does not answer; a listener that stops
+	 * meanwhile leaves the claim to expire (see README, "What happens when").
+	 * @return {@code true} when the delivery is settled here
+	 */
+	private boolean recoveredParkedCompletion(Delivery delivery, ClaimResult.Acquired acquired) {
+		PreviousAttempt previous = acquired.previousAttempt();
+		if (previous == null || !previous.abandoned() || previous.token() == null) {
+			return false;
+		}
+		WorkingAcks.Heartbeat heartbeat = this.workingAcks.start(delivery);
+		try {
+			Optional<CompletionParking.Parked> parked;
+			try {
+				parked = Uninterrupted.call(() -> StoreWriteRetry.writeUntil(
+						() -> this.parking.find(delivery.storeKey()), delivery::stopping,
+						(ex, wait) -> logger.warn("Parked completion for the message at " + delivery.describe()
+								+ " not readable, retrying in " + wait + ": " + ex.getMessage())));
+			}
+			catch (StoreUnavailableException ex) {
+				delivery.settle(new Settlement.StoreUnavailable(ex));
+				return true;
+			}
+			if (parked.isEmpty() || !previous.token().equals(parked.get().token())) {
+				return false;
+			}
+			Completion completion = parked.get().completion();
+			delivery.settle(Uninterrupted.call(() -> this.completionWriter.writeRecovered(delivery, heartbeat,
+					completion)));
+			return true;
+		}
+		finally {
+			heartbeat.stop();
+		}
 	}
 
 	/**

@@ -102,11 +102,12 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 * @param settings the settings every listener shares
 	 * @param owner this instance's name in claims
 	 * @param clock the clock
+	 * @param parking where completions the store could not take are parked for the next attempt
 	 */
 	public ExactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			Map<String, ConsumerSettings> consumers, JsonMapper jsonMapper, DeadLetterPublisher deadLetters,
 			ExactlyOncePublisher publisher, List<PipelineObserver> observers, ListenerSettings settings, String owner,
-			Clock clock) {
+			Clock clock, CompletionParking parking) {
 		this.connection = connection;
 		this.store = store;
 		this.owner = owner;
@@ -130,10 +131,11 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers, settings.ackTimeout(),
 				settings.ackMode() == AckMode.SYNC, clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
-				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength()),
+				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength(),
+						parking),
 				new Steps(store, jsonMapper, publisher, this.observers, settings.stepMaxResultBytes(),
 						settings.completionRetryTimeout(), clock),
-				this.observers, owner);
+				this.observers, owner, parking);
 	}
 
 	/**

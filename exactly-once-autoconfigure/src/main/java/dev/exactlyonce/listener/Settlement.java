@@ -43,4 +43,15 @@ sealed interface Settlement {
 	record CompletionUnrecorded(RuntimeException cause) implements Settlement {
 	}
 
+	/**
+	 * The handler ran, its completion could not be recorded before the listener stopped and is parked
+	 * for the next attempt: do not ack.
+	 */
+	record CompletionParked(RuntimeException cause) implements Settlement {
+	}
+
+	/** The attempt taken over had finished; its parked completion is now recorded: ack without running. */
+	record CompletionRecovered() implements Settlement {
+	}
+
 }

@@ -265,7 +265,7 @@ public final class ClaimRules {
 		PreviousAttempt previous = stored.previousAttempt();
 		PreviousAttempt previousOnLocalClock = (previous != null) ? new PreviousAttempt(previous.owner(),
 				toLocal(previous.startedAt()), previous.attempts(), previous.state(), previous.failure(),
-				previous.unfinishedStep()) : null;
+				previous.unfinishedStep(), previous.token()) : null;
 		return new IdempotencyRecord(stored.key(), stored.listener(), stored.owner(), stored.token(), stored.state(),
 				stored.attempts(), toLocal(stored.startedAt()), toLocal(stored.leaseUntil()), stored.streamSequence(),
 				toLocal(stored.completedAt()), toLocal(stored.expiresAt()), stored.resultSummary(), previousOnLocalClock,

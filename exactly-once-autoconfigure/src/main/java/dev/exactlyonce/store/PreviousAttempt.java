@@ -14,9 +14,11 @@ import java.util.Optional;
  * {@link RecordState#IN_PROGRESS} (abandoned: its lease expired mid-work)
  * @param failure the failure description of a released attempt, else {@code null}
  * @param unfinishedStep the last step it started and neither finished nor failed, else {@code null}
+ * @param token the fencing token of its claim, which no other claim ever had; {@code null} in a
+ * record written before it was kept
  */
 public record PreviousAttempt(String owner, Instant startedAt, int attempts, RecordState state, String failure,
-		String unfinishedStep) {
+		String unfinishedStep, String token) {
 
 	/**
 	 * The previous attempt a record describes: a released (failed) or abandoned claim.
@@ -26,7 +28,7 @@ public record PreviousAttempt(String owner, Instant startedAt, int attempts, Rec
 	public static PreviousAttempt of(IdempotencyRecord record) {
 		return new PreviousAttempt(record.owner(), record.startedAt(), record.attempts(), record.state(),
 				(record.state() == RecordState.FAILED) ? record.resultSummary() : null,
-				record.journal().lastUnfinished().orElse(null));
+				record.journal().lastUnfinished().orElse(null), record.token());
 	}
 
 	/**

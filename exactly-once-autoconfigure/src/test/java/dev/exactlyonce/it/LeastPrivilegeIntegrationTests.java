@@ -82,7 +82,10 @@ class LeastPrivilegeIntegrationTests {
 			      "$JS.API.CONSUMER.CREATE.KV_EXACTLYONCE_TALLIES.>",
 			      "$JS.API.CONSUMER.INFO.KV_EXACTLYONCE_TALLIES.>",
 			      "$JS.FC.KV_EXACTLYONCE_TALLIES.>",
-			      "$KV.EXACTLYONCE_TALLIES.>"
+			      "$KV.EXACTLYONCE_TALLIES.>",
+			      "$JS.API.STREAM.INFO.KV_EXACTLYONCE_PARKED_COMPLETIONS",
+			      "$JS.API.DIRECT.GET.KV_EXACTLYONCE_PARKED_COMPLETIONS.>",
+			      "$KV.EXACTLYONCE_PARKED_COMPLETIONS.>"
 			    ]
 			  }
 			  subscribe: {
@@ -103,6 +106,7 @@ class LeastPrivilegeIntegrationTests {
 			      "$JS.API.CONSUMER.CREATE.TASKS.worker", "$JS.API.CONSUMER.CREATE.TASKS.worker.>",
 			      "$JS.API.STREAM.CREATE.DEAD_LETTERS", "$JS.API.STREAM.UPDATE.DEAD_LETTERS",
 			      "$JS.API.STREAM.CREATE.KV_exactly-once-idempotency", "$JS.API.STREAM.CREATE.KV_EXACTLYONCE_TALLIES",
+			      "$JS.API.STREAM.CREATE.KV_EXACTLYONCE_PARKED_COMPLETIONS",
 			""");
 
 	private final List<AutoCloseable> resources = new ArrayList<>();

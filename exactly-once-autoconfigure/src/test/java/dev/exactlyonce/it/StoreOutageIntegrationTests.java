@@ -2,15 +2,23 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.UUID;
 
+import io.nats.client.Connection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import dev.exactlyonce.listener.CompletionParking;
 import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.NatsKvCompletionParking;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -70,7 +78,59 @@ class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 		int atClose = retries(output);
 
 		await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> retries(output) == atClose);
-		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.COMPLETION_UNRECORDED);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.COMPLETION_PARKED);
+	}
+
+	@Test
+	void aFinishedHandlerWhoseRecordTheStoreRefusedUntilShutdownIsRecordedByTheNextInstanceNotRunAgain(
+			CapturedOutput output) throws Exception {
+		Instance leaving = this.instances.start("a", "exactlyonce.listener.shutdown-timeout=3s",
+				"exactlyonce.store.lease=4s", "exactlyonce.consumers.worker.working-ack-interval=500ms");
+		leaving.storeFaults().failCompletionsFor(Duration.ofSeconds(15));
+		leaving.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-5"),
+				"t-5");
+		await().atMost(Duration.ofSeconds(10)).until(() -> output.getAll().contains("not written, retrying"));
+		leaving.context().close();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !leaving.recorder().outcomes().isEmpty());
+		assertThat(leaving.recorder().outcomes()).containsExactly(DeliveryOutcome.COMPLETION_PARKED);
+
+		Instance next = this.instances.start("b", "exactlyonce.store.lease=4s",
+				"exactlyonce.consumers.worker.working-ack-interval=500ms");
+		IdempotencyStore store = next.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> next.recorder().outcomes().contains(DeliveryOutcome.COMPLETION_RECOVERED));
+		assertThat(this.instances.ledger().executionsOf("t-5")).isEqualTo(1);
+		IdempotencyRecord record = store.find("worker:t-5").orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.streamSequence()).isEqualTo(1);
+		assertThat(parking(next).find("worker:t-5")).isEmpty();
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(10)).until(() -> probe.drained("TASKS", "worker"));
+		}
+	}
+
+	@Test
+	void aCompletionParkedByAnotherAttemptOfTheKeyIsNotTakenForTheAttemptThatDied() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.store.lease=2s",
+				"exactlyonce.consumers.worker.working-ack-interval=500ms");
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		ClaimResult.Acquired died = (ClaimResult.Acquired) store.tryClaim("worker:t-6", "gone#1", Duration.ofSeconds(2));
+		parking(instance).park("worker:t-6", new CompletionParking.Parked(UUID.randomUUID().toString(),
+					Completion.completed("worker", 1, "parked by an attempt this one never took over")));
+
+		instance.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-6"),
+				"t-6");
+
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED));
+		assertThat(this.instances.ledger().executionsOf("t-6")).isEqualTo(1);
+		IdempotencyRecord record = store.find("worker:t-6").orElseThrow();
+		assertThat(record.previousAttempt().token()).isEqualTo(died.claim().token());
+		assertThat(record.resultSummary()).doesNotContain("never took over");
+	}
+
+	private static CompletionParking parking(Instance instance) throws Exception {
+		return new NatsKvCompletionParking(instance.bean(Connection.class).keyValue("EXACTLYONCE_PARKED_COMPLETIONS"));
 	}
 
 	private static int retries(CapturedOutput output) {

@@ -117,6 +117,7 @@ final class FirestoreRecordDocument {
 		fields.put("state", previous.state().name());
 		putIfSet(fields, "failure", previous.failure());
 		putIfSet(fields, "unfinishedStep", previous.unfinishedStep());
+		putIfSet(fields, "token", previous.token());
 		return fields;
 	}
 
@@ -128,7 +129,8 @@ final class FirestoreRecordDocument {
 				instant(snapshot.getTimestamp("previousAttempt.startedAt")),
 				snapshot.getLong("previousAttempt.attempts").intValue(),
 				RecordState.valueOf(snapshot.getString("previousAttempt.state")),
-				snapshot.getString("previousAttempt.failure"), snapshot.getString("previousAttempt.unfinishedStep"));
+				snapshot.getString("previousAttempt.failure"), snapshot.getString("previousAttempt.unfinishedStep"),
+				snapshot.getString("previousAttempt.token"));
 	}
 
 	private static void putIfSet(Map<String, Object> fields, String name, Object value) {

@@ -75,6 +75,7 @@ record JdbcRecordRow(IdempotencyRecord record, long version, Instant now) {
 		ps.setString(i++, (previous != null) ? previous.state().name() : null);
 		ps.setString(i++, (previous != null) ? previous.failure() : null);
 		ps.setString(i++, (previous != null) ? previous.unfinishedStep() : null);
+		ps.setString(i++, (previous != null) ? previous.token() : null);
 		ps.setString(i++, journal);
 		ps.setString(i++, record.duplicateSequences().isEmpty() ? null
 				: record.duplicateSequences().stream().map(String::valueOf).collect(Collectors.joining(",")));
@@ -89,7 +90,7 @@ record JdbcRecordRow(IdempotencyRecord record, long version, Instant now) {
 		}
 		return new PreviousAttempt(rs.getString("previous_owner"), instant(rs, "previous_started_at"),
 				rs.getInt("previous_attempts"), RecordState.valueOf(state), rs.getString("previous_failure"),
-				rs.getString("previous_unfinished_step"));
+				rs.getString("previous_unfinished_step"), rs.getString("previous_token"));
 	}
 
 	/** Parses the comma-separated {@code duplicate_sequences} column ({@code NULL} for none). */

@@ -28,7 +28,7 @@ public final class JdbcRecordTable {
 	static final String COLUMNS = "record_key, idempotency_key, listener, owner, token, state, attempts, started_at, "
 			+ "lease_until, stream_sequence, completed_at, expires_at, result_summary, previous_owner, "
 			+ "previous_started_at, previous_attempts, previous_state, previous_failure, previous_unfinished_step, "
-			+ "journal, duplicate_sequences, audit, version";
+			+ "previous_token, journal, duplicate_sequences, audit, version";
 
 	private final String name;
 
@@ -117,7 +117,15 @@ public final class JdbcRecordTable {
 
 	String insert() {
 		return this.dialect.insertUnlessPresent("INSERT INTO " + this.name + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, "
-				+ "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
+				+ "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
+	}
+
+	/**
+	 * A query that reads every column the store uses and no row: it fails on a table that lacks one.
+	 * @return the query
+	 */
+	public String readableCheck() {
+		return "SELECT " + COLUMNS + " FROM " + this.name + " WHERE 1 = 0";
 	}
 
 	/** A compare-and-set of the whole row: on the key, the token and the version read. */
@@ -125,8 +133,9 @@ public final class JdbcRecordTable {
 		return "UPDATE " + this.name + " SET idempotency_key = ?, listener = ?, owner = ?, token = ?, state = ?, "
 				+ "attempts = ?, started_at = ?, lease_until = ?, stream_sequence = ?, completed_at = ?, expires_at = ?, "
 				+ "result_summary = ?, previous_owner = ?, previous_started_at = ?, previous_attempts = ?, "
-				+ "previous_state = ?, previous_failure = ?, previous_unfinished_step = ?, journal = ?, "
-				+ "duplicate_sequences = ?, audit = ?, version = version + 1 WHERE record_key = ? AND token = ? AND version = ?";
+				+ "previous_state = ?, previous_failure = ?, previous_unfinished_step = ?, previous_token = ?, "
+				+ "journal = ?, duplicate_sequences = ?, audit = ?, version = version + 1 "
+				+ "WHERE record_key = ? AND token = ? AND version = ?";
 	}
 
 	/**

@@ -70,7 +70,7 @@ final class RedisRecordHash {
 		}
 		return new PreviousAttempt(fields.get("previousOwner"), instant(fields.get("previousStartedAt")),
 				Integer.parseInt(fields.get("previousAttempts")), RecordState.valueOf(state),
-				fields.get("previousFailure"), fields.get("previousUnfinishedStep"));
+				fields.get("previousFailure"), fields.get("previousUnfinishedStep"), fields.get("previousToken"));
 	}
 
 	/** Parses the comma-separated {@code duplicateSequences} field. */

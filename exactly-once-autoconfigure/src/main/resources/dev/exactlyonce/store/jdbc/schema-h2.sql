@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	previous_state VARCHAR(16),
 	previous_failure VARCHAR,
 	previous_unfinished_step VARCHAR,
+	previous_token VARCHAR(64),
 	journal CLOB NOT NULL,
 	duplicate_sequences VARCHAR,
 	audit CLOB,

@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	previous_state VARCHAR(16) CHARACTER SET ascii,
 	previous_failure TEXT,
 	previous_unfinished_step TEXT,
+	previous_token VARCHAR(64) CHARACTER SET ascii,
 	journal LONGTEXT NOT NULL,
 	duplicate_sequences TEXT CHARACTER SET ascii,
 	audit LONGTEXT,

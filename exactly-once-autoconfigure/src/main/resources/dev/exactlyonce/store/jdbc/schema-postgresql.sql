@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	previous_state VARCHAR(16),
 	previous_failure TEXT,
 	previous_unfinished_step TEXT,
+	previous_token VARCHAR(64),
 	journal TEXT NOT NULL,
 	duplicate_sequences TEXT,
 	audit TEXT,

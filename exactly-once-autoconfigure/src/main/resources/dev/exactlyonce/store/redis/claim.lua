@@ -52,7 +52,7 @@ if fields.duplicateSequences then
 end
 if fields.state then
 	redis.call('HSET', KEYS[1], 'previousOwner', fields.owner, 'previousStartedAt', fields.startedAt,
-		'previousAttempts', fields.attempts, 'previousState', fields.state)
+		'previousAttempts', fields.attempts, 'previousState', fields.state, 'previousToken', fields.token)
 	if fields.state == 'FAILED' and fields.resultSummary then
 		redis.call('HSET', KEYS[1], 'previousFailure', fields.resultSummary)
 	end

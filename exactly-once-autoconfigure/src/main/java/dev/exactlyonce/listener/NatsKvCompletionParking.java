@@ -1,0 +1,165 @@
+package dev.exactlyonce.listener;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.KeyValue;
+import io.nats.client.KeyValueManagement;
+import io.nats.client.KeyValueOptions;
+import io.nats.client.api.KeyValueConfiguration;
+import io.nats.client.api.KeyValueEntry;
+import io.nats.client.api.KeyValueOperation;
+import io.nats.client.api.StorageType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.store.StoreKeyEncoder;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * Parks completions in a NATS KV bucket of the starter's own, one entry per key (history 1, entries
+ * expire with the bucket's TTL), as JSON.
+ */
+public final class NatsKvCompletionParking implements CompletionParking {
+
+	private static final Log logger = LogFactory.getLog(NatsKvCompletionParking.class);
+
+	private static final int MAX_KEY_LENGTH = 512;
+
+	private static final int BUCKET_NOT_FOUND = 10059;
+
+	private final KeyValue bucket;
+
+	private final StoreKeyEncoder keys = new StoreKeyEncoder(MAX_KEY_LENGTH);
+
+	private final JsonMapper mapper = JsonMapper.builder().build();
+
+	/**
+	 * Parks completions in a bucket.
+	 * @param bucket the bucket, on the listeners' connection
+	 */
+	public NatsKvCompletionParking(KeyValue bucket) {
+		this.bucket = bucket;
+	}
+
+	/**
+	 * Opens the bucket, creating it when missing and allowed to (file storage, one revision per key,
+	 * entries kept for {@code ttl}); an existing bucket is used as it is.
+	 * @param connection the listeners' connection
+	 * @param name the bucket
+	 * @param ttl how long a parked completion is kept ({@code exactlyonce.store.completed-ttl})
+	 * @param requestTimeout how long one bucket operation may take
+	 * @param create whether a missing bucket is created
+	 * @return the parking
+	 * @throws ExactlyOnceConfigurationException when the bucket is missing and may not be created
+	 * @throws IllegalStateException when the server refused or did not answer (the cause says why)
+	 */
+	public static NatsKvCompletionParking open(Connection connection, String name, Duration ttl,
+			Duration requestTimeout, boolean create) {
+		KeyValueOptions options = KeyValueOptions.builder().jsRequestTimeout(requestTimeout).build();
+		try {
+			KeyValueManagement management = connection.keyValueManagement(options);
+			if (!exists(management, name)) {
+				if (!create) {
+					throw new ExactlyOnceConfigurationException("The completion parking bucket '" + name
+							+ "' (exactlyonce.listener.parking-bucket) does not exist and exactlyonce.provisioning.mode "
+							+ "does not create it",
+							"Create it where the streams are provisioned, e.g. 'nats kv add " + name + " --history 1 "
+									+ "--ttl " + ttl.toSeconds() + "s', or set exactlyonce.listener.completion-parking="
+									+ "false (a completion the store could not take is then lost with the process).");
+				}
+				createUnlessCreatedMeanwhile(management, name, ttl);
+			}
+			return new NatsKvCompletionParking(connection.keyValue(name, options));
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw new IllegalStateException("Could not create or read the completion parking bucket '" + name
+					+ "' (exactlyonce.listener.parking-bucket): " + ex.getMessage(), ex);
+		}
+	}
+
+	private static void createUnlessCreatedMeanwhile(KeyValueManagement management, String name, Duration ttl)
+			throws IOException, JetStreamApiException {
+		try {
+			management.create(KeyValueConfiguration.builder()
+				.name(name)
+				.description("exactly-once completions parked while the idempotency store was unavailable")
+				.storageType(StorageType.File)
+				.maxHistoryPerKey(1)
+				.ttl(ttl)
+				.build());
+		}
+		catch (JetStreamApiException ex) {
+			if (!exists(management, name)) {
+				throw ex;
+			}
+		}
+	}
+
+	private static boolean exists(KeyValueManagement management, String name)
+			throws IOException, JetStreamApiException {
+		try {
+			management.getStatus(name);
+			return true;
+		}
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() == BUCKET_NOT_FOUND) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public boolean park(String storeKey, Parked parked) {
+		try {
+			this.bucket.put(this.keys.encode(storeKey), this.mapper.writeValueAsBytes(parked));
+			return true;
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			throw new StoreUnavailableException("Completion of key '" + storeKey + "' not parked in bucket '"
+					+ this.bucket.getBucketName() + "': " + ex.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public Optional<Parked> find(String storeKey) {
+		KeyValueEntry entry;
+		try {
+			entry = this.bucket.get(this.keys.encode(storeKey));
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			throw new StoreUnavailableException("Parked completion of key '" + storeKey + "' not read from bucket '"
+					+ this.bucket.getBucketName() + "': " + ex.getMessage(), ex);
+		}
+		if (entry == null || entry.getOperation() != KeyValueOperation.PUT || entry.getValue() == null) {
+			return Optional.empty();
+		}
+		try {
+			return Optional.of(this.mapper.readValue(entry.getValue(), Parked.class));
+		}
+		catch (JacksonException ex) {
+			logger.warn("Parked completion of key '" + storeKey + "' in bucket '" + this.bucket.getBucketName()
+					+ "' is not readable and is ignored: " + ex.getOriginalMessage());
+			return Optional.empty();
+		}
+	}
+
+	@Override
+	public void remove(String storeKey) {
+		try {
+			this.bucket.delete(this.keys.encode(storeKey));
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			logger.debug("Parked completion of key '" + storeKey + "' not removed (it expires with the bucket's "
+					+ "TTL): " + ex.getMessage());
+		}
+	}
+
+}
