@@ -1,49 +1,87 @@
-// Drives the exactly-once dashboard in Debian's chromium, headless, for DashboardBrowserIntegrationTests.
-// Usage: node dashboard.mjs <dead-letter|replay> <dashboard url> <screenshot dir> <task key>
-//   dead-letter: waits until the page lists the task's dead letter (payload hidden), screenshots it
+// Drives the exactly-once dashboard in Debian's chromium, headless, for the dashboard's browser tests.
+// Usage: node dashboard.mjs <phase> <dashboard url> <screenshot dir> <task key>
+//   dead-letter: waits until the page lists the task's dead letter (payload hidden, the exception's message
+//                shown), checks at 1280 and 1920 px wide that the page does not scroll sideways, screenshots both
 //   replay:      clicks Replay on it, gives a reason in the confirmation, waits until the page shows the
 //                task completed and no dead letter left, screenshots the confirmation and the result
+//   refused:     as replay, but expects the endpoint to refuse the write (403) and the page to say so
+//   stale:       the endpoints cannot answer (NATS paused): the page must say so, never stay on "Loading…"
+// DASHBOARD_USER and DASHBOARD_PASSWORD, when set, are sent as HTTP Basic credentials.
 import { chromium } from 'playwright-core';
 import path from 'node:path';
 
 const [phase, url, screenshots, key] = process.argv.slice(2);
 const TIMEOUT = 60_000;
+const credentials = process.env.DASHBOARD_USER
+	? { username: process.env.DASHBOARD_USER, password: process.env.DASHBOARD_PASSWORD }
+	: undefined;
+const prefix = 'dashboard-' + (process.env.DASHBOARD_USER ? process.env.DASHBOARD_USER + '-' : '');
 
 const browser = await chromium.launch({
 	executablePath: process.env.CHROMIUM_BIN || '/usr/bin/chromium',
 	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 });
 try {
-	const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+	const context = await browser.newContext({ viewport: { width: 1280, height: 1400 }, httpCredentials: credentials });
+	const page = await context.newPage();
 	page.setDefaultTimeout(TIMEOUT);
 	await page.goto(url);
-	const row = page.locator('#dead-letters tbody tr', { hasText: key });
-	await row.waitFor();
-	if (phase === 'dead-letter') {
-		const payload = await row.locator('td').nth(7).textContent();
-		if (payload.trim() !== 'hidden') {
-			throw new Error('the payload of the dead letter is shown without show-payloads: ' + payload);
+	if (phase === 'stale') {
+		await page.locator('#summary', { hasText: 'Nothing read yet: ' }).waitFor();
+		const summary = await page.locator('#summary').textContent();
+		if (summary.includes('exposure.include')) {
+			throw new Error('the page advises exposing endpoints that are exposed: ' + summary);
 		}
-		await page.screenshot({ path: path.join(screenshots, 'dashboard-1-dead-letter.png'), fullPage: true });
-	}
-	else if (phase === 'replay') {
-		await row.getByRole('button', { name: /^Replay dead letter/ }).click();
-		const dialog = page.getByRole('dialog');
-		await dialog.waitFor();
-		await dialog.getByLabel('Reason (kept in the task\'s audit)').fill('topic filter fixed');
-		await page.screenshot({ path: path.join(screenshots, 'dashboard-2-confirm-replay.png'), fullPage: true });
-		await dialog.getByRole('button', { name: 'Replay' }).click();
-		await page.locator('#message', { hasText: 'republished as ' + key + '/replay-DEAD_LETTERS-' }).waitFor();
-		await page.locator('#task-detail .status-COMPLETED').waitFor();
-		await page.locator('#dead-letters tbody', { hasText: 'No dead letters.' }).waitFor();
-		await page.locator('#task-detail', { hasText: 'replay 1 by anonymous' }).waitFor();
-		await page.screenshot({ path: path.join(screenshots, 'dashboard-3-replayed.png'), fullPage: true });
+		await page.screenshot({ path: path.join(screenshots, prefix + '4-stale.png'), fullPage: true });
 	}
 	else {
-		throw new Error('unknown phase ' + phase);
+		await deadLetterPhase(page);
 	}
 	console.log('dashboard ' + phase + ': ok');
 }
 finally {
 	await browser.close();
+}
+
+async function deadLetterPhase(page) {
+	const row = page.locator('#dead-letters tbody tr', { hasText: key });
+	await row.waitFor();
+	if (phase === 'dead-letter') {
+		const payload = await row.locator('td').nth(6).textContent();
+		if (payload.trim() !== 'hidden') {
+			throw new Error('the payload of the dead letter is shown without show-payloads: ' + payload);
+		}
+		await row.locator('.why code', { hasText: 'RejectedTopicException: ' }).waitFor();
+		for (const width of [1280, 1920]) {
+			await page.setViewportSize({ width, height: 1400 });
+			const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+			if (sideways > 0) {
+				throw new Error('at ' + width + ' px the page scrolls sideways by ' + sideways + ' px');
+			}
+			await page.screenshot({ path: path.join(screenshots, prefix + '1-dead-letter-' + width + '.png'), fullPage: true });
+		}
+	}
+	else if (phase === 'replay' || phase === 'refused') {
+		await row.getByRole('button', { name: /^Replay dead letter/ }).click();
+		const dialog = page.getByRole('dialog');
+		await dialog.waitFor();
+		await dialog.getByLabel('Reason (kept in the task\'s audit)').fill('topic filter fixed');
+		await page.screenshot({ path: path.join(screenshots, prefix + '2-confirm-replay.png'), fullPage: true });
+		await dialog.getByRole('button', { name: 'Replay' }).click();
+		if (phase === 'refused') {
+			await page.locator('#message.error', { hasText: '403' }).waitFor();
+			await page.locator('#message.error', { hasText: 'your user may not do this here' }).waitFor();
+			await page.screenshot({ path: path.join(screenshots, prefix + '3-refused.png'), fullPage: true });
+		}
+		else {
+			await page.locator('#message', { hasText: 'republished as ' + key + '/replay-DEAD_LETTERS-' }).waitFor();
+			await page.locator('#task-detail .status-COMPLETED').waitFor();
+			await page.locator('#dead-letters tbody', { hasText: 'No dead letters.' }).waitFor();
+			await page.locator('#task-detail', { hasText: 'replay 1 by ' + (process.env.DASHBOARD_USER || 'anonymous') }).waitFor();
+			await page.screenshot({ path: path.join(screenshots, prefix + '3-replayed.png'), fullPage: true });
+		}
+	}
+	else {
+		throw new Error('unknown phase ' + phase);
+	}
 }

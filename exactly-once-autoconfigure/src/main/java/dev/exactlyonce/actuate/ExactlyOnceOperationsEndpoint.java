@@ -37,7 +37,9 @@ import dev.exactlyonce.operations.TaskStatus;
  * letters counted), {@code GET .../monthly} (the fleet-wide monthly table), {@code GET .../{consumer}/tasks?state=FAILED&page=0&size=50},
  * {@code GET .../{consumer}/tasks/{key}}, {@code GET .../{consumer}/deadletters?from=1&size=100}.
  * Writes: {@code POST .../{consumer}/deadletters/{sequence}} with {@code {"action":"replay","reason":...}},
- * {@code POST .../{consumer}/tasks/{key}} with {@code {"action":"resubmit","reason":...}},
+ * {@code POST .../{consumer}/tasks/{key}} with {@code {"action":"resubmit","reason":...}} (or
+ * {@code POST .../{consumer}/tasks} with the key in the body, and {@code GET .../tasks?key=...}: for
+ * keys a path cannot carry),
  * {@code DELETE .../{consumer}/deadletters/{sequence}?reason=...} (discard). Read-only by default:
  * allow the writes with {@code management.endpoint.exactlyonceops.access=unrestricted}, behind
  * authentication; the authenticated user's name goes into the audit. A refused request answers
@@ -99,7 +101,8 @@ public class ExactlyOnceOperationsEndpoint {
 		for (String consumer : this.consumers.names()) {
 			ConsumerSettings settings = this.consumers.settings(consumer);
 			consumers.put(consumer, new ConsumerOperations(settings.stream(), settings.deadLetterSubject(),
-					deadLetterCount(consumer), counts.map((all) -> all.get(consumer)).orElse(null)));
+					deadLetterCount(consumer), counts.map((all) -> all.get(consumer)).orElse(null),
+					this.resubmitter.canResubmit(consumer).orElse(null)));
 		}
 		return new OperationsDescriptor(this.storeName, counts.isPresent(), this.showPayloads, consumers);
 	}
@@ -130,12 +133,17 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param page the page, 0 for the first (tasks only)
 	 * @param size the most entries (50 by default)
 	 * @param from the first dead-letter stream sequence listed (dead letters only; 1 by default)
+	 * @param key one task's key, without namespace (tasks only: answers that task as {@code tasks/{key}}
+	 * does, for keys a path cannot carry)
 	 * @return the page or list, a 400 answer when refused, or {@code null} (404) for another view
 	 */
 	@ReadOperation
 	public @Nullable Object list(@Selector String consumer, @Selector String view, @Nullable TaskStatus state,
-			@Nullable Integer page, @Nullable Integer size, @Nullable Long from) {
+			@Nullable Integer page, @Nullable Integer size, @Nullable Long from, @Nullable String key) {
 		int limit = (size != null) ? size : DEFAULT_PAGE_SIZE;
+		if (TASKS.equals(view) && key != null) {
+			return task(consumer, key);
+		}
 		return switch (view) {
 			case TASKS -> answer(() -> {
 				if (state == null) {
@@ -163,9 +171,40 @@ public class ExactlyOnceOperationsEndpoint {
 		if (!TASKS.equals(view)) {
 			return null;
 		}
-		String joined = String.join("/", key);
-		return answer(() -> this.inspector.task(consumer, joined).map(Object.class::cast)
-			.orElseGet(() -> namespacedKeyHint(consumer, joined)));
+		return task(consumer, String.join("/", key));
+	}
+
+	private @Nullable Object task(String consumer, String key) {
+		return answer(() -> this.inspector.task(consumer, key).map(Object.class::cast)
+			.orElseGet(() -> namespacedKeyHint(consumer, key)));
+	}
+
+	/**
+	 * Resubmits a task named in the body ({@code tasks}, {@code {"action":"resubmit","key":...}}): any
+	 * key, also one that a path cannot carry (with {@code /}, {@code %}, {@code ;}, {@code ..}).
+	 * @param consumer the consumer
+	 * @param view {@code tasks}
+	 * @param action {@code resubmit}
+	 * @param key the task's key, without namespace
+	 * @param reason why, kept in the task's audit (required: a request without it is refused)
+	 * @param securityContext who asks
+	 * @return what was done, a 400 answer saying why it was refused, or {@code null} (404) for another view
+	 */
+	@WriteOperation
+	public @Nullable Object actOnKey(@Selector String consumer, @Selector String view, String action,
+			@Nullable String key, @Nullable String reason, SecurityContext securityContext) {
+		if (!TASKS.equals(view)) {
+			return null;
+		}
+		String operator = operator(securityContext);
+		return answer(() -> {
+			if (key == null || key.isEmpty() || !"resubmit".equals(action)) {
+				throw new OperationRefusedException("POST to tasks resubmits the task named in the body: "
+						+ "{\"action\":\"resubmit\",\"key\":\"...\",\"reason\":\"...\"}");
+			}
+			requireReason(reason, "add \"reason\" to the JSON body");
+			return this.resubmitter.resubmit(consumer, key, operator, reason);
+		});
 	}
 
 	/**

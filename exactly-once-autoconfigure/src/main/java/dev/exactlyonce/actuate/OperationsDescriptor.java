@@ -27,9 +27,11 @@ public record OperationsDescriptor(String store, boolean listable, boolean showP
 	 * @param deadLetterSubject where its dead letters are
 	 * @param deadLetters how many dead letters it has now, or {@code null} when the stream could not be read
 	 * @param tasks its tasks counted by status, or {@code null} when the store cannot list them
+	 * @param resubmit whether its tasks can be resubmitted from its stream (Limits retention; WorkQueue
+	 * and Interest streams remove acknowledged messages), or {@code null} when the stream could not be read
 	 */
 	public record ConsumerOperations(String stream, String deadLetterSubject, @Nullable Long deadLetters,
-			@Nullable Map<TaskStatus, Long> tasks) {
+			@Nullable Map<TaskStatus, Long> tasks, @Nullable Boolean resubmit) {
 	}
 
 }

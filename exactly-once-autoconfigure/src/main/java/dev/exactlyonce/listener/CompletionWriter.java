@@ -47,7 +47,7 @@ final class CompletionWriter {
 	}
 
 	Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result) {
-		return write(delivery, heartbeat, completionOf(delivery, result), false);
+		return writeCompletion(delivery, heartbeat, completionOf(delivery, result), false);
 	}
 
 	/**
@@ -56,11 +56,11 @@ final class CompletionWriter {
 	 * @return {@link Settlement.CompletionRecovered} once written, else what {@link #write} returns
 	 */
 	Settlement writeRecovered(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion parked) {
-		Settlement settlement = write(delivery, heartbeat, parked, true);
+		Settlement settlement = writeCompletion(delivery, heartbeat, parked, true);
 		return (settlement instanceof Settlement.Processed) ? new Settlement.CompletionRecovered() : settlement;
 	}
 
-	private Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion,
+	private Settlement writeCompletion(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion,
 			boolean wasParked) {
 		long lateAt = System.nanoTime() + this.retryTimeout.toNanos();
 		boolean[] saidLate = new boolean[1];
@@ -125,7 +125,7 @@ final class CompletionWriter {
 		Completion completion = completionOf(delivery, result);
 		Supplier<Settlement> write = () -> {
 			try {
-				return Uninterrupted.call(() -> write(delivery, heartbeat, completion));
+				return Uninterrupted.call(() -> writeCompletion(delivery, heartbeat, completion, false));
 			}
 			catch (RuntimeException ex) {
 				return new Settlement.CompletionUnrecorded(ex);

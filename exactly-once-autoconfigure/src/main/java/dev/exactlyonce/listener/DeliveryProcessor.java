@@ -6,14 +6,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import io.nats.client.Message;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Runs one message of one listener through the pipeline on a worker thread: resolve arguments
- * and key, bind the delivery, invoke the proxied method (whose advice claims, invokes and records
+ * Runs one message of one listener through the pipeline on a worker thread: resolve the key (from
+ * its header before the payload is read, so even a poison body is dead-lettered with its key) and
+ * arguments, bind the delivery, invoke the proxied method (whose advice claims, invokes and records
  * completion), then settle with the server. Settling runs with the thread's interrupt flag cleared.
  */
 final class DeliveryProcessor {
@@ -133,10 +135,9 @@ final class DeliveryProcessor {
 	private Runnable handle(Delivery delivery, BooleanSupplier shuttingDown) {
 		Object[] args;
 		try {
-			checkSize(delivery);
-			Object payload = this.arguments.payload(delivery);
-			delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, payload)));
-			args = this.arguments.arguments(delivery, payload);
+			PayloadOnce payload = new PayloadOnce(delivery);
+			delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, payload.get())));
+			args = this.arguments.arguments(delivery, payload.get());
 		}
 		catch (PoisonMessageException ex) {
 			return () -> this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex);
@@ -148,6 +149,35 @@ final class DeliveryProcessor {
 			return () -> this.settler.handlerFailed(delivery, failure, retryable, stopping);
 		}
 		return () -> this.settler.settle(delivery);
+	}
+
+	/**
+	 * A delivery's payload, read once and only when first asked for, after its size was checked: the
+	 * key is resolved before it (a listener keyed by its message id gets a key even for a body that is
+	 * too large or not readable, so its dead letter can be replayed by key).
+	 */
+	private final class PayloadOnce implements Supplier<Object> {
+
+		private final Delivery delivery;
+
+		private boolean read;
+
+		private Object value;
+
+		PayloadOnce(Delivery delivery) {
+			this.delivery = delivery;
+		}
+
+		@Override
+		public Object get() {
+			if (!this.read) {
+				checkSize(this.delivery);
+				this.value = DeliveryProcessor.this.arguments.payload(this.delivery);
+				this.read = true;
+			}
+			return this.value;
+		}
+
 	}
 
 	private void checkSize(Delivery delivery) {

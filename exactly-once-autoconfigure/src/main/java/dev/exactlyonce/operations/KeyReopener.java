@@ -1,12 +1,16 @@
 package dev.exactlyonce.operations;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.OperatorAction;
@@ -26,6 +30,8 @@ public class KeyReopener {
 	private static final Log logger = LogFactory.getLog(KeyReopener.class);
 
 	private static final int ROUNDS = 5;
+
+	private static final Duration RECREATE_LEASE = Duration.ofSeconds(30);
 
 	private final IdempotencyStore store;
 
@@ -53,9 +59,10 @@ public class KeyReopener {
 	 * @param deadLetterSequence the dead letter acted on, 0 for a resubmit
 	 * @param operator who acts
 	 * @param reason why
-	 * @return the action's number; 1 when the store holds no record of the key (expired, or never
-	 * claimed) or a discarded dead letter's key was completed by another copy: the record is not
-	 * changed then, and the audit is this class's INFO log line only
+	 * @return the action's number; 1 when a discarded dead letter's key was completed by another copy:
+	 * the record is not changed then, and the audit is this class's INFO log line only. A dead letter
+	 * whose key's record expired (or was never written) gets a dead-lettered record first, so the
+	 * action is decided and audited like any other
 	 * @throws OperationRefusedException when the task's state does not allow the action, or the
 	 * dead letter was replayed (for a discard) or discarded (for a replay) already
 	 */
@@ -70,8 +77,8 @@ public class KeyReopener {
 							+ consumer + "' (never claimed, or older than exactlyonce.store.completed-ttl): publish "
 							+ "it as a new task instead of resubmitting it");
 				}
-				log(kind, 1, consumer, key, deadLetterSequence, operator, reason, " (no record of the key is kept)");
-				return 1;
+				recreateDeadLettered(storeKey, consumer, deadLetterSequence, operator);
+				continue;
 			}
 			IdempotencyRecord record = found.get();
 			Optional<OperatorAction> done = (deadLetterSequence > 0)
@@ -103,6 +110,25 @@ public class KeyReopener {
 		}
 		throw new OperationRefusedException("Task '" + key + "' of consumer '" + consumer + "' kept changing while "
 				+ kind + " was recorded: try again");
+	}
+
+	/**
+	 * Writes a dead-lettered record for a dead letter whose key's record expired, so that a replay and
+	 * a discard of it are decided by a compare-and-set like any other (without a record both would be
+	 * answered as done while the task runs). The record is written through a claim of the key, owned
+	 * by {@code operator:<name>}; a key claimed by someone else meanwhile is read again.
+	 */
+	private void recreateDeadLettered(String storeKey, String consumer, long deadLetterSequence, String operator) {
+		ClaimResult claimed = this.store.tryClaim(storeKey, "operator:" + operator, RECREATE_LEASE);
+		if (claimed instanceof ClaimResult.Acquired acquired) {
+			try {
+				this.store.complete(acquired.claim(), Completion.deadLettered(consumer, 0, "record recreated for an "
+						+ "operator's action on dead letter " + deadLetterSequence + ": the key's record had expired"));
+			}
+			catch (ClaimLostException ex) {
+				// taken over meanwhile: read again
+			}
+		}
 	}
 
 	/**

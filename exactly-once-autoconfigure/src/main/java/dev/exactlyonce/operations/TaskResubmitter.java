@@ -1,11 +1,13 @@
 package dev.exactlyonce.operations;
 
 import java.io.IOException;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.api.MessageInfo;
+import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.PublishAck;
 
 import dev.exactlyonce.listener.ClaimOwners;
@@ -71,6 +73,23 @@ public class TaskResubmitter {
 		PublishAck ack = this.republisher.publish(original, original.getSubject(), settings.stream(), key, messageId);
 		return new OperationOutcome(consumer, key, OperatorAction.Kind.RESUBMIT, number, 0, messageId, ack.getSeqno(),
 				ack.isDuplicate());
+	}
+
+	/**
+	 * Whether a consumer's stream keeps acknowledged messages (Limits retention), so that its tasks
+	 * can be resubmitted from it.
+	 * @param consumer the consumer
+	 * @return the answer, or empty when the stream could not be read
+	 */
+	public Optional<Boolean> canResubmit(String consumer) {
+		String stream = this.consumers.settings(consumer).stream();
+		try {
+			return Optional.of(this.connection.jetStreamManagement().getStreamInfo(stream).getConfiguration()
+				.getRetentionPolicy() == RetentionPolicy.Limits);
+		}
+		catch (IOException | JetStreamApiException ex) {
+			return Optional.empty();
+		}
 	}
 
 	private MessageInfo original(ConsumerSettings settings, String key, IdempotencyRecord record) {

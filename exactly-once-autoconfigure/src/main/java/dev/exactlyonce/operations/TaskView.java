@@ -6,6 +6,8 @@ import java.util.List;
 
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.OperatorAction;
+import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StepRecord;
 
 /**
@@ -24,10 +26,30 @@ import dev.exactlyonce.store.StepRecord;
  * @param resultSummary the result summary, the failure of a released attempt or the dead-letter reason
  * @param steps the step journal, in the order the steps first started
  * @param audit the operators' actions on it, oldest first
+ * @param previousAttempt the attempt the last one took over (failed or abandoned), or {@code null}
  */
 public record TaskView(String consumer, String key, TaskStatus status, String owner, int attempts, Instant startedAt,
 		Instant leaseUntil, long leaseLeftSeconds, long streamSequence, Instant completedAt, String resultSummary,
-		List<StepRecord> steps, List<OperatorAction> audit) {
+		List<StepRecord> steps, List<OperatorAction> audit, EarlierAttempt previousAttempt) {
+
+	/**
+	 * An attempt before the last, as the record keeps it.
+	 * @param owner who made it ({@code <instance-id>#<stream sequence>})
+	 * @param startedAt when it started
+	 * @param state {@code FAILED} (released after an exception) or {@code IN_PROGRESS} (abandoned: its
+	 * lease ran out mid-work)
+	 * @param failure the failure of a released attempt, or {@code null}
+	 * @param unfinishedStep the step it left started, or {@code null}
+	 */
+	public record EarlierAttempt(String owner, Instant startedAt, RecordState state, String failure,
+			String unfinishedStep) {
+
+		static EarlierAttempt of(PreviousAttempt previous) {
+			return (previous != null) ? new EarlierAttempt(previous.owner(), previous.startedAt(), previous.state(),
+					previous.failure(), previous.unfinishedStep()) : null;
+		}
+
+	}
 
 	/**
 	 * The view of a record.
@@ -42,7 +64,7 @@ public record TaskView(String consumer, String key, TaskStatus status, String ow
 		long leaseLeft = (status == TaskStatus.IN_PROGRESS) ? Duration.between(now, record.leaseUntil()).toSeconds() : 0;
 		return new TaskView(consumer, key, status, record.owner(), record.attempts(), record.startedAt(),
 				record.leaseUntil(), leaseLeft, record.streamSequence(), record.completedAt(), record.resultSummary(),
-				record.journal().steps(), record.audit());
+				record.journal().steps(), record.audit(), EarlierAttempt.of(record.previousAttempt()));
 	}
 
 }

@@ -7,9 +7,12 @@
 	const REFRESH_MS = 2000;
 	const STATES = ['IN_PROGRESS', 'ABANDONED', 'FAILED', 'DEAD_LETTERED', 'COMPLETED'];
 	const OUTCOMES = ['processed', 'duplicate', 'in_progress_elsewhere', 'retried', 'dead_lettered',
-		'already_dead_lettered', 'claim_lost', 'completion_unrecorded'];
-	const state = { actuator: '/actuator', consumers: [], listed: null, watched: null, processed: [], lastProcessed: null,
-		busy: false, pending: null };
+		'already_dead_lettered', 'claim_lost', 'completion_unrecorded', 'completion_parked', 'completion_recovered'];
+	const REQUEST_TIMEOUT_MS = 8000;
+	const TASK_PAGE = 20;
+	const DEAD_PAGE = 50;
+	const state = { actuator: '/actuator', consumers: [], overview: null, listed: null, watched: null, processed: [],
+		lastProcessed: null, busy: false, pending: null, lastGood: null, deadFrom: {} };
 
 	const $ = (id) => document.getElementById(id);
 
@@ -57,17 +60,56 @@
 		});
 	}
 
+	// Spring Security's token for single-page apps (csrf.spa(): cookie XSRF-TOKEN, header X-XSRF-TOKEN);
+	// another site cannot read the cookie, so it cannot forge a write.
+	function csrfHeaders() {
+		const match = document.cookie.match(/(?:^|;\s*)XSRF-TOKEN=([^;]*)/);
+		return match ? { 'X-XSRF-TOKEN': decodeURIComponent(match[1]) } : {};
+	}
+
 	async function api(path, options) {
-		const response = await fetch(state.actuator + path, Object.assign({ headers: { 'Accept': 'application/json' } }, options));
+		const method = (options && options.method) || 'GET';
+		const headers = Object.assign({ 'Accept': 'application/json' }, method === 'GET' ? {} : csrfHeaders(),
+			options && options.headers);
+		const abort = new AbortController();
+		const timer = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
+		let response;
+		try {
+			response = await fetch(state.actuator + path, Object.assign({}, options, { headers, signal: abort.signal }));
+		}
+		catch (failure) {
+			const error = new Error(abort.signal.aborted
+				? 'the endpoint did not answer within ' + (REQUEST_TIMEOUT_MS / 1000) + ' s (NATS or the store may be down or slow)'
+				: 'the application did not answer (' + failure.message + ')');
+			error.status = 0;
+			throw error;
+		}
+		finally {
+			clearTimeout(timer);
+		}
 		const text = await response.text();
-		const body = text ? JSON.parse(text) : null;
+		const json = (response.headers.get('Content-Type') || '').includes('json');
+		let body = null;
+		if (text && json) {
+			body = JSON.parse(text);
+		}
 		if (!response.ok) {
-			const reason = (body && body.error) ? body.error : response.status + ' ' + response.statusText;
-			const error = new Error(response.status === 405
-				? 'This application does not allow writes through the endpoint (management.endpoint.exactlyonceops.access=unrestricted): ' + reason
-				: reason);
+			let reason = (body && body.error) ? body.error : response.status + ' ' + (response.statusText || 'error');
+			if (response.status === 405) {
+				reason = 'This application does not allow writes through the endpoint (management.endpoint.exactlyonceops.access=unrestricted): ' + reason;
+			}
+			else if (response.status === 403) {
+				reason += ': your user may not do this here (or the security setup refuses the page\'s CSRF token: see README, "Operating it")';
+			}
+			else if (!json && text) {
+				reason += ' (the server answered with a page, not the endpoint)';
+			}
+			const error = new Error(reason);
 			error.status = response.status;
 			throw error;
+		}
+		if (text && !json) {
+			throw new Error('The server answered ' + path + ' with something that is not the endpoint\'s JSON');
 		}
 		return body;
 	}
@@ -95,6 +137,7 @@
 		state.busy = true;
 		try {
 			const [overview, exactlyOnce] = await Promise.all([api('/exactlyonceops'), api('/exactlyonce')]);
+			state.overview = overview;
 			state.consumers = Object.keys(overview.consumers);
 			renderSummary(overview, exactlyOnce);
 			renderListeners(exactlyOnce);
@@ -102,14 +145,25 @@
 			fillConsumerChoice();
 			await Promise.all([renderInFlight(overview), renderDeadLetters(overview), renderMonthly(),
 				renderListed(), renderWatched(), renderCharts()]);
+			state.lastGood = new Date();
+			document.body.classList.remove('stale');
 		}
 		catch (error) {
-			$('summary').textContent = 'Cannot read the endpoints: ' + error.message
-				+ ' (expose them: management.endpoints.web.exposure.include=exactlyonce,exactlyonceops)';
+			document.body.classList.add('stale');
+			$('summary').textContent = (state.lastGood ? 'Showing what was read at ' + state.lastGood.toLocaleTimeString()
+				+ ': the last refresh failed: ' : 'Nothing read yet: ') + whyUnreadable(error);
 		}
 		finally {
 			state.busy = false;
 		}
+	}
+
+	function whyUnreadable(error) {
+		if (error.status === 404) {
+			return 'the endpoint is not there (' + error.message + '). Expose it: '
+				+ 'management.endpoints.web.exposure.include=exactlyonce,exactlyonceops, with spring-boot-starter-actuator on the classpath';
+		}
+		return error.message;
 	}
 
 	function renderSummary(overview, exactlyOnce) {
@@ -151,7 +205,7 @@
 				const button = el('button', info.tasks[status], 'link');
 				button.setAttribute('aria-label', 'List ' + status.toLowerCase().replace('_', ' ') + ' tasks of ' + consumer);
 				button.addEventListener('click', () => {
-					state.listed = { consumer, status };
+					state.listed = { consumer, status, page: 0 };
 					renderListed();
 				});
 				return button;
@@ -163,13 +217,22 @@
 		if (!listed) {
 			return;
 		}
-		const page = await api('/exactlyonceops/' + encodeURIComponent(listed.consumer) + '/tasks?state=' + listed.status + '&size=20');
+		const page = await api('/exactlyonceops/' + encodeURIComponent(listed.consumer) + '/tasks?state=' + listed.status
+			+ '&page=' + listed.page + '&size=' + TASK_PAGE);
 		$('state-list').hidden = false;
+		const first = listed.page * TASK_PAGE;
 		$('state-list-title').textContent = listed.status.replace('_', ' ').toLowerCase() + ' tasks of ' + listed.consumer
-			+ ' (' + page.total + ', newest 20)';
+			+ ': ' + (page.tasks.length ? (first + 1) + '–' + (first + page.tasks.length) : 'none') + ' of ' + page.total
+			+ ', latest attempt first';
+		pager($('state-list-pages'), listed.page > 0, first + page.tasks.length < page.total, (step) => {
+			listed.page += step;
+			renderListed();
+		}, 'tasks');
+		const resubmittable = state.overview && state.overview.consumers[listed.consumer]
+			&& state.overview.consumers[listed.consumer].resubmit === true;
 		fill($('state-list').querySelector('tbody'), page.tasks.map((task) => {
 			let action = '—';
-			if (task.status === 'COMPLETED' || task.status === 'FAILED') {
+			if ((task.status === 'COMPLETED' || task.status === 'FAILED') && resubmittable) {
 				action = el('button', 'Resubmit');
 				action.setAttribute('aria-label', 'Resubmit task ' + task.key);
 				action.addEventListener('click', () => confirmAction({
@@ -177,8 +240,8 @@
 					text: 'It runs once more, from its first step, under the same key. Its message must still be on its '
 						+ 'stream (otherwise resubmit it from the service that publishes it).',
 					button: 'Resubmit',
-					run: (reason) => api('/exactlyonceops/' + encodeURIComponent(listed.consumer) + '/tasks/' + encodeURIComponent(task.key),
-						{ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ action: 'resubmit', reason }) }),
+					run: (reason) => api('/exactlyonceops/' + encodeURIComponent(listed.consumer) + '/tasks',
+						{ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ action: 'resubmit', key: task.key, reason }) }),
 					consumer: listed.consumer, key: task.key
 				}));
 			}
@@ -186,13 +249,75 @@
 		}), 5, 'None.');
 	}
 
+	// Previous and next buttons of a paged list; step is -1 or +1.
+	function pager(container, hasPrevious, hasNext, go, what) {
+		const previous = el('button', 'Previous ' + what);
+		previous.disabled = !hasPrevious;
+		previous.addEventListener('click', () => go(-1));
+		const next = el('button', 'Next ' + what);
+		next.disabled = !hasNext;
+		next.addEventListener('click', () => go(1));
+		container.replaceChildren(previous, ' ', next);
+	}
+
 	async function renderDeadLetters(overview) {
 		const rows = [];
-		for (const consumer of Object.keys(overview.consumers)) {
-			const letters = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters?size=50');
+		const pages = [];
+		for (const [consumer, info] of Object.entries(overview.consumers)) {
+			const from = state.deadFrom[consumer] || 1;
+			const letters = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters?from=' + from
+				+ '&size=' + DEAD_PAGE);
 			letters.forEach((letter) => rows.push(deadLetterRow(consumer, letter, overview.showPayloads)));
+			if (from > 1 || letters.length === DEAD_PAGE) {
+				pages.push(deadLetterPager(consumer, from, letters, info.deadLetters));
+			}
 		}
-		fill($('dead-letters').tBodies[0], rows, 9, 'No dead letters.');
+		fill($('dead-letters').tBodies[0], rows, 8, 'No dead letters.');
+		$('dead-pages').replaceChildren(...pages);
+	}
+
+	function deadLetterPager(consumer, from, letters, total) {
+		const line = el('p', consumer + ': dead letters from #' + from + ' (' + letters.length + ' shown of '
+			+ (total === null || total === undefined ? '?' : total) + ') ');
+		const first = el('button', 'First ' + DEAD_PAGE);
+		first.disabled = from <= 1;
+		first.addEventListener('click', () => {
+			state.deadFrom[consumer] = 1;
+			refresh();
+		});
+		const next = el('button', 'Next ' + DEAD_PAGE);
+		next.disabled = letters.length < DEAD_PAGE;
+		next.addEventListener('click', () => {
+			state.deadFrom[consumer] = letters[letters.length - 1].sequence + 1;
+			refresh();
+		});
+		line.append(first, ' ', next);
+		return line;
+	}
+
+	// Finds a dead letter by its # (sequence) or by its task's key, reading pages of 500.
+	async function findDeadLetter(wanted) {
+		for (const consumer of state.consumers) {
+			if (/^[0-9]+$/.test(wanted)) {
+				const letters = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters?from=' + wanted + '&size=1');
+				if (letters.length && String(letters[0].sequence) === wanted) {
+					return { consumer, letter: letters[0] };
+				}
+				continue;
+			}
+			for (let from = 1; ;) {
+				const letters = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters?from=' + from + '&size=500');
+				const found = letters.find((letter) => letter.key === wanted);
+				if (found) {
+					return { consumer, letter: found };
+				}
+				if (letters.length < 500) {
+					break;
+				}
+				from = letters[letters.length - 1].sequence + 1;
+			}
+		}
+		return null;
 	}
 
 	function deadLetterRow(consumer, letter, showPayloads) {
@@ -220,7 +345,13 @@
 		}));
 		actions.append(replay, ' ', discard);
 		const payload = showPayloads ? el('span', letter.payload, 'payload') : 'hidden';
-		return [letter.sequence, consumer, letter.key, letter.reason, letter.exception, letter.deliveries, time(letter.at), payload, actions];
+		const why = el('span', null, 'why');
+		why.append(el('span', letter.reason));
+		if (letter.exception) {
+			why.append(el('code', letter.exception + (letter.exceptionMessage ? ': ' + letter.exceptionMessage : '')));
+		}
+		return [letter.sequence, consumer, letter.key === null ? el('span', 'no key', 'empty') : el('span', letter.key, 'key'),
+			why, letter.deliveries, time(letter.at), payload, actions];
 	}
 
 	async function renderMonthly() {
@@ -283,7 +414,7 @@
 		}
 		let task;
 		try {
-			task = await api('/exactlyonceops/' + encodeURIComponent(watched.consumer) + '/tasks/' + encodeURIComponent(watched.key));
+			task = await api('/exactlyonceops/' + encodeURIComponent(watched.consumer) + '/tasks?key=' + encodeURIComponent(watched.key));
 		}
 		catch (error) {
 			detail.replaceChildren(el('p', error.status === 404 ? 'No record of task ' + watched.key + ' of ' + watched.consumer
@@ -306,6 +437,10 @@
 		add('Stream sequence', task.streamSequence || '—');
 		add('Result or failure', task.resultSummary);
 		add('Steps', (task.steps || []).map((step) => step.name + ' ' + step.state.toLowerCase()).join(', ') || '—');
+		const previous = task.previousAttempt;
+		add('Attempt before', previous ? (previous.state === 'IN_PROGRESS' ? 'abandoned' : 'failed') + ', by ' + previous.owner
+			+ ' at ' + time(previous.startedAt) + (previous.failure ? ': ' + previous.failure : '')
+			+ (previous.unfinishedStep ? ' (left step ' + previous.unfinishedStep + ' unfinished)' : '') : '—');
 		add('Audit', (task.audit || []).map((action) => action.kind.toLowerCase() + ' ' + action.number + ' by ' + action.operator
 			+ ' at ' + time(action.at) + ': ' + action.reason).join('; ') || '—');
 		detail.replaceChildren(list);
@@ -339,6 +474,23 @@
 			state.watched = { consumer: action.consumer, key: action.key };
 			$('find-consumer').value = action.consumer;
 			$('find-key').value = action.key;
+			await refresh();
+		}
+		catch (error) {
+			say(error.message, false);
+		}
+	});
+	$('find-dead').addEventListener('submit', async (event) => {
+		event.preventDefault();
+		const wanted = $('find-dead-id').value.trim();
+		try {
+			const found = await findDeadLetter(wanted);
+			if (!found) {
+				say('No dead letter #' + wanted + ' or of task ' + wanted + '.', false);
+				return;
+			}
+			state.deadFrom[found.consumer] = found.letter.sequence;
+			say('Dead letter #' + found.letter.sequence + ' of ' + found.consumer + ' is listed first below.', true);
 			await refresh();
 		}
 		catch (error) {

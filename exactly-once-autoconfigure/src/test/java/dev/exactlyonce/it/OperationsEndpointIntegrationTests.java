@@ -1,9 +1,14 @@
 package dev.exactlyonce.it;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.testapp.TaskAssignment;
@@ -23,6 +28,8 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 	private static final String SUBJECT = "agents.marketing.tasks.blog-post";
 
 	private static final String OPS = "/actuator/exactlyonceops/worker";
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	@Override
 	protected void configure(TestInstances instances) {
@@ -95,6 +102,43 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		http.get("/actuator/exactlyonceops", 200);
 		http.post(OPS + "/deadletters/1", "{\"action\":\"replay\",\"reason\":\"r\"}", 405);
 		http.delete(OPS + "/deadletters/1?reason=r", 405);
+	}
+
+	@Test
+	void anyKeyAListenerCanHaveIsReadAndResubmittedOverHttp() throws Exception {
+		Instance instance = this.instances.start("web", "management.endpoint.exactlyonceops.access=unrestricted",
+				"exactlyonce.streams.TASKS.retention=limits");
+		ActuatorHttp http = new ActuatorHttp(instance);
+		List<String> keys = List.of("t/step/a-1", "50%-off", "with space", "ünïcødé-✓", "semi;colon", "../up",
+				"k".repeat(1024));
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		keys.forEach((key) -> publisher.publish(SUBJECT, TaskAssignment.of(key), key));
+		assertThat(http.get("/actuator/exactlyonceops", 200).get("consumers").get("worker").get("resubmit")
+			.asBoolean()).isTrue();
+
+		for (String key : keys) {
+			String query = OPS + "/tasks?key=" + URLEncoder.encode(key, StandardCharsets.UTF_8);
+			JsonNode task = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+				.until(() -> http.get(query, 200), (node) -> "COMPLETED".equals(node.get("status").asString()));
+			assertThat(task.get("key").asString()).isEqualTo(key);
+			JsonNode resubmitted = http.post(OPS + "/tasks", JSON.writeValueAsString(
+					Map.of("action", "resubmit", "key", key, "reason", "odd key")), 200);
+			assertThat(resubmitted.get("messageId").asString()).isEqualTo(key + "/resubmit-1");
+		}
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> keys.stream().allMatch((key) -> this.instances.ledger().executionsOf(key) == 2));
+		assertThat(http.post(OPS + "/tasks", "{\"action\":\"resubmit\",\"reason\":\"r\"}", 400).get("error")
+			.asString()).contains("\"key\"");
+	}
+
+	@Test
+	void resubmitIsNotOfferedForAStreamThatRemovesAcknowledgedMessages() throws Exception {
+		Instance instance = this.instances.start("web");
+		ActuatorHttp http = new ActuatorHttp(instance);
+
+		JsonNode overview = http.get("/actuator/exactlyonceops", 200);
+
+		assertThat(overview.get("consumers").get("worker").get("resubmit").asBoolean()).isFalse();
 	}
 
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import io.nats.client.Connection;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.audit.ConsumerReconciliation;
@@ -30,6 +31,7 @@ import dev.exactlyonce.operations.TaskView;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.OperatorAction;
+import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -301,6 +303,48 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 	private DeadLetterView deadLetterOfThePoisonTask(Instance instance) {
 		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
 		return awaitOneDeadLetter(instance);
+	}
+
+	@Test
+	void aReplayAndADiscardOfADeadLetterWhoseRecordExpiredAreStillDecidedByOneRecord() throws Exception {
+		Instance a = this.instances.start("a");
+		Instance b = this.instances.start("b");
+		DeadLetterView letter = deadLetterOfThePoisonTask(a);
+		this.instances.ledger().fix("t-poison");
+		a.bean(Connection.class).keyValue("exactly-once-idempotency")
+			.delete(new StoreKeyEncoder(512).encode("worker:t-poison"));
+		assertThat(a.bean(TaskInspector.class).task("worker", "t-poison")).as("the record is gone").isEmpty();
+		b.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.DISCARD, letter.sequence(), "bob",
+				"customer cancelled");
+
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice",
+					"parser fixed"))
+			.withMessageContaining("was discarded by bob");
+		assertThat(task(a, "t-poison").status()).isEqualTo(TaskStatus.DEAD_LETTERED);
+		assertThat(task(a, "t-poison").audit()).extracting(OperatorAction::kind)
+			.containsExactly(OperatorAction.Kind.DISCARD);
+		assertThat(this.instances.ledger().executionsOf("t-poison")).isZero();
+	}
+
+	@Test
+	void aBodyThatIsNotJsonIsDeadLetteredWithItsMessageIdAsKeySoItCanBeReplayed() throws Exception {
+		Instance a = this.instances.start("a");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, "not json", "poison-1");
+		DeadLetterView letter = awaitOneDeadLetter(a);
+		assertThat(letter.key()).isEqualTo("poison-1");
+		assertThat(letter.reason()).contains("cannot be read as");
+
+		OperationOutcome replayed = a.bean(DeadLetterOperations.class)
+			.replay("worker", letter.sequence(), "alice", "listener now takes text");
+
+		assertThat(replayed.messageId()).isEqualTo("poison-1/replay-DEAD_LETTERS-" + letter.sequence());
+		DeadLetterOperations deadLetters = a.bean(DeadLetterOperations.class);
+		await().atMost(WAIT).until(() -> deadLetters.list("worker", 1, 10).stream()
+			.anyMatch((again) -> again.sequence() != letter.sequence()));
+		assertThat(deadLetters.list("worker", 1, 10)).singleElement()
+			.satisfies((again) -> assertThat(again.key()).isEqualTo("poison-1"));
+		assertThat(this.instances.ledger().started()).isEmpty();
 	}
 
 	private DeadLetterView awaitOneDeadLetter(Instance instance) {

@@ -195,6 +195,9 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(previous.abandoned()).isTrue();
 		assertThat(previous.owner()).isEqualTo("dead-worker");
 		assertThat(previous.attempts()).isEqualTo(1);
+		assertThat(previous.token()).as("the taken-over attempt's fencing token, kept in the record")
+			.isEqualTo(abandoned.token());
+		assertThat(this.store.find(key).orElseThrow().previousAttempt().token()).isEqualTo(abandoned.token());
 		assertThat(previous.startedAt()).isCloseTo(abandoned.startedAt(), within(1, ChronoUnit.MILLIS));
 		assertThat(results).filteredOn(ClaimResult.HeldElsewhere.class::isInstance).hasSize(this.racerCount - 1);
 	}
