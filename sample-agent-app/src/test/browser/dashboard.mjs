@@ -6,11 +6,13 @@
 //                task completed and no dead letter left, screenshots the confirmation and the result
 //   refused:     as replay, but expects the endpoint to refuse the write (403) and the page to say so
 //   stale:       the endpoints cannot answer (NATS paused): the page must say so, never stay on "Loading…"
+//   find:        finds the task (any key: slashes, percent signs...) of the consumer given as fifth argument
+//                with the page's form and waits until it shows it completed
 // DASHBOARD_USER and DASHBOARD_PASSWORD, when set, are sent as HTTP Basic credentials.
 import { chromium } from 'playwright-core';
 import path from 'node:path';
 
-const [phase, url, screenshots, key] = process.argv.slice(2);
+const [phase, url, screenshots, key, consumer] = process.argv.slice(2);
 const TIMEOUT = 60_000;
 const credentials = process.env.DASHBOARD_USER
 	? { username: process.env.DASHBOARD_USER, password: process.env.DASHBOARD_PASSWORD }
@@ -33,6 +35,15 @@ try {
 			throw new Error('the page advises exposing endpoints that are exposed: ' + summary);
 		}
 		await page.screenshot({ path: path.join(screenshots, prefix + '4-stale.png'), fullPage: true });
+	}
+	else if (phase === 'find') {
+		await page.locator('#find-consumer option', { hasText: consumer }).waitFor({ state: 'attached' });
+		await page.locator('#find-consumer').selectOption(consumer);
+		await page.getByLabel('Key').fill(key);
+		await page.getByRole('button', { name: 'Show' }).click();
+		await page.locator('#task-detail .status-COMPLETED').waitFor();
+		await page.locator('#task-detail dd', { hasText: key }).first().waitFor();
+		await page.screenshot({ path: path.join(screenshots, prefix + '5-found.png'), fullPage: true });
 	}
 	else {
 		await deadLetterPhase(page);

@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The dashboard in a real browser against the sample app: a poison task shows up as a dead letter on
  * the page, payload hidden, its exception's message shown, and the page does not scroll sideways at
  * 1280 or 1920 px; after the "fix" (the rejected topic is cleared while the app runs) a click on
- * Replay, with a reason in the confirmation, runs it once and the page shows it completed. With NATS
+ * Replay, with a reason in the confirmation, runs it once and the page shows it completed; the follow-up
+ * task it published (a key with slashes) is found with the page's form. With NATS
  * paused a fresh page says that nothing could be read and why instead of staying on "Loading…".
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -30,6 +31,9 @@ class DashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 		browser("dead-letter", null);
 		this.properties.setRejectedTopics(Set.of());
 		browser("replay", null);
+		String followUp = this.inspector.tasks("devops-task-worker", TaskStatus.COMPLETED, 0, 10).tasks().get(0).key();
+		assertThat(followUp).as("a follow-up's key, published by context.publish").contains("/");
+		browser("find", null, followUp, "devops-task-worker");
 		nats.pause();
 		try {
 			browser("stale", null);

@@ -95,13 +95,24 @@ abstract class DashboardBrowserSupport {
 	 * @param user the HTTP Basic user, or {@code null} for none
 	 */
 	void browser(String phase, String user) throws Exception {
+		browser(phase, user, "t-poison", CONSUMER);
+	}
+
+	/**
+	 * Runs one phase of the browser script about a given task; fails with its output unless it succeeds.
+	 * @param phase the phase
+	 * @param user the HTTP Basic user, or {@code null} for none
+	 * @param key the task's key
+	 * @param consumer the task's consumer
+	 */
+	void browser(String phase, String user, String key, String consumer) throws Exception {
 		assertThat(BROWSER.resolve("node_modules/playwright-core"))
 			.as("playwright-core is not installed: run scripts/test.sh (or npm ci in %s)", BROWSER)
 			.exists();
 		Files.createDirectories(SCREENSHOTS);
 		File log = SCREENSHOTS.resolve("browser-" + ((user != null) ? user + "-" : "") + phase + ".log").toFile();
 		ProcessBuilder builder = new ProcessBuilder("node", "dashboard.mjs", phase, dashboard(),
-				SCREENSHOTS.toAbsolutePath().toString(), "t-poison")
+				SCREENSHOTS.toAbsolutePath().toString(), key, consumer)
 			.directory(BROWSER.toFile())
 			.redirectErrorStream(true)
 			.redirectOutput(log);
