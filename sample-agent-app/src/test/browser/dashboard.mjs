@@ -39,7 +39,7 @@ try {
 	else if (phase === 'find') {
 		await page.locator('#find-consumer option', { hasText: consumer }).waitFor({ state: 'attached' });
 		await page.locator('#find-consumer').selectOption(consumer);
-		await page.getByLabel('Key').fill(key);
+		await page.getByLabel('Key', { exact: true }).fill(key);
 		await page.getByRole('button', { name: 'Show' }).click();
 		await page.locator('#task-detail .status-COMPLETED').waitFor();
 		await page.locator('#task-detail dd', { hasText: key }).first().waitFor();

@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -12,6 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -52,12 +54,15 @@ final class CompletionWriter {
 
 	/**
 	 * Records the completion that the attempt this delivery's claim took over had parked, under this
-	 * claim, as {@link #write} does; the parked copy is removed once the record landed.
+	 * claim, as {@link #write} does, after parking it again under this claim's token (a crash before
+	 * the record lands leaves it to the next attempt); the parked copy is removed once the record landed.
 	 * @return {@link Settlement.CompletionRecovered} once written, else what {@link #write} returns
 	 */
 	Settlement writeRecovered(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion parked) {
+		park(delivery, parked);
 		Settlement settlement = writeCompletion(delivery, heartbeat, parked, true);
-		return (settlement instanceof Settlement.Processed) ? new Settlement.CompletionRecovered() : settlement;
+		return (settlement instanceof Settlement.Processed)
+				? new Settlement.CompletionRecovered(delivery.streamSequence() != parked.streamSequence()) : settlement;
 	}
 
 	private Settlement writeCompletion(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion,
@@ -87,11 +92,29 @@ final class CompletionWriter {
 			return new Settlement.Processed();
 		}
 		catch (ClaimLostException ex) {
-			return new Settlement.ClaimLost();
+			return (parked[0] && recordedByTheNextAttempt(delivery, completion)) ? new Settlement.Duplicate()
+					: new Settlement.ClaimLost();
 		}
 		catch (StoreUnavailableException ex) {
 			return (parked[0] || park(delivery, completion)) ? new Settlement.CompletionParked(ex)
 					: new Settlement.CompletionUnrecorded(ex);
+		}
+	}
+
+	/**
+	 * Whether the attempt that took this claim over recorded this very completion, parked here: the
+	 * handler ran once and its work is recorded, so the message is acked as its key's duplicate.
+	 */
+	private boolean recordedByTheNextAttempt(Delivery delivery, Completion completion) {
+		try {
+			return this.store.find(delivery.storeKey())
+				.filter((record) -> record.state() == RecordState.COMPLETED
+						&& record.streamSequence() == completion.streamSequence()
+						&& Objects.equals(record.resultSummary(), completion.resultSummary()))
+				.isPresent();
+		}
+		catch (RuntimeException ex) {
+			return false;
 		}
 	}
 

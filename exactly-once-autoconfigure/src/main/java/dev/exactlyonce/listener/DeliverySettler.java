@@ -117,7 +117,10 @@ final class DeliverySettler {
 					+ "running the handler again; not acknowledged");
 			outcome(delivery, DeliveryOutcome.COMPLETION_PARKED);
 		}
-		else if (settlement instanceof Settlement.CompletionRecovered) {
+		else if (settlement instanceof Settlement.CompletionRecovered recovered) {
+			if (recovered.otherCopy()) {
+				this.duplicates.note(delivery);
+			}
 			logger.info("Message at " + delivery.describe() + ": the attempt this one took over had finished key '"
 					+ delivery.key() + "' and parked its completion; recorded now, acknowledged without running the "
 					+ "handler again");

@@ -70,14 +70,14 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return null;
 		}
 		delivery.claimed(acquired.claim(), acquired.previousAttempt());
+		if (recoveredParkedCompletion(delivery, acquired)) {
+			return null;
+		}
 		if (delivery.stopping()) {
 			releaseUnrun(delivery);
 			return null;
 		}
 		this.observers.reached(PipelinePoint.CLAIMED, delivery);
-		if (recoveredParkedCompletion(delivery, acquired)) {
-			return null;
-		}
 		if (delivery.settings().isLastKeyAttempt(acquired.claim().attempt() - 1)) {
 			delivery.settle(new Settlement.KeyAttemptsExhausted(acquired.claim().attempt() - 1));
 			return null;
@@ -198,24 +198,27 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Records the completion that the abandoned attempt this claim took over had parked (its handler
-	 * finished, the store could not take the record before it stopped or died) instead of running the
-	 * handler again. Only a completion parked under that attempt's own fencing token counts. The
-	 * lookup is retried, the message held, while NATS does not answer; a listener that stops
-	 * meanwhile leaves the claim to expire (see README, "What happens when").
+	 * Records the completion that the attempt this claim took over had parked (its handler finished,
+	 * the store could not take the record before it stopped or died) instead of running the handler
+	 * again; also while the listener stops (it is one record write, not a run). Only a completion
+	 * parked under that attempt's own fencing token counts; it is parked again under this claim's
+	 * token before the record is written, so that a crash from here on leaves it to the next attempt.
+	 * The lookup is retried, the message held, for at most one lease while NATS does not answer; then
+	 * the delivery is retried later (see README, "What happens when").
 	 * @return {@code true} when the delivery is settled here
 	 */
 	private boolean recoveredParkedCompletion(Delivery delivery, ClaimResult.Acquired acquired) {
 		PreviousAttempt previous = acquired.previousAttempt();
-		if (previous == null || !previous.abandoned() || previous.token() == null) {
+		if (previous == null || previous.token() == null) {
 			return false;
 		}
 		WorkingAcks.Heartbeat heartbeat = this.workingAcks.start(delivery);
 		try {
 			Optional<CompletionParking.Parked> parked;
+			long giveUpAt = System.nanoTime() + delivery.settings().lease().toNanos();
 			try {
 				parked = Uninterrupted.call(() -> StoreWriteRetry.writeUntil(
-						() -> this.parking.find(delivery.storeKey()), delivery::stopping,
+						() -> this.parking.find(delivery.storeKey()), () -> System.nanoTime() > giveUpAt,
 						(ex, wait) -> logger.warn("Parked completion for the message at " + delivery.describe()
 								+ " not readable, retrying in " + wait + ": " + ex.getMessage())));
 			}
@@ -223,7 +226,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				delivery.settle(new Settlement.StoreUnavailable(ex));
 				return true;
 			}
-			if (parked.isEmpty() || !previous.token().equals(parked.get().token())) {
+			if (parked.isEmpty() || !previous.token().equals(parked.get().token())
+					|| !delivery.takeSettlementForWorker()) {
 				return false;
 			}
 			Completion completion = parked.get().completion();

@@ -74,6 +74,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	private final Requeue requeue;
 
+	private final CompletionParking parking;
+
 	private final Map<String, ExhaustedDeliveries> exhaustedDeliveries = new LinkedHashMap<>();
 
 	private final Map<String, UndecodableMessageSweep> sweeps = new LinkedHashMap<>();
@@ -128,6 +130,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.failures = new FailureClassifier(settings.nonRetryableExceptions())
 			.with(List.of(StepInterruptedException.class, StepRejectedException.class));
 		this.requeue = new Requeue(connection);
+		this.parking = parking;
 		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers, settings.ackTimeout(),
 				settings.ackMode() == AckMode.SYNC, clock);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
@@ -209,7 +212,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
 				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,
-				this.exhaustedScheduler, this.clock);
+				this.exhaustedScheduler, this.clock, this.parking);
 		this.exhaustedDeliveries.put(consumer, exhausted);
 		this.sweeps.put(consumer, new UndecodableMessageSweep(this.connection, settings, this.rawReader, exhausted));
 		this.exhaustedSweeps.put(consumer,

@@ -28,6 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
@@ -101,6 +102,8 @@ final class ExhaustedDeliveries {
 
 	private final DuplicateTrace duplicates;
 
+	private final CompletionParking parking;
+
 	private final Set<Long> pending = ConcurrentHashMap.newKeySet();
 
 	private final Map<Long, String> waitingFor = new ConcurrentHashMap<>();
@@ -112,8 +115,9 @@ final class ExhaustedDeliveries {
 	ExhaustedDeliveries(Connection connection, ListenerEndpoint endpoint, ConsumerSettings settings,
 			ArgumentResolver arguments, KeyResolver keys, IdempotencyStore store, DeliverySettler settler,
 			Requeue requeue, JsonMapper jsonMapper, RawStreamReader reader, String owner,
-			ScheduledExecutorService scheduler, Clock clock) {
+			ScheduledExecutorService scheduler, Clock clock, CompletionParking parking) {
 		this.connection = connection;
+		this.parking = parking;
 		this.endpoint = endpoint;
 		this.settings = settings;
 		this.arguments = arguments;
@@ -280,7 +284,10 @@ final class ExhaustedDeliveries {
 			return this.settings.workingAckInterval();
 		}
 		DeliveryOutcome outcome;
-		if (record != null && record.state() == RecordState.FAILED
+		if (record != null && record.state() == RecordState.IN_PROGRESS && recordedParkedCompletion(delivery, record)) {
+			outcome = DeliveryOutcome.COMPLETION_RECOVERED;
+		}
+		else if (record != null && record.state() == RecordState.FAILED
 				&& IdempotencyStore.RELEASED_BY_SHUTDOWN.equals(record.resultSummary())) {
 			this.requeue.publishCopy(delivery, DeliverySettler.SHUTDOWNS);
 			outcome = DeliveryOutcome.RETRIED;
@@ -392,6 +399,37 @@ final class ExhaustedDeliveries {
 			logger.warn("No idempotency key for the exhausted message at " + delivery.describe()
 					+ "; dead-lettering it without marking a key");
 		}
+	}
+
+	/**
+	 * Records the completion that the abandoned attempt of {@code record} parked (its handler finished,
+	 * the store could not take its record before it stopped or died), through a claim that takes that
+	 * very attempt over, instead of dead-lettering a finished task. A copy other than the one that
+	 * completed is noted as its duplicate.
+	 * @return {@code true} when the record was written
+	 * @throws StoreUnavailableException when the parking or the store did not answer (decided again later)
+	 */
+	private boolean recordedParkedCompletion(Delivery delivery, IdempotencyRecord record) {
+		Optional<CompletionParking.Parked> parked = this.parking.find(delivery.storeKey());
+		if (parked.isEmpty() || !parked.get().token().equals(record.token())) {
+			return false;
+		}
+		ClaimResult result = this.store.tryClaim(delivery.storeKey(), ClaimAttempts.ownerOf(this.owner, delivery),
+				this.settings.lease());
+		if (!(result instanceof ClaimResult.Acquired acquired) || acquired.previousAttempt() == null
+				|| !record.token().equals(acquired.previousAttempt().token())) {
+			throw new StoreUnavailableException("Key of the message at " + delivery.describe() + " changed while its "
+					+ "parked completion was being recorded; deciding again", null);
+		}
+		Completion completion = parked.get().completion();
+		this.store.complete(acquired.claim(), completion);
+		this.parking.remove(delivery.storeKey());
+		logger.info("Message at " + delivery.describe() + " ran out of deliveries, but the attempt of its key that "
+				+ "ended mid-write had finished and parked its completion: recorded now, the handler not run again");
+		if (delivery.streamSequence() != completion.streamSequence()) {
+			this.duplicates.note(delivery);
+		}
+		return true;
 	}
 
 	private void claimAndMark(Delivery delivery, String reason) {

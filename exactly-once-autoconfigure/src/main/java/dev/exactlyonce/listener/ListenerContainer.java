@@ -53,6 +53,12 @@ final class ListenerContainer {
 	/** Share of the shutdown timeout after which the container settles what is still in flight. */
 	private static final double RELEASE_AT = 0.9;
 
+	/**
+	 * Share of the shutdown timeout after which completion records still being retried stop (their
+	 * completions stay parked on NATS), so that their deliveries settle before the timeout ends.
+	 */
+	private static final double CLOSE_AT = 0.95;
+
 	/** Messages in flight per worker when pipelined: one handled, one whose record is being written. */
 	private static final int PIPELINED_SLOTS_PER_WORKER = 2;
 
@@ -127,8 +133,9 @@ final class ListenerContainer {
 
 	/**
 	 * Stops within the shutdown timeout: stops pulling, waits for handlers (and completion records
-	 * being written), interrupts handlers, then releases and naks whatever is still in flight, and
-	 * flushes so the naks leave before the connection closes.
+	 * being written), interrupts handlers, then releases and naks whatever is still in flight, at 95%
+	 * stops retrying completion records (parked on NATS for the next attempt), and flushes so the naks
+	 * leave before the connection closes.
 	 */
 	synchronized void stop() {
 		if (!this.running) {
@@ -149,9 +156,10 @@ final class ListenerContainer {
 			this.inFlight.forEach(Delivery::interruptHandler);
 			if (!awaitSettled(started + (long) (budget * RELEASE_AT))) {
 				releaseStillInFlight();
-				if (!awaitSettled(this.stopDeadline)) {
+				if (!awaitSettled(started + (long) (budget * CLOSE_AT))) {
 					this.closed = true;
 					warnOfRecordsStillBeingWritten();
+					awaitSettled(this.stopDeadline);
 				}
 			}
 		}
@@ -406,8 +414,7 @@ final class ListenerContainer {
 
 	/**
 	 * Names the messages whose handlers ran but whose completion records were still being written
-	 * (store slow or down) when the shutdown timeout ran out: the writes go on, and one that does not
-	 * land before the connection closes leaves its message to return after its lease, abandoned.
+	 * (store slow or down) at 95% of the shutdown timeout, when their retries stop.
 	 */
 	private void warnOfRecordsStillBeingWritten() {
 		List<String> writing = new ArrayList<>();
@@ -418,11 +425,12 @@ final class ListenerContainer {
 		}
 		if (!writing.isEmpty()) {
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
-					+ "': the completion records of sequence(s) " + writing + " were still being written when "
-					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + ") ran out; their handlers "
-					+ "ran. A record that does not land before the connection closes leaves its message to return "
-					+ "after its lease as an abandoned attempt (on-abandoned decides). Raise the shutdown timeout if "
-					+ "the store can be this slow.");
+					+ "': the completion records of sequence(s) " + writing + " were still being written at 95% of "
+					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + "); their handlers ran. The "
+					+ "retries stop now; each completion parked on NATS is recorded by the attempt that takes its key "
+					+ "over after its lease, without running the handler again (one that could not be parked returns "
+					+ "as an abandoned attempt: on-abandoned decides). Raise the shutdown timeout if the store can be "
+					+ "this slow.");
 		}
 	}
 

@@ -34,6 +34,8 @@ public final class NatsKvCompletionParking implements CompletionParking {
 
 	private static final int BUCKET_NOT_FOUND = 10059;
 
+	private static final String STARTUP_PROBE_KEY = "startup-probe";
+
 	private final KeyValue bucket;
 
 	private final StoreKeyEncoder keys = new StoreKeyEncoder(MAX_KEY_LENGTH);
@@ -76,7 +78,10 @@ public final class NatsKvCompletionParking implements CompletionParking {
 				}
 				createUnlessCreatedMeanwhile(management, name, ttl);
 			}
-			return new NatsKvCompletionParking(connection.keyValue(name, options));
+			NatsKvCompletionParking parking = new NatsKvCompletionParking(connection.keyValue(name, options));
+			// a read now, so that a user not allowed to read the bucket fails start-up, not every takeover
+			parking.bucket.get(STARTUP_PROBE_KEY);
+			return parking;
 		}
 		catch (IOException | JetStreamApiException ex) {
 			throw new IllegalStateException("Could not create or read the completion parking bucket '" + name
@@ -134,7 +139,15 @@ public final class NatsKvCompletionParking implements CompletionParking {
 		try {
 			entry = this.bucket.get(this.keys.encode(storeKey));
 		}
-		catch (IOException | JetStreamApiException | RuntimeException ex) {
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() == BUCKET_NOT_FOUND) {
+				// the bucket was deleted: whatever was parked in it is gone
+				return Optional.empty();
+			}
+			throw new StoreUnavailableException("Parked completion of key '" + storeKey + "' not read from bucket '"
+					+ this.bucket.getBucketName() + "': " + ex.getMessage(), ex);
+		}
+		catch (IOException | RuntimeException ex) {
 			throw new StoreUnavailableException("Parked completion of key '" + storeKey + "' not read from bucket '"
 					+ this.bucket.getBucketName() + "': " + ex.getMessage(), ex);
 		}

@@ -50,8 +50,12 @@ sealed interface Settlement {
 	record CompletionParked(RuntimeException cause) implements Settlement {
 	}
 
-	/** The attempt taken over had finished; its parked completion is now recorded: ack without running. */
-	record CompletionRecovered() implements Settlement {
+	/**
+	 * The attempt taken over had finished; its parked completion is now recorded: ack without running.
+	 * @param otherCopy whether this delivery is another copy of the key than the message that completed
+	 * (noted on the record as its duplicate, for reconciliation)
+	 */
+	record CompletionRecovered(boolean otherCopy) implements Settlement {
 	}
 
 }

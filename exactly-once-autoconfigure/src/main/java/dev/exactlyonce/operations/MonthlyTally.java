@@ -87,7 +87,7 @@ public class MonthlyTally implements PipelineObserver, PublishObserver {
 	@Override
 	public void onOutcome(DeliveryOutcome outcome, ExactlyOnceContext context) {
 		switch (outcome) {
-			case PROCESSED -> count(new MonthlyCounts(0, 1, 0, 0, 0));
+			case PROCESSED, COMPLETION_RECOVERED -> count(new MonthlyCounts(0, 1, 0, 0, 0));
 			case DUPLICATE -> count(new MonthlyCounts(0, 0, 0, 1, 0));
 			case CLAIM_LOST -> count(new MonthlyCounts(0, 0, 0, 0, 1));
 			default -> {

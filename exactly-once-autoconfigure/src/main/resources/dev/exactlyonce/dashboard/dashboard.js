@@ -94,7 +94,9 @@
 			body = JSON.parse(text);
 		}
 		if (!response.ok) {
-			let reason = (body && body.error) ? body.error : response.status + ' ' + (response.statusText || 'error');
+			// the endpoint's refusals are {"error": "..."}; the server's own error pages also carry a status
+			let reason = (body && body.error && !body.status) ? body.error
+				: response.status + ' ' + ((body && body.error) || response.statusText || 'error');
 			if (response.status === 405) {
 				reason = 'This application does not allow writes through the endpoint (management.endpoint.exactlyonceops.access=unrestricted): ' + reason;
 			}
@@ -470,7 +472,9 @@
 		try {
 			const outcome = await action.run(reason);
 			say(outcome.action.toLowerCase() + ' of task ' + outcome.key + ' done'
-				+ (outcome.messageId ? ': republished as ' + outcome.messageId : '') + '.', true);
+				+ (outcome.messageId ? ': republished as ' + outcome.messageId : '')
+				+ (outcome.duplicate ? ' (the stream already held this copy: an earlier request for the same dead letter '
+					+ 'or task stored it, and it runs once)' : '') + '.', true);
 			state.watched = { consumer: action.consumer, key: action.key };
 			$('find-consumer').value = action.consumer;
 			$('find-key').value = action.key;

@@ -13,6 +13,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import dev.exactlyonce.listener.CompletionParking;
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.NatsKvCompletionParking;
+import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
@@ -91,8 +92,8 @@ class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 				"t-5");
 		await().atMost(Duration.ofSeconds(10)).until(() -> output.getAll().contains("not written, retrying"));
 		leaving.context().close();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !leaving.recorder().outcomes().isEmpty());
-		assertThat(leaving.recorder().outcomes()).containsExactly(DeliveryOutcome.COMPLETION_PARKED);
+		assertThat(leaving.recorder().outcomes()).as("settled within the shutdown")
+			.containsExactly(DeliveryOutcome.COMPLETION_PARKED);
 
 		Instance next = this.instances.start("b", "exactlyonce.store.lease=4s",
 				"exactlyonce.consumers.worker.working-ack-interval=500ms");
@@ -107,6 +108,27 @@ class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(10)).until(() -> probe.drained("TASKS", "worker"));
 		}
+	}
+
+	@Test
+	void aCompletionParkedByTheLastAttemptOfItsMessageIsRecordedNotDeadLettered() throws Exception {
+		this.instances.with("exactlyonce.consumers.worker.max-deliver", "1");
+		Instance leaving = this.instances.start("a", "exactlyonce.listener.shutdown-timeout=2s",
+				"exactlyonce.store.lease=4s", "exactlyonce.consumers.worker.working-ack-interval=500ms");
+		leaving.storeFaults().failCompletionsFor(Duration.ofSeconds(60));
+		leaving.bean(ExactlyOncePublisher.class).publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-7"),
+				"t-7");
+		await().atMost(Duration.ofSeconds(10)).until(() -> parking(leaving).find("worker:t-7").isPresent());
+		Instance next = this.instances.start("b", "exactlyonce.store.lease=4s");
+		leaving.context().close();
+		assertThat(leaving.recorder().outcomes()).containsExactly(DeliveryOutcome.COMPLETION_PARKED);
+
+		IdempotencyStore store = next.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("worker:t-7").orElseThrow().state() == RecordState.COMPLETED);
+		assertThat(next.bean(DeadLetterOperations.class).list("worker", 1, 10)).isEmpty();
+		assertThat(this.instances.ledger().executionsOf("t-7")).isEqualTo(1);
+		assertThat(next.recorder().outcomes()).containsExactly(DeliveryOutcome.COMPLETION_RECOVERED);
 	}
 
 	@Test

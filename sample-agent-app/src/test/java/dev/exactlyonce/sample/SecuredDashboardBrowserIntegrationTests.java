@@ -15,6 +15,7 @@ import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.web.client.RestClient;
 
 import dev.exactlyonce.operations.TaskStatus;
@@ -27,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * replays from the page, and the audit names them. A write without the page's CSRF token (what a
  * forged cross-site request would be) is refused although the credentials are right.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "spring.autoconfigure.exclude=", "management.endpoint.exactlyonceops.access=unrestricted" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("secured-dashboard")
 @DirtiesContext
 class SecuredDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 
