@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -49,7 +50,7 @@ final class CompletionWriter {
 	}
 
 	Settlement write(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Object result) {
-		return writeCompletion(delivery, heartbeat, completionOf(delivery, result), false);
+		return writeCompletion(delivery, heartbeat, completionOf(delivery, result));
 	}
 
 	/**
@@ -59,21 +60,20 @@ final class CompletionWriter {
 	 * @return {@link Settlement.CompletionRecovered} once written, else what {@link #write} returns
 	 */
 	Settlement writeRecovered(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion parked) {
-		park(delivery, parked);
-		Settlement settlement = writeCompletion(delivery, heartbeat, parked, true);
+		parkUnlessParked(delivery, parked);
+		Settlement settlement = writeCompletion(delivery, heartbeat, parked);
 		return (settlement instanceof Settlement.Processed)
 				? new Settlement.CompletionRecovered(delivery.streamSequence() != parked.streamSequence()) : settlement;
 	}
 
-	private Settlement writeCompletion(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion,
-			boolean wasParked) {
+	private Settlement writeCompletion(Delivery delivery, WorkingAcks.Heartbeat heartbeat, Completion completion) {
 		long lateAt = System.nanoTime() + this.retryTimeout.toNanos();
 		boolean[] saidLate = new boolean[1];
-		boolean[] parked = { false };
+		delivery.completionUnrecorded(completion);
 		try {
-			StoreWriteRetry.writeUntil(() -> heartbeat.exclusive(() -> this.store.complete(delivery.claim(), completion)),
+			StoreWriteRetry.writeUntil(() -> heartbeat.exclusive(() -> complete(delivery, completion)),
 					delivery::closed, (ex, wait) -> {
-						parked[0] = parked[0] || park(delivery, completion);
+						parkUnlessParked(delivery, completion);
 						if (!saidLate[0] && System.nanoTime() > lateAt) {
 							saidLate[0] = true;
 							logger.error("Completion record for the message at " + delivery.describe() + " still not "
@@ -86,18 +86,73 @@ final class CompletionWriter {
 									+ " not written, retrying in " + wait + ": " + ex.getMessage());
 						}
 					});
-			if (parked[0] || wasParked) {
+			delivery.completionUnrecorded(null);
+			if (delivery.completionParked()) {
 				this.parking.remove(delivery.storeKey());
 			}
 			return new Settlement.Processed();
 		}
 		catch (ClaimLostException ex) {
-			return (parked[0] && recordedByTheNextAttempt(delivery, completion)) ? new Settlement.Duplicate()
-					: new Settlement.ClaimLost();
+			return (delivery.completionParked() && recordedByTheNextAttempt(delivery, completion))
+					? new Settlement.Duplicate() : new Settlement.ClaimLost();
 		}
 		catch (StoreUnavailableException ex) {
-			return (parked[0] || park(delivery, completion)) ? new Settlement.CompletionParked(ex)
+			return parkUnlessParked(delivery, completion) ? new Settlement.CompletionParked(ex)
 					: new Settlement.CompletionUnrecorded(ex);
+		}
+	}
+
+	/**
+	 * The completion record's write: any failure but a lost claim counts as the store not answering
+	 * (a store client that is shutting down throws its own exceptions): the handler ran, so nothing
+	 * here may reach the container as the handler's failure.
+	 */
+	private IdempotencyRecord complete(Delivery delivery, Completion completion) {
+		try {
+			return this.store.complete(delivery.claim(), completion);
+		}
+		catch (ClaimLostException | StoreUnavailableException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			throw new StoreUnavailableException("Completion record of the message at " + delivery.describe()
+					+ " not written: " + ex, ex);
+		}
+	}
+
+	/**
+	 * Parks the completion of a delivery whose handler returned and whose record is still being
+	 * written (the listener is stopping: the write may be waiting on a store that does not answer).
+	 * @param delivery the delivery
+	 */
+	void parkIfUnrecorded(Delivery delivery) {
+		Completion completion = delivery.unrecordedCompletion();
+		if (completion != null) {
+			parkUnlessParked(delivery, completion);
+		}
+	}
+
+	/** Parks the completion once; whether it is parked. */
+	private boolean parkUnlessParked(Delivery delivery, Completion completion) {
+		if (delivery.completionParked()) {
+			return true;
+		}
+		if (!park(delivery, completion)) {
+			return false;
+		}
+		delivery.markCompletionParked();
+		return true;
+	}
+
+	/** Whether a parking whose answer was lost took effect: its entry holds this claim's token. */
+	private boolean parkedAfterAll(Delivery delivery) {
+		try {
+			return this.parking.find(delivery.storeKey())
+				.filter((parked) -> parked.token().equals(delivery.claim().token()))
+				.isPresent();
+		}
+		catch (RuntimeException ex) {
+			return false;
 		}
 	}
 
@@ -128,6 +183,9 @@ final class CompletionWriter {
 					new CompletionParking.Parked(delivery.claim().token(), completion));
 		}
 		catch (StoreUnavailableException ex) {
+			if (parkedAfterAll(delivery)) {
+				return true;
+			}
 			logger.warn("Completion of the message at " + delivery.describe() + " could not be parked on NATS "
 					+ "either; a process that stops before its record is written leaves the task to run again: "
 					+ ex.getMessage());
@@ -148,7 +206,7 @@ final class CompletionWriter {
 		Completion completion = completionOf(delivery, result);
 		Supplier<Settlement> write = () -> {
 			try {
-				return Uninterrupted.call(() -> writeCompletion(delivery, heartbeat, completion, false));
+				return Uninterrupted.call(() -> writeCompletion(delivery, heartbeat, completion));
 			}
 			catch (RuntimeException ex) {
 				return new Settlement.CompletionUnrecorded(ex);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
@@ -14,6 +15,7 @@ import org.springframework.core.ParameterizedTypeReference;
 
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.PreviousAttempt;
 
 /**
@@ -56,6 +58,10 @@ final class Delivery implements ExactlyOnceContext {
 	private volatile Thread handlerThread;
 
 	private volatile StepSession steps;
+
+	private volatile Completion unrecordedCompletion;
+
+	private final AtomicBoolean completionParked = new AtomicBoolean();
 
 	private final AtomicReference<Party> settledBy = new AtomicReference<>();
 
@@ -154,6 +160,26 @@ final class Delivery implements ExactlyOnceContext {
 	}
 
 	/** Opens the durable steps of this delivery, once its claim is held and its heartbeat runs. */
+	/** Marks the completion whose record is being written (the handler returned), until it is recorded. */
+	void completionUnrecorded(Completion completion) {
+		this.unrecordedCompletion = completion;
+	}
+
+	/** The completion whose record is still being written, or {@code null}. */
+	Completion unrecordedCompletion() {
+		return this.unrecordedCompletion;
+	}
+
+	/** Marks the completion as parked. */
+	void markCompletionParked() {
+		this.completionParked.set(true);
+	}
+
+	/** Whether the completion was parked. */
+	boolean completionParked() {
+		return this.completionParked.get();
+	}
+
 	void stepsOpened(StepSession session) {
 		this.steps = session;
 	}

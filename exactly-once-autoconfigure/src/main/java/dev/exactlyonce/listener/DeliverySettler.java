@@ -106,8 +106,8 @@ final class DeliverySettler {
 		}
 		else if (settlement instanceof Settlement.CompletionUnrecorded unrecorded) {
 			logger.error("Handler of the message at " + delivery.describe() + " succeeded but its completion record "
-					+ "could not be written within exactlyonce.listener.completion-retry-timeout; not acknowledged: "
-					+ unrecorded.cause().getMessage());
+					+ "could not be written before the listener stopped, nor parked on NATS; not acknowledged, it "
+					+ "returns as an abandoned attempt (on-abandoned decides): " + unrecorded.cause().getMessage());
 			outcome(delivery, DeliveryOutcome.COMPLETION_UNRECORDED);
 		}
 		else if (settlement instanceof Settlement.CompletionParked parked) {

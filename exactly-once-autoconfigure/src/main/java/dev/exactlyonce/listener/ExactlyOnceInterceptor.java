@@ -177,6 +177,14 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	}
 
 	/**
+	 * Parks the completion of a delivery whose handler returned and whose record is still being written.
+	 * @param delivery the delivery
+	 */
+	void parkIfUnrecorded(Delivery delivery) {
+		this.completionWriter.parkIfUnrecorded(delivery);
+	}
+
+	/**
 	 * Lets transactional listeners run their handler and completion in one transaction.
 	 * @param transactions the application's transactions
 	 */

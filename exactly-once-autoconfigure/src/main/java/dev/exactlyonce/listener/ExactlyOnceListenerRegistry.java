@@ -208,7 +208,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.endpoints.put(consumer, endpoint);
 		this.argumentResolvers.put(consumer, arguments);
 		ListenerContainer container = new ListenerContainer(settings, this.connection, processor,
-				this.settings.shutdownTimeout(), this.settings.pipelined());
+				this.settings.shutdownTimeout(), this.settings.pipelined(), this.interceptor::parkIfUnrecorded);
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
 				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,

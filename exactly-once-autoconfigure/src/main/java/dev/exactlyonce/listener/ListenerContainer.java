@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.BooleanSupplier;
 
 import io.nats.client.Connection;
@@ -97,9 +98,12 @@ final class ListenerContainer {
 
 	private Thread poller;
 
+	private final Consumer<Delivery> parkUnrecordedCompletion;
+
 	ListenerContainer(ConsumerSettings settings, Connection connection, DeliveryProcessor processor,
-			Duration shutdownTimeout, boolean pipelined) {
+			Duration shutdownTimeout, boolean pipelined, Consumer<Delivery> parkUnrecordedCompletion) {
 		this.settings = settings;
+		this.parkUnrecordedCompletion = parkUnrecordedCompletion;
 		this.connection = connection;
 		this.processor = processor;
 		this.shutdownTimeout = shutdownTimeout;
@@ -148,6 +152,7 @@ final class ListenerContainer {
 		this.running = false;
 		this.poller.interrupt();
 		this.workers.shutdown();
+		parkUnrecordedCompletions();
 		if (!awaitSettled(started + (long) (budget * INTERRUPT_AT))) {
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
 					+ this.inFlight.size() + " message(s) still in flight after 80% of "
@@ -157,6 +162,7 @@ final class ListenerContainer {
 			if (!awaitSettled(started + (long) (budget * RELEASE_AT))) {
 				releaseStillInFlight();
 				if (!awaitSettled(started + (long) (budget * CLOSE_AT))) {
+					parkUnrecordedCompletions();
 					this.closed = true;
 					warnOfRecordsStillBeingWritten();
 					awaitSettled(this.stopDeadline);
@@ -409,6 +415,22 @@ final class ListenerContainer {
 					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + "); their claims were "
 					+ "released and their messages nak'd for another instance. Make handlers honour interrupts, or "
 					+ "raise the shutdown timeout together with the pod's termination grace period.");
+		}
+	}
+
+	/**
+	 * Parks the completions of the handlers that returned and whose records are still being written,
+	 * while NATS is still connected: a store that does not answer may keep their writes from failing
+	 * (and parking) until after the listener stopped.
+	 */
+	private void parkUnrecordedCompletions() {
+		for (Delivery delivery : this.inFlight) {
+			try {
+				Uninterrupted.run(() -> this.parkUnrecordedCompletion.accept(delivery));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not park the completion of the message at " + delivery.describe() + ": " + ex);
+			}
 		}
 	}
 

@@ -132,7 +132,9 @@ final class WorkingAcks {
 				return;
 			}
 			boolean renewed = false;
-			if (!this.claimLost && this.storeAccess.tryLock()) {
+			// a write waiting for the store goes first: back-to-back renewals against a store that does not
+			// answer would otherwise keep a finished handler's completion record from ever being tried
+			if (!this.claimLost && !this.storeAccess.hasQueuedThreads() && this.storeAccess.tryLock()) {
 				try {
 					renewed = !this.stopped && renew(false);
 				}
