@@ -79,7 +79,7 @@ final class RowRun {
 
 	private final Map<ConsumerSlot, Long> resumeAt = new HashMap<>();
 
-	private final Map<ConsumerSlot, Integer> stallsSeen = new HashMap<>();
+	private final StallWatch stalls = new StallWatch();
 
 	private NatsEnvironment nats;
 
@@ -511,14 +511,9 @@ final class RowRun {
 	private void freezeStalled() {
 		long now = System.nanoTime();
 		resumeDue(now);
-		for (ConsumerSlot slot : this.slots) {
-			int stalls = Evidence.chaosHalts(List.of(slot)).size();
-			if (stalls > this.stallsSeen.getOrDefault(slot, 0)) {
-				this.stallsSeen.put(slot, stalls);
-				if (slot.alive() && !slot.stopped() && this.injections < this.profile.injectionsPerRow()
-						&& this.resumeAt.size() < this.slots.size() - 1) {
-					pause(slot, now);
-				}
+		for (ConsumerSlot slot : this.stalls.newlyStalled(this.slots)) {
+			if (this.injections < this.profile.injectionsPerRow() && this.resumeAt.size() < this.slots.size() - 1) {
+				pause(slot, now);
 			}
 		}
 	}
