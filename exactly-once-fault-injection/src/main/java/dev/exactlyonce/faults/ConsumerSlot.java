@@ -128,6 +128,11 @@ final class ConsumerSlot {
 		this.stopped = false;
 	}
 
+	/** SIGTERM, without waiting: the JVM runs its shutdown hooks (the listeners' shutdown timeout) and exits. */
+	void terminate() {
+		this.process.destroy();
+	}
+
 	/** SIGTERM and wait: in-flight handlers finish (or are handed over) before it exits. */
 	void stopGracefully() {
 		if (this.process == null) {
@@ -136,7 +141,7 @@ final class ConsumerSlot {
 		if (this.stopped) {
 			resume();
 		}
-		this.process.destroy();
+		terminate();
 		try {
 			if (!this.process.waitFor(60, TimeUnit.SECONDS)) {
 				this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

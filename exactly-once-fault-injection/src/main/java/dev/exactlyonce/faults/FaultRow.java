@@ -113,6 +113,19 @@ public enum FaultRow {
 	REDIS_STALL("store redis: redis-server SIGSTOP past request timeout, lease and ack wait, then SIGCONT",
 			Fault.STORE_STALL, "redis"),
 
+	/**
+	 * A consumer held after its side effect, before its completion record (HANDLED) while the Redis
+	 * store's server is paused, then sent SIGTERM: its shutdown timeout runs out while the record is
+	 * retried, the completion is parked on NATS; the server is restarted once the JVM exited (what it
+	 * had not read is lost), and the attempt that takes the key over records the parked completion
+	 * instead of running the handler.
+	 */
+	STORE_DOWN_THEN_SIGTERM("store redis: a consumer held after the side effect, before the completion record "
+			+ "(HANDLED); redis-server SIGSTOP, SIGTERM of that consumer (shutdown timeout 4 s runs out while the "
+			+ "record is retried), once it exited redis-server kill -9 + restart (appendfsync always: what it had "
+			+ "not read is lost), lease 7 s", Fault.STORE_DOWN_SIGTERM, "handled", "retry", null, true, "redis",
+			false, 0, Duration.ofSeconds(7)),
+
 	/** The Firestore emulator paused past its request timeout, the lease and the ack wait. */
 	FIRESTORE_STALL("store firestore (emulator): SIGSTOP past request timeout, lease and ack wait, then SIGCONT",
 			Fault.STORE_STALL, "firestore"),
@@ -193,6 +206,20 @@ public enum FaultRow {
 		this.commitProbe = commitProbe;
 	}
 
+	/**
+	 * The consumers' {@code exactlyonce.listener.shutdown-timeout}: short where a SIGTERM is the fault,
+	 * so injections are quick ({@link #SIGTERM_IN_COMMIT} releases its claim within it; in
+	 * {@link #STORE_DOWN_THEN_SIGTERM} the held delivery resumes half-way through it and writes its
+	 * completion record against the stopped store), else 20 s.
+	 * @return the timeout
+	 */
+	public Duration shutdownTimeout() {
+		if (this.fault == Fault.STORE_DOWN_SIGTERM) {
+			return Duration.ofSeconds(4);
+		}
+		return this.graceful ? Duration.ofSeconds(2) : Duration.ofSeconds(20);
+	}
+
 	/** Whether the chaos point exits through the shutdown hooks (a SIGTERM) instead of halting. */
 	public boolean graceful() {
 		return this.graceful;
@@ -233,8 +260,8 @@ public enum FaultRow {
 	}
 
 	/**
-	 * The {@code sample.chaos.halt-at} value of a {@link Fault#CHAOS} or {@link Fault#ZOMBIE_AT_POINT}
-	 * row, else {@code null}.
+	 * The {@code sample.chaos.halt-at} value of a {@link Fault#CHAOS}, {@link Fault#ZOMBIE_AT_POINT} or
+	 * {@link Fault#STORE_DOWN_SIGTERM} row, else {@code null}.
 	 */
 	public String chaosPoint() {
 		return this.chaosPoint;
@@ -356,6 +383,13 @@ public enum FaultRow {
 
 		/** {@code kill -STOP} of the store's own server past request timeout, lease and ack wait, then CONT. */
 		STORE_STALL,
+
+		/**
+		 * {@code kill -STOP} of the store's own server as soon as a delivery reached the row's chaos
+		 * point ({@code sample.chaos.stall} holds it there), then SIGTERM of that consumer JVM;
+		 * {@code kill -9} and restart of the server once the JVM exited.
+		 */
+		STORE_DOWN_SIGTERM,
 
 		/** One consumer JVM's veth link down past lease and ack wait, then up (it is cut off from everything). */
 		PARTITION,

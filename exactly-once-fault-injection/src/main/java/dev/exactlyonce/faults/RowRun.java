@@ -53,7 +53,7 @@ final class RowRun {
 	private static final long STATE_POLL_MILLIS = 200;
 
 	/** How long a delivery of a {@link Fault#ZOMBIE_AT_POINT} row waits at the point to be frozen. */
-	private static final String STALL = "1s";
+	private static final Duration STALL = Duration.ofSeconds(1);
 
 	private final FaultRow row;
 
@@ -79,7 +79,7 @@ final class RowRun {
 
 	private final Map<ConsumerSlot, Long> resumeAt = new HashMap<>();
 
-	private final Map<ConsumerSlot, Integer> stallsSeen = new HashMap<>();
+	private final StallWatch stalls = new StallWatch();
 
 	private NatsEnvironment nats;
 
@@ -121,6 +121,8 @@ final class RowRun {
 
 	private Outages outages;
 
+	private StoreDownSigterms sigterms;
+
 	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, PostgresDatabase database, Path directory,
 			Log log, long seed) {
 		this.row = row;
@@ -146,6 +148,7 @@ final class RowRun {
 					this.profile.requestTimeout());
 			this.outages = new Outages(this.row.fault(), this.store, this.namespace, this.profile.zombiePause(),
 					this.profile.injectionsPerRow(), this.random, this.log);
+			this.sigterms = new StoreDownSigterms(this.store, this.profile.injectionsPerRow(), this.log);
 			this.nats = (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? NatsEnvironment.cluster()
 					: (this.namespace != null) ? NatsEnvironment.singleOnAllAddresses() : NatsEnvironment.single();
 			this.connection = this.nats.connect();
@@ -281,8 +284,7 @@ final class RowRun {
 			properties.put(prefix + "pull-expiry", "1s");
 		}
 		properties.put(consumer + "on-abandoned", this.row.onAbandoned());
-		// A SIGTERM row releases the held claim within its shutdown timeout: short, so injections are quick.
-		properties.put("exactlyonce.listener.shutdown-timeout", this.row.graceful() ? "2s" : "20s");
+		properties.put("exactlyonce.listener.shutdown-timeout", this.row.shutdownTimeout().toMillis() + "ms");
 		properties.put("exactlyonce.listener.pipelined", Boolean.toString(this.profile.pipelined()));
 		properties.put("sample.work-duration", workDuration().toMillis() + "ms");
 		if (this.row.fault() == Fault.CLOCK_SKEW) {
@@ -357,9 +359,10 @@ final class RowRun {
 	 * already armed stay below the row's injections, so the row does not overshoot by much.
 	 */
 	private Map<String, String> chaosProperties(ConsumerSlot slot) {
-		if (this.row.fault() == Fault.ZOMBIE_AT_POINT) {
-			return Map.of("sample.chaos.halt-at", this.row.chaosPoint(), "sample.chaos.stall", STALL,
-					"sample.chaos.probability", Double.toString(this.profile.chaosProbability()), "sample.chaos.seed",
+		if (this.row.fault() == Fault.ZOMBIE_AT_POINT || this.row.fault() == Fault.STORE_DOWN_SIGTERM) {
+			return Map.of("sample.chaos.halt-at", this.row.chaosPoint(), "sample.chaos.stall",
+					stall().toMillis() + "ms", "sample.chaos.probability",
+					Double.toString(this.profile.chaosProbability()), "sample.chaos.seed",
 					Long.toString(this.random.nextLong()));
 		}
 		long armed = this.slots.stream().filter((other) -> other != slot && other.alive() && other.armed()).count();
@@ -380,7 +383,19 @@ final class RowRun {
 		return chaos;
 	}
 
-	/** Restarts every consumer JVM that died: a chaos halt is an injection, anything else is unexpected. */
+	/**
+	 * How long a delivery waits at the row's chaos point: to be frozen there ({@link Fault#ZOMBIE_AT_POINT}),
+	 * or half the shutdown timeout ({@link Fault#STORE_DOWN_SIGTERM}), so that its completion record is
+	 * written inside the SIGTERM's shutdown, against the stopped store.
+	 */
+	private Duration stall() {
+		return (this.row.fault() == Fault.STORE_DOWN_SIGTERM) ? this.row.shutdownTimeout().dividedBy(2) : STALL;
+	}
+
+	/**
+	 * Restarts every consumer JVM that died: a chaos halt or the exit of the JVM the row sent SIGTERM
+	 * (after which its store is restarted) is an injection, anything else is unexpected.
+	 */
 	private void supervise() {
 		for (ConsumerSlot slot : this.slots) {
 			if (slot.hasProcess() && !slot.alive()) {
@@ -388,7 +403,7 @@ final class RowRun {
 				if (status == HALT_STATUS) {
 					this.chaosHalts++;
 				}
-				else {
+				else if (!this.sigterms.exited(slot, status)) {
 					this.unexpected.add("consumer " + slot.name() + "." + slot.incarnations() + " exited with status "
 							+ status + " (see " + slot.directory().resolve("console.log") + ")");
 				}
@@ -435,7 +450,8 @@ final class RowRun {
 			boolean deployed = deploys.getNumAckPending() == 0 && deploys.getNumPending() == 0;
 			this.workRemaining = !this.publisher.done() || !settled;
 			this.drained = this.publisher.done() && settled && deployed && this.resumeAt.isEmpty()
-					&& this.downNode == null && !this.outages.active() && allTasksAccounted();
+					&& this.downNode == null && !this.outages.active() && !this.sigterms.active()
+					&& allTasksAccounted();
 			this.leftInStream = (int) messages;
 		}
 		catch (IOException | JetStreamApiException | IllegalStateException ex) {
@@ -476,6 +492,11 @@ final class RowRun {
 					this.injections++;
 				}
 			}
+			case STORE_DOWN_SIGTERM -> {
+				if (this.sigterms.poll(this.slots)) {
+					this.injections++;
+				}
+			}
 			case PARTITION, STORE_PARTITION -> {
 				// cut right after the partitioned consumer's next model call: mid-handler, before its commit
 				if (this.outages.poll(Evidence.modelCalls(this.slots.get(this.slots.size() - 1)), this.workRemaining)) {
@@ -511,14 +532,9 @@ final class RowRun {
 	private void freezeStalled() {
 		long now = System.nanoTime();
 		resumeDue(now);
-		for (ConsumerSlot slot : this.slots) {
-			int stalls = Evidence.chaosHalts(List.of(slot)).size();
-			if (stalls > this.stallsSeen.getOrDefault(slot, 0)) {
-				this.stallsSeen.put(slot, stalls);
-				if (slot.alive() && !slot.stopped() && this.injections < this.profile.injectionsPerRow()
-						&& this.resumeAt.size() < this.slots.size() - 1) {
-					pause(slot, now);
-				}
+		for (ConsumerSlot slot : this.stalls.newlyStalled(this.slots)) {
+			if (this.injections < this.profile.injectionsPerRow() && this.resumeAt.size() < this.slots.size() - 1) {
+				pause(slot, now);
 			}
 		}
 	}
@@ -588,6 +604,7 @@ final class RowRun {
 
 	private void resumeAll() {
 		this.outages.end();
+		this.sigterms.end();
 		this.resumeAt.keySet().forEach(ConsumerSlot::resume);
 		this.resumeAt.clear();
 		if (this.downNode != null) {
@@ -740,6 +757,12 @@ final class RowRun {
 		int claimsLost = Evidence.consoleLinesContaining(this.slots, "was taken over while its handler ran");
 		if (claimsLost > 0) {
 			this.notes.add(claimsLost + " completion(s) refused to a zombie (claim lost)");
+		}
+		int parked = Evidence.consoleLinesContaining(this.slots, "the completion is parked on NATS");
+		if (parked > 0) {
+			this.notes.add(parked + " completion(s) parked on NATS when a listener stopped (completion_parked), "
+					+ Evidence.consoleLinesContaining(this.slots, "parked its completion; recorded now")
+					+ " recorded from there by the next attempt without running the handler (completion_recovered)");
 		}
 		int ackRaces = Evidence.consoleLinesContaining(this.slots, "chaos: during-ack halt");
 		if (ackRaces > 0) {

@@ -13,9 +13,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The short fault-injection suite against real processes: sample-agent-app JVMs halted at every
  * pipeline point, paused past their lease, a publisher killed mid-batch, nats-server killed under
  * load, one node of a 3-node cluster killed, and kills inside and between the marketing agent's
- * durable steps, the Redis and Firestore stores' servers killed or stalled, and a consumer JVM cut
- * off by a real network partition (its own network namespace; skipped with the reason printed when
- * not root, which fails in CI). Every task must be committed and deployed once (or be dead-lettered with a
+ * durable steps, the Redis and Firestore stores' servers killed or stalled, a consumer JVM sent
+ * SIGTERM after its handler returned while the Redis server is stopped (its completion parked on
+ * NATS), and a consumer JVM cut off by a real network partition (its own network namespace; skipped
+ * with the reason printed when not root, which fails in CI). Every task must be committed and deployed once (or be dead-lettered with a
  * reason), with the first draft the model wrote; only the rows that name a window may re-run the
  * handler, commit again (no probe) or call the model again (zombie), never more often than faults
  * were injected.
