@@ -422,6 +422,8 @@ final class ExhaustedDeliveries {
 					+ "parked completion was being recorded; deciding again", null);
 		}
 		Completion completion = parked.get().completion();
+		// parked again under this claim's token first: a failed write below leaves it to the next decision
+		this.parking.park(delivery.storeKey(), new CompletionParking.Parked(acquired.claim().token(), completion));
 		this.store.complete(acquired.claim(), completion);
 		this.parking.remove(delivery.storeKey());
 		logger.info("Message at " + delivery.describe() + " ran out of deliveries, but the attempt of its key that "

@@ -42,12 +42,16 @@ public final class NatsKvCompletionParking implements CompletionParking {
 
 	private final JsonMapper mapper = JsonMapper.builder().build();
 
+	private final KeyValueManagement management;
+
 	/**
-	 * Parks completions in a bucket.
+	 * Parks completions in a bucket, telling a deleted bucket (nothing parked) from NATS not answering.
 	 * @param bucket the bucket, on the listeners' connection
+	 * @param management the bucket management of that connection
 	 */
-	public NatsKvCompletionParking(KeyValue bucket) {
+	public NatsKvCompletionParking(KeyValue bucket, KeyValueManagement management) {
 		this.bucket = bucket;
+		this.management = management;
 	}
 
 	/**
@@ -78,7 +82,8 @@ public final class NatsKvCompletionParking implements CompletionParking {
 				}
 				createUnlessCreatedMeanwhile(management, name, ttl);
 			}
-			NatsKvCompletionParking parking = new NatsKvCompletionParking(connection.keyValue(name, options));
+			NatsKvCompletionParking parking = new NatsKvCompletionParking(connection.keyValue(name, options),
+					management);
 			// a read now, so that a user not allowed to read the bucket fails start-up, not every takeover
 			parking.bucket.get(STARTUP_PROBE_KEY);
 			return parking;
@@ -148,6 +153,9 @@ public final class NatsKvCompletionParking implements CompletionParking {
 					+ this.bucket.getBucketName() + "': " + ex.getMessage(), ex);
 		}
 		catch (IOException | RuntimeException ex) {
+			if (bucketGone()) {
+				return Optional.empty();
+			}
 			throw new StoreUnavailableException("Parked completion of key '" + storeKey + "' not read from bucket '"
 					+ this.bucket.getBucketName() + "': " + ex.getMessage(), ex);
 		}
@@ -161,6 +169,23 @@ public final class NatsKvCompletionParking implements CompletionParking {
 			logger.warn("Parked completion of key '" + storeKey + "' in bucket '" + this.bucket.getBucketName()
 					+ "' is not readable and is ignored: " + ex.getOriginalMessage());
 			return Optional.empty();
+		}
+	}
+
+	/**
+	 * Whether the bucket was deleted: a read of a deleted bucket's key gets no answer at all (a direct
+	 * get to a stream that is gone), which looks like NATS not answering.
+	 */
+	private boolean bucketGone() {
+		try {
+			this.management.getStatus(this.bucket.getBucketName());
+			return false;
+		}
+		catch (JetStreamApiException ex) {
+			return ex.getApiErrorCode() == BUCKET_NOT_FOUND;
+		}
+		catch (IOException | RuntimeException ex) {
+			return false;
 		}
 	}
 

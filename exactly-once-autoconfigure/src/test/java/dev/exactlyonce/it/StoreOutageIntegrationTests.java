@@ -152,7 +152,9 @@ class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	private static CompletionParking parking(Instance instance) throws Exception {
-		return new NatsKvCompletionParking(instance.bean(Connection.class).keyValue("EXACTLYONCE_PARKED_COMPLETIONS"));
+		Connection connection = instance.bean(Connection.class);
+		return new NatsKvCompletionParking(connection.keyValue("EXACTLYONCE_PARKED_COMPLETIONS"),
+				connection.keyValueManagement());
 	}
 
 	private static int retries(CapturedOutput output) {
