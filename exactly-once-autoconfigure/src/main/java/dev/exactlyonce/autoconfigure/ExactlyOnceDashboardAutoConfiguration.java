@@ -1,11 +1,14 @@
 package dev.exactlyonce.autoconfigure;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -22,8 +25,18 @@ import dev.exactlyonce.dashboard.DashboardResources;
 @ConditionalOnBooleanProperty("exactlyonce.dashboard.enabled")
 public final class ExactlyOnceDashboardAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(ExactlyOnceDashboardAutoConfiguration.class);
+
+	private static final String ACTUATOR_ENDPOINT = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
+
 	@Bean
 	DashboardResources exactlyOnceDashboardResources(ExactlyOnceProperties properties, Environment environment) {
+		if (!ClassUtils.isPresent(ACTUATOR_ENDPOINT, ExactlyOnceDashboardAutoConfiguration.class.getClassLoader())) {
+			logger.info("exactlyonce.dashboard.enabled=true but Actuator is not on the classpath: the page at "
+					+ properties.getDashboard().getPath() + " loads and shows no data. Add "
+					+ "org.springframework.boot:spring-boot-starter-actuator and expose the endpoints "
+					+ "(management.endpoints.web.exposure.include=exactlyonce,exactlyonceops)");
+		}
 		return new DashboardResources(properties.getDashboard().getPath(),
 				environment.getProperty("management.endpoints.web.base-path", "/actuator"));
 	}

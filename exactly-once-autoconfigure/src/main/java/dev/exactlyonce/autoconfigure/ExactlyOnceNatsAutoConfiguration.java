@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 import dev.exactlyonce.nats.NatsConnectionFactory;
+import dev.exactlyonce.nats.NatsOptionsCustomizer;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.NatsReaderRecovery;
 import dev.exactlyonce.nats.NatsServerCapabilities;
@@ -46,13 +47,14 @@ public final class ExactlyOnceNatsAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	Connection natsConnection(ExactlyOnceProperties properties, ObjectProvider<SslBundles> sslBundles,
-			NatsReaderRecovery readerRecovery) {
+			NatsReaderRecovery readerRecovery, ObjectProvider<NatsOptionsCustomizer> customizers) {
 		NatsProperties nats = properties.getNats();
 		SSLContext sslContext = null;
 		if (nats.getTls().getBundle() != null) {
 			sslContext = tlsContext(sslBundles.getObject().getBundle(nats.getTls().getBundle()), nats.getTls());
 		}
-		return new NatsConnectionFactory(nats.toConnectionSettings(), sslContext, readerRecovery).connect();
+		return new NatsConnectionFactory(nats.toConnectionSettings(), sslContext, readerRecovery,
+				customizers.orderedStream().toList()).connect();
 	}
 
 	/** The bundle's key and trust material, in a context that checks the server's host name unless told not to. */

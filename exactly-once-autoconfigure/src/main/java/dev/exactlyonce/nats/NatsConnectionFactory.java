@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateException;
+import java.util.List;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -28,16 +29,20 @@ public class NatsConnectionFactory {
 
 	private final NatsReaderRecovery readerRecovery;
 
+	private final List<NatsOptionsCustomizer> customizers;
+
 	/**
 	 * Creates the factory of connections whose reader is restarted when it stops on a message it
 	 * cannot decode.
 	 * @param settings the connection settings
 	 * @param sslContext the TLS context from an SSL bundle, or {@code null}
 	 * @param readerRecovery the recovery, or {@code null} for none
+	 * @param customizers the application's option customizers, in order
 	 */
 	public NatsConnectionFactory(NatsConnectionSettings settings, SSLContext sslContext,
-			NatsReaderRecovery readerRecovery) {
+			NatsReaderRecovery readerRecovery, List<NatsOptionsCustomizer> customizers) {
 		this.settings = settings;
+		this.customizers = List.copyOf(customizers);
 		this.sslContext = sslContext;
 		this.readerRecovery = readerRecovery;
 	}
@@ -121,8 +126,7 @@ public class NatsConnectionFactory {
 			.connectionName(this.settings.connectionName())
 			.connectionTimeout(this.settings.connectionTimeout())
 			.reconnectWait(this.settings.reconnectWait())
-			.maxReconnects(-1)
-			.errorListener(new PermissionViolations());
+			.maxReconnects(-1);
 		if (this.settings.username() != null) {
 			builder.userInfo(this.settings.username(), this.settings.password());
 		}
@@ -141,6 +145,8 @@ public class NatsConnectionFactory {
 			builder.authHandler(Nats.credentials(null, this.settings.nkeyFile().toString()));
 		}
 		applyTls(builder);
+		this.customizers.forEach((customizer) -> customizer.customize(builder));
+		builder.errorListener(new PermissionViolations());
 		if (this.readerRecovery != null) {
 			this.readerRecovery.apply(builder);
 		}

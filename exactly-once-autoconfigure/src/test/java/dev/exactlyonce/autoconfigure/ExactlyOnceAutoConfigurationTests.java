@@ -1,11 +1,13 @@
 package dev.exactlyonce.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
+import io.nats.client.Options;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -17,6 +19,8 @@ import org.springframework.context.annotation.Configuration;
 import dev.exactlyonce.annotation.ExactlyOnceListener;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.nats.NatsOptionsCustomizer;
+import dev.exactlyonce.nats.PermissionViolations;
 import dev.exactlyonce.provision.ProvisioningException;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.ClaimRules;
@@ -75,9 +79,25 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	}
 
 	@Test
+	void optionsCustomizersChangeTheConnectionInOrderWithoutReplacingIt() {
+		this.runner.withPropertyValues(declaration())
+			.withBean("first", NatsOptionsCustomizer.class, () -> (builder) -> builder.pingInterval(Duration.ofSeconds(7))
+				.connectionName("first"))
+			.withBean("second", NatsOptionsCustomizer.class, () -> (builder) -> builder.connectionName("second"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Options options = context.getBean(Connection.class).getOptions();
+				assertThat(options.getPingInterval()).isEqualTo(Duration.ofSeconds(7));
+				assertThat(options.getConnectionName()).isEqualTo("second");
+				assertThat(options.getErrorListener()).as("the starter's own, set after the customizers")
+					.isInstanceOf(PermissionViolations.class);
+			});
+	}
+
+	@Test
 	void backsOffWhenTheApplicationDefinesItsOwnStore() {
 		this.runner.withBean(IdempotencyStore.class,
-				() -> new InMemoryIdempotencyStore(new ClaimRules(java.time.Clock.systemUTC(), java.time.Duration.ofHours(1))))
+				() -> new InMemoryIdempotencyStore(new ClaimRules(java.time.Clock.systemUTC(), Duration.ofHours(1))))
 			.withPropertyValues(declaration())
 			.run((context) -> {
 				assertThat(context).hasSingleBean(IdempotencyStore.class);

@@ -34,12 +34,12 @@ class DashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 		String followUp = this.inspector.tasks("devops-task-worker", TaskStatus.COMPLETED, 0, 10).tasks().get(0).key();
 		assertThat(followUp).as("a follow-up's key, published by context.publish").contains("/");
 		browser("find", null, followUp, "devops-task-worker");
-		nats.pause();
+		this.nats.pause();
 		try {
 			browser("stale", null);
 		}
 		finally {
-			nats.resume();
+			this.nats.resume();
 		}
 
 		assertThat(this.inspector.task(CONSUMER, "t-poison").orElseThrow().status()).isEqualTo(TaskStatus.COMPLETED);

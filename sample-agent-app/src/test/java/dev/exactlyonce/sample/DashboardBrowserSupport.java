@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -18,6 +16,7 @@ import org.springframework.web.client.RestClient;
 
 import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.operations.TaskInspector;
+import dev.exactlyonce.test.EmbeddedNats;
 import dev.exactlyonce.test.NatsServerProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,12 +24,13 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What the dashboard's browser tests share: the sample app on a random port with its own nats-server
- * (one per test class),
+ * ({@link EmbeddedNats}),
  * a poison task dead-lettered before the page is opened, and the browser script
  * ({@code src/test/browser/dashboard.mjs}, Debian's chromium driven by playwright-core, headless) run
  * one phase at a time. Screenshots go to {@code target/dashboard-screenshots}. {@code scripts/test.sh}
  * installs node's {@code playwright-core} and {@code chromium} when they are missing.
  */
+@EmbeddedNats
 abstract class DashboardBrowserSupport {
 
 	static final String CONSUMER = "marketing-task-worker";
@@ -39,7 +39,8 @@ abstract class DashboardBrowserSupport {
 
 	private static final Path BROWSER = Path.of("src/test/browser");
 
-	static NatsServerProcess nats;
+	@Autowired
+	NatsServerProcess nats;
 
 	@TempDir
 	static Path output;
@@ -58,21 +59,10 @@ abstract class DashboardBrowserSupport {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("exactlyonce.nats.servers", () -> nats.url());
 		registry.add("sample.output-dir", () -> output.toString());
 		registry.add("sample.work-duration", () -> "200ms");
 		registry.add("sample.instance-id", () -> "browser");
 		registry.add("sample.rejected-topics", () -> "poison");
-	}
-
-	@BeforeAll
-	static void startNats() {
-		nats = new NatsServerProcess().start();
-	}
-
-	@AfterAll
-	static void stopNats() {
-		nats.close();
 	}
 
 	/** Publishes a fine task and a poison one and waits until the poison one is dead-lettered. */

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -18,7 +17,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.RestClient;
 
-import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.EmbeddedNats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -29,9 +28,8 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
+@EmbeddedNats
 class SampleAgentApplicationIntegrationTests {
-
-	private static final NatsServerProcess nats = new NatsServerProcess().start();
 
 	@TempDir
 	static Path output;
@@ -41,15 +39,9 @@ class SampleAgentApplicationIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("exactlyonce.nats.servers", nats::url);
 		registry.add("sample.output-dir", () -> output.toString());
 		registry.add("sample.work-duration", () -> "200ms");
 		registry.add("sample.instance-id", () -> "it");
-	}
-
-	@AfterAll
-	static void stopNats() {
-		nats.close();
 	}
 
 	@Test
