@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -30,8 +31,9 @@ public final class ExactlyOnceDashboardAutoConfiguration {
 	private static final String ACTUATOR_ENDPOINT = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
 
 	@Bean
-	DashboardResources exactlyOnceDashboardResources(ExactlyOnceProperties properties, Environment environment) {
-		if (!ClassUtils.isPresent(ACTUATOR_ENDPOINT, ExactlyOnceDashboardAutoConfiguration.class.getClassLoader())) {
+	DashboardResources exactlyOnceDashboardResources(ExactlyOnceProperties properties, Environment environment,
+			ResourceLoader resourceLoader) {
+		if (!ClassUtils.isPresent(ACTUATOR_ENDPOINT, resourceLoader.getClassLoader())) {
 			logger.info("exactlyonce.dashboard.enabled=true but Actuator is not on the classpath: the page at "
 					+ properties.getDashboard().getPath() + " loads and shows no data. Add "
 					+ "org.springframework.boot:spring-boot-starter-actuator and expose the endpoints "
