@@ -2,6 +2,8 @@ package dev.exactlyonce.actuate;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -162,8 +164,8 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param consumer the consumer
 	 * @param view {@code tasks}
 	 * @param key the key without namespace (path segments are joined with {@code /})
-	 * @return the task, or {@code null} (404) when the store holds no record of it (with an error
-	 * naming the key to ask for when the key was given with the consumer's namespace)
+	 * @return the task, or a 404 answer when the store holds no record of it (naming the key to ask for
+	 * when the key was given with the consumer's namespace)
 	 */
 	@ReadOperation
 	public @Nullable Object task(@Selector String consumer, @Selector String view,
@@ -265,14 +267,17 @@ public class ExactlyOnceOperationsEndpoint {
 	}
 
 	/** A 404 naming the key to ask for when {@code key} starts with the consumer's namespace, else {@code null}. */
-	private @Nullable Object namespacedKeyHint(String consumer, String key) {
+	private Object namespacedKeyHint(String consumer, String key) {
 		String prefix = this.consumers.keyPrefix(consumer);
 		if (!key.startsWith(prefix)) {
-			return null;
+			return new WebEndpointResponse<>(Map.of("error", "No task '" + key + "' of consumer '" + consumer
+					+ "': the store holds no record of it (never claimed, or older than "
+					+ "exactlyonce.store.completed-ttl)"), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
+		String unprefixed = key.substring(prefix.length());
 		return new WebEndpointResponse<>(Map.of("error", "No task '" + key + "' of consumer '" + consumer + "': keys are "
-				+ "given without the namespace '" + prefix + "' that logs and the store show; ask for tasks/"
-				+ key.substring(prefix.length())), WebEndpointResponse.STATUS_NOT_FOUND);
+				+ "given without the namespace '" + prefix + "' that logs and the store show; ask for tasks?key="
+				+ URLEncoder.encode(unprefixed, StandardCharsets.UTF_8)), WebEndpointResponse.STATUS_NOT_FOUND);
 	}
 
 	private @Nullable Long deadLetterCount(String consumer) {

@@ -64,12 +64,15 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		JsonNode deadLettered = http.get(OPS + "/tasks?state=DEAD_LETTERED", 200);
 		assertThat(deadLettered.get("total").asLong()).isEqualTo(2);
 		assertThat(http.get(OPS + "/tasks/t-ok", 200).get("status").asString()).isEqualTo("COMPLETED");
-		http.get(OPS + "/tasks/never-published", 404);
+		assertThat(http.get(OPS + "/tasks/never-published", 404).get("error").asString())
+			.contains("the store holds no record of it");
 		assertThat(http.post(OPS + "/deadletters/999", "{\"action\":\"replay\",\"reason\":\"r\"}", 400).get("error")
 			.asString()).contains("No dead letter of consumer 'worker' at sequence 999");
 		assertThat(http.get(OPS + "/tasks", 400).get("error").asString()).contains("?state=");
 		assertThat(http.get(OPS + "/tasks/worker:t-ok", 404).get("error").asString())
-			.contains("without the namespace 'worker:'").contains("tasks/t-ok");
+			.contains("without the namespace 'worker:'").contains("tasks?key=t-ok");
+		assertThat(http.get(OPS + "/tasks?key=worker%3At%2F1", 404).get("error").asString())
+			.contains("tasks?key=t%2F1");
 		assertThat(http.post(OPS + "/tasks/t-ok", "{\"action\":\"resubmit\"}", 400).get("error").asString())
 			.contains("\"reason\"");
 		assertThat(http.delete(OPS + "/deadletters/" + letters.get(0).get("sequence").asLong(), 400).get("error")

@@ -124,8 +124,7 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 		Instance b = this.instances.start("b");
 		DeadLetterView letter = deadLetterOfThePoisonTask(a);
 		this.instances.ledger().fix("t-poison");
-		b.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.DISCARD, letter.sequence(), "bob",
-				"customer cancelled");
+		discardAsBob(b, letter);
 
 		assertThatExceptionOfType(OperationRefusedException.class)
 			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice",
@@ -299,6 +298,12 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 			.withMessageContaining("No consumer 'no-such-consumer' is declared");
 	}
 
+	/** Records a discard of the dead letter by bob on the task's record (what a discard does first). */
+	private static void discardAsBob(Instance instance, DeadLetterView letter) {
+		instance.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.DISCARD, letter.sequence(),
+				"bob", "customer cancelled");
+	}
+
 	/** Publishes the task that always fails and returns its dead letter. */
 	private DeadLetterView deadLetterOfThePoisonTask(Instance instance) {
 		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
@@ -314,8 +319,7 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 		a.bean(Connection.class).keyValue("exactly-once-idempotency")
 			.delete(new StoreKeyEncoder(512).encode("worker:t-poison"));
 		assertThat(a.bean(TaskInspector.class).task("worker", "t-poison")).as("the record is gone").isEmpty();
-		b.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.DISCARD, letter.sequence(), "bob",
-				"customer cancelled");
+		discardAsBob(b, letter);
 
 		assertThatExceptionOfType(OperationRefusedException.class)
 			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice",

@@ -7,6 +7,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.junit.jupiter.api.extension.ExtendWith;
+
 /**
  * Gives a Spring test's application context its own {@code nats-server} with JetStream, on a free
  * loopback port with a temporary store directory, and points {@code exactlyonce.nats.servers} at it.
@@ -15,12 +17,14 @@ import java.lang.annotation.Target;
  * Spring caches and shares share its server too. The server is a bean of the context
  * ({@link NatsServerProcess}: {@code pause()}, {@code restart()} ...). The {@code nats-server} binary
  * is found as {@link NatsServerProcess} finds it ({@code NATS_SERVER_BIN}, {@code PATH},
- * {@code /usr/sbin}).
+ * {@code /usr/sbin}). It works with Spring's test support ({@code @SpringBootTest} or any annotation
+ * that brings the {@code SpringExtension}); without it the test fails at once saying so.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Inherited
+@ExtendWith(EmbeddedNatsCheck.class)
 public @interface EmbeddedNats {
 
 }

@@ -81,6 +81,13 @@ public class NatsServerProcess extends ServerProcess {
 		return command;
 	}
 
+	@Override
+	protected String installHint() {
+		return "install it (Debian: apt-get install nats-server), or set the environment variable NATS_SERVER_BIN "
+				+ "to the path of the nats-server executable (the file, not its directory); it is looked for as "
+				+ "$NATS_SERVER_BIN, then /usr/sbin/nats-server, then nats-server on the PATH";
+	}
+
 	/**
 	 * The client URL.
 	 * @return {@code nats://127.0.0.1:<port>}

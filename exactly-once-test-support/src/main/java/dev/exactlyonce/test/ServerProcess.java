@@ -106,6 +106,14 @@ public abstract class ServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * What to do when the server's binary could not be run: where it is looked for and how to get it.
+	 * @return the hint, or {@code null} for none
+	 */
+	protected String installHint() {
+		return null;
+	}
+
+	/**
 	 * How long the server may take to accept connections.
 	 * @return the start-up timeout
 	 */
@@ -132,7 +140,8 @@ public abstract class ServerProcess implements AutoCloseable {
 				.start();
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("Could not start " + this.name + " with " + command(), ex);
+			throw new UncheckedIOException("Could not start " + this.name + " with " + command() + " ("
+					+ ex.getMessage() + ")" + ((installHint() != null) ? ": " + installHint() : ""), ex);
 		}
 		if (!this.shutdownHookAdded) {
 			Runtime.getRuntime().addShutdownHook(new Thread(this::kill, this.name + "-killer"));
