@@ -1,5 +1,6 @@
 package dev.exactlyonce.benchmark;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,8 +12,12 @@ import java.util.Set;
 import java.util.function.ToDoubleFunction;
 
 import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.KeyValue;
 import io.nats.client.Nats;
+import io.nats.client.api.KeyValueConfiguration;
+import io.nats.client.api.StorageType;
 
 import dev.exactlyonce.autoconfigure.ConsumerProperties;
 import dev.exactlyonce.autoconfigure.StreamProperties;
@@ -43,6 +48,8 @@ public final class PipelineBenchmark {
 
 	private static final List<ConsumerKind> KINDS = List.of(new ConsumerKind("raw ack()", null, false, false),
 			new ConsumerKind("raw ackSync", null, true, false),
+			new ConsumerKind("raw claim+complete+ack() (floor: NATS KV create, update on its revision, ack)",
+					ConsumerKind.FLOOR, false, false),
 			new ConsumerKind("exactly-once memory", "memory", true, false),
 			new ConsumerKind("exactly-once memory, ack-mode async", "memory", false, false),
 			new ConsumerKind("exactly-once memory, pipelined, ack-mode async", "memory", false, true),
@@ -124,7 +131,7 @@ public final class PipelineBenchmark {
 				int messages = (work == 0) ? noOpMessages
 						: ((concurrency == 1) ? (quick ? 10 : 60) : concurrency * (quick ? 5 : 50));
 				for (ConsumerKind kind : KINDS) {
-					if (kind.raw() || STORES.contains(kind.store())) {
+					if (kind.handWritten() || STORES.contains(kind.store())) {
 						scenarios.add(new Scenario(kind, concurrency, work, messages));
 					}
 				}
@@ -163,7 +170,7 @@ public final class PipelineBenchmark {
 		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
 		for (Map.Entry<Scenario, List<RunResult>> entry : results.entrySet()) {
 			Scenario closedLoop = entry.getKey();
-			if (closedLoop.consumer().raw() || closedLoop.workMillis() != 0 || closedLoop.concurrency() == 1) {
+			if (closedLoop.consumer().handWritten() || closedLoop.workMillis() != 0 || closedLoop.concurrency() == 1) {
 				continue;
 			}
 			double rate = median(entry.getValue(), RunResult::messagesPerSecond);
@@ -183,10 +190,11 @@ public final class PipelineBenchmark {
 		JetStreamManagement management = this.connection.jetStreamManagement();
 		try {
 			RunResult result;
-			if (scenario.consumer().raw()) {
+			if (scenario.consumer().handWritten()) {
 				provision(management, stream, consumer, subject, scenario);
 				ExactlyOnceRun.publish(this.connection.jetStream(), subject, scenario.messages());
-				result = RawConsumerRun.run(this.connection, stream, consumer, scenario);
+				result = RawConsumerRun.run(this.connection, stream, consumer, scenario,
+						scenario.consumer().floor() ? floorBucket(stream) : null);
 			}
 			else {
 				result = ExactlyOnceRun.run(this.nats.url(), this.storeProperties.get(scenario.consumer().store()),
@@ -196,7 +204,17 @@ public final class PipelineBenchmark {
 		}
 		finally {
 			management.deleteStream(stream);
+			if (scenario.consumer().floor()) {
+				this.connection.keyValueManagement().delete(stream);
+			}
 		}
+	}
+
+	/** The floor's bucket: one revision per key, file storage, as the NATS KV store's. */
+	private KeyValue floorBucket(String name) throws IOException, JetStreamApiException {
+		this.connection.keyValueManagement()
+			.create(KeyValueConfiguration.builder().name(name).maxHistoryPerKey(1).storageType(StorageType.File).build());
+		return this.connection.keyValue(name);
 	}
 
 	/** The same stream and consumer the starter provisions for an exactly-once run. */
@@ -219,19 +237,22 @@ public final class PipelineBenchmark {
 				System.getProperty("os.name") + " " + System.getProperty("os.arch"),
 				System.getProperty("java.version"), repetitions, took.toSeconds());
 		System.out.println("| scenario | msgs/s | latency p50 ms | latency p99 ms | added p50 ms vs raw ackSync | "
-				+ "throughput vs raw ack() | CPU µs/msg (this JVM) | CPU µs/msg (servers) | redelivered |");
-		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+				+ "throughput vs raw ack() | throughput vs floor | CPU µs/msg (this JVM) | CPU µs/msg (servers) | "
+				+ "redelivered |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (Map.Entry<Scenario, List<RunResult>> entry : results.entrySet()) {
 			Scenario scenario = entry.getKey();
 			List<RunResult> runs = entry.getValue();
 			List<RunResult> rawSync = results.get(baseline(results, scenario, true));
 			List<RunResult> rawAck = results.get(baseline(results, scenario, false));
+			List<RunResult> floor = results.get(floor(results, scenario));
 			double p50 = median(runs, (r) -> r.latency().percentileMillis(50));
-			System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %+.2f | %.2f | %.0f | %.0f | %d |%n",
+			System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %+.2f | %.2f | %.2f | %.0f | %.0f | %d |%n",
 					scenario.label(),
 					median(runs, RunResult::messagesPerSecond), p50, median(runs, (r) -> r.latency().percentileMillis(99)),
 					p50 - median(rawSync, (r) -> r.latency().percentileMillis(50)),
 					median(runs, RunResult::messagesPerSecond) / median(rawAck, RunResult::messagesPerSecond),
+					median(runs, RunResult::messagesPerSecond) / median(floor, RunResult::messagesPerSecond),
 					median(runs, RunResult::cpuMicrosPerMessage), median(runs, RunResult::serverCpuMicrosPerMessage),
 					runs.stream().mapToLong(RunResult::redelivered).sum());
 		}
@@ -241,7 +262,7 @@ public final class PipelineBenchmark {
 		System.out.println("| store | claim | handler | completion record | ack | receipt to ack |");
 		System.out.println("|---|---:|---:|---:|---:|---:|");
 		results.forEach((scenario, runs) -> {
-			if (!scenario.consumer().raw() && scenario.concurrency() == 1 && scenario.workMillis() == 0) {
+			if (!scenario.consumer().handWritten() && scenario.concurrency() == 1 && scenario.workMillis() == 0) {
 				System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |%n", scenario.consumer().label(),
 						segment(runs, "claim"), segment(runs, "handler"), segment(runs, "complete"), segment(runs, "ack"),
 						median(runs, (r) -> r.latency().percentileMillis(50)));
@@ -254,6 +275,15 @@ public final class PipelineBenchmark {
 			.stream()
 			.filter((s) -> s.consumer().raw() && s.consumer().syncAck() == syncAck
 					&& s.concurrency() == scenario.concurrency() && s.workMillis() == scenario.workMillis())
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private static Scenario floor(Map<Scenario, List<RunResult>> results, Scenario scenario) {
+		return results.keySet()
+			.stream()
+			.filter((s) -> s.consumer().floor() && s.concurrency() == scenario.concurrency()
+					&& s.workMillis() == scenario.workMillis())
 			.findFirst()
 			.orElseThrow();
 	}

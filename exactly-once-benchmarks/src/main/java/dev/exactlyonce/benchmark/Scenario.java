@@ -33,15 +33,28 @@ record Scenario(ConsumerKind consumer, int concurrency, int workMillis, int mess
 	 * How the scenario consumes.
 	 *
 	 * @param label the name printed in the tables
-	 * @param store the exactly-once store type, or {@code null} for raw jnats
+	 * @param store the exactly-once store type, {@value #FLOOR} for the floor (raw jnats writing a claim
+	 * and a completion to a NATS KV bucket before each ack), or {@code null} for raw jnats
 	 * @param syncAck whether acks wait for the server's confirmation
 	 * @param pipelined whether completion records and acks are written off the handler threads
 	 * ({@code exactlyonce.listener.pipelined})
 	 */
 	record ConsumerKind(String label, String store, boolean syncAck, boolean pipelined) {
 
+		/** The store name of the floor row. */
+		static final String FLOOR = "floor";
+
 		boolean raw() {
 			return this.store == null;
+		}
+
+		boolean floor() {
+			return FLOOR.equals(this.store);
+		}
+
+		/** Whether plain jnats consumes: raw, or the floor. */
+		boolean handWritten() {
+			return raw() || floor();
 		}
 
 	}
