@@ -17,8 +17,8 @@ import java.util.List;
  * @param unfinished messages in the range still on the stream awaiting processing or an ack
  * @param ackFloor the consumer's ack floor (stream sequence) at the time of the run
  * @param pending messages not yet delivered to the consumer at the time of the run
- * @param duplicatesCaughtByStreamDedup publishes of the stream recognised as duplicates by the
- * stream in the window, as seen by this instance's publisher
+ * @param duplicatesCaughtByStreamDedup publishes to the consumer's subjects (its filter) recognised as
+ * duplicates by the stream in the window, as seen by this instance's publisher
  * @param duplicatesCaughtByIdempotencyCheck redeliveries of completed keys acked without running,
  * as seen by this instance
  * @param duplicatesReachedExecution handler runs after a lost or abandoned claim, as seen by this

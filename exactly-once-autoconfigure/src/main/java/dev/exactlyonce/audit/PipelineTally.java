@@ -39,7 +39,8 @@ public class PipelineTally implements PipelineObserver, PublishObserver {
 	@Override
 	public void onPublished(String subject, PublishResult result) {
 		if (result.duplicate()) {
-			add(new Event(this.clock.instant(), Kind.STREAM_DEDUP, result.stream(), null, null, result.streamSequence()));
+			add(new Event(this.clock.instant(), Kind.STREAM_DEDUP, result.stream(), subject, null, null,
+					result.streamSequence()));
 		}
 	}
 
@@ -75,8 +76,8 @@ public class PipelineTally implements PipelineObserver, PublishObserver {
 	}
 
 	private Event event(Kind kind, ExactlyOnceContext context) {
-		return new Event(this.clock.instant(), kind, context.stream(), context.consumer(), context.key(),
-				context.streamSequence());
+		return new Event(this.clock.instant(), kind, context.stream(), context.subject(), context.consumer(),
+				context.key(), context.streamSequence());
 	}
 
 	private synchronized void add(Event event) {
@@ -109,11 +110,13 @@ public class PipelineTally implements PipelineObserver, PublishObserver {
 	 * @param at when it happened
 	 * @param kind what happened
 	 * @param stream the stream
+	 * @param subject the message's subject
 	 * @param consumer the consumer, or {@code null} for publishes
 	 * @param key the idempotency key without namespace, or {@code null} for publishes
 	 * @param streamSequence the stream sequence
 	 */
-	public record Event(Instant at, Kind kind, String stream, String consumer, String key, long streamSequence) {
+	public record Event(Instant at, Kind kind, String stream, String subject, String consumer, String key,
+			long streamSequence) {
 	}
 
 }

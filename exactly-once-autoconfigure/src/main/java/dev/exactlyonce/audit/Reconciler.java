@@ -406,7 +406,7 @@ public class Reconciler {
 		private long streamDedup() {
 			return Reconciler.this.tally
 				.events(this.from, this.to, (event) -> event.kind() == PipelineTally.Kind.STREAM_DEDUP
-						&& this.consumer.stream().equals(event.stream()))
+						&& this.consumer.stream().equals(event.stream()) && Subjects.matches(this.filter, event.subject()))
 				.size();
 		}
 

@@ -38,6 +38,7 @@ import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -63,6 +64,24 @@ class ReconciliationIntegrationTests {
 	void stop() {
 		this.instances.close();
 		this.nats.close();
+	}
+
+	@Test
+	void aDuplicatePublishCountsOnlyForTheConsumerWhoseSubjectItWasPublishedTo() throws Exception {
+		Instance instance = this.instances.with("test.steps.enabled", "true")
+			.with("exactlyonce.consumers.steps.stream", "TASKS")
+			.with("exactlyonce.consumers.steps.filter-subject", "agents.steps.tasks.>")
+			.start("a");
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-1"), "t-1");
+		assertThat(publisher.publish(SUBJECT, TaskAssignment.of("t-1"), "t-1").duplicate()).isTrue();
+		await().atMost(Duration.ofSeconds(20)).until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED));
+
+		ReconciliationReport report = instance.bean(Reconciler.class).reconcile(Duration.ofHours(1));
+
+		assertThat(report.consumers()).extracting(ConsumerReconciliation::consumer,
+				ConsumerReconciliation::duplicatesCaughtByStreamDedup)
+			.containsExactlyInAnyOrder(tuple("worker", 1L), tuple("steps", 0L));
 	}
 
 	@Test
