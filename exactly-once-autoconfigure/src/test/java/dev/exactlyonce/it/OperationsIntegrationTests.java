@@ -124,18 +124,8 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 		Instance b = this.instances.start("b");
 		DeadLetterView letter = deadLetterOfThePoisonTask(a);
 		this.instances.ledger().fix("t-poison");
-		discardAsBob(b, letter);
 
-		assertThatExceptionOfType(OperationRefusedException.class)
-			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice",
-					"parser fixed"))
-			.withMessageContaining("was discarded by bob")
-			.withMessageContaining("not replayed");
-		assertThat(task(a, "t-poison").status()).isEqualTo(TaskStatus.DEAD_LETTERED);
-		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
-			assertThat(probe.messages("TASKS", SUBJECT)).as("no copy republished").isEmpty();
-		}
-		assertThat(this.instances.ledger().executionsOf("t-poison")).isZero();
+		assertAReplayAfterBobsDiscardIsRefused(a, b, letter);
 	}
 
 	@Test
@@ -298,10 +288,25 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 			.withMessageContaining("No consumer 'no-such-consumer' is declared");
 	}
 
-	/** Records a discard of the dead letter by bob on the task's record (what a discard does first). */
-	private static void discardAsBob(Instance instance, DeadLetterView letter) {
-		instance.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.DISCARD, letter.sequence(),
-				"bob", "customer cancelled");
+	/**
+	 * Records bob's discard of the dead letter on b (what a discard does first), then asserts that
+	 * alice's replay on a is refused, naming it, and that the task stays dead-lettered and never runs.
+	 */
+	private void assertAReplayAfterBobsDiscardIsRefused(Instance a, Instance b, DeadLetterView letter)
+			throws Exception {
+		b.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.DISCARD, letter.sequence(), "bob",
+				"customer cancelled");
+
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice",
+					"parser fixed"))
+			.withMessageContaining("was discarded by bob")
+			.withMessageContaining("not replayed");
+		assertThat(task(a, "t-poison").status()).isEqualTo(TaskStatus.DEAD_LETTERED);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			assertThat(probe.messages("TASKS", SUBJECT)).as("no copy republished").isEmpty();
+		}
+		assertThat(this.instances.ledger().executionsOf("t-poison")).isZero();
 	}
 
 	/** Publishes the task that always fails and returns its dead letter. */
@@ -319,16 +324,10 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 		a.bean(Connection.class).keyValue("exactly-once-idempotency")
 			.delete(new StoreKeyEncoder(512).encode("worker:t-poison"));
 		assertThat(a.bean(TaskInspector.class).task("worker", "t-poison")).as("the record is gone").isEmpty();
-		discardAsBob(b, letter);
 
-		assertThatExceptionOfType(OperationRefusedException.class)
-			.isThrownBy(() -> a.bean(DeadLetterOperations.class).replay("worker", letter.sequence(), "alice",
-					"parser fixed"))
-			.withMessageContaining("was discarded by bob");
-		assertThat(task(a, "t-poison").status()).isEqualTo(TaskStatus.DEAD_LETTERED);
+		assertAReplayAfterBobsDiscardIsRefused(a, b, letter);
 		assertThat(task(a, "t-poison").audit()).extracting(OperatorAction::kind)
 			.containsExactly(OperatorAction.Kind.DISCARD);
-		assertThat(this.instances.ledger().executionsOf("t-poison")).isZero();
 	}
 
 	@Test
