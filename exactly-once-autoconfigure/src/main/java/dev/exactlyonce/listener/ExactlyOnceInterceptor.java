@@ -226,7 +226,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			long giveUpAt = System.nanoTime() + delivery.settings().lease().toNanos();
 			try {
 				parked = Uninterrupted.call(() -> StoreWriteRetry.writeUntil(
-						() -> this.parking.find(delivery.storeKey()), () -> System.nanoTime() > giveUpAt,
+						() -> this.parking.find(delivery.storeKey()), () -> delivery.closed() || System.nanoTime() > giveUpAt,
 						(ex, wait) -> logger.warn("Parked completion for the message at " + delivery.describe()
 								+ " not readable, retrying in " + wait + ": " + ex.getMessage())));
 			}

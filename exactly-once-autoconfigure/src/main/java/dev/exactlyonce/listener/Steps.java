@@ -84,18 +84,20 @@ final class Steps {
 	 * with the interrupt flag cleared, retried while the store is unavailable: a {@code DONE} entry
 	 * (its action already ran and may not be repeatable) as long as a completion record
 	 * ({@code completion-retry-timeout}; a write after the lease is still accepted while nobody took
-	 * the claim over), any other entry for as long as the lease lasts.
+	 * the claim over), any other entry for as long as the lease lasts; never after the listener closed
+	 * (its shutdown timeout ran out: the next attempt's probe or abandoned policy decides the step).
 	 * @throws dev.exactlyonce.store.ClaimLostException when the claim was taken over
 	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store did not answer in time
 	 * @throws StepRejectedException when the record with this entry is too large for the store
 	 */
 	void journal(Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepRecord step) {
 		Duration retryFor = (step.state() == StepState.DONE) ? this.doneRetryTimeout : delivery.leaseLeft();
+		long deadline = System.nanoTime() + retryFor.toNanos();
 		try {
-			Uninterrupted.call(() -> StoreWriteRetry.write(() -> heartbeat.exclusive(() -> {
+			Uninterrupted.call(() -> StoreWriteRetry.writeUntil(() -> heartbeat.exclusive(() -> {
 				this.store.recordStep(delivery.claim(), step);
 				return step;
-			}), retryFor, (ex, wait) -> logger.warn("Step '" + step.name()
+			}), () -> delivery.closed() || System.nanoTime() > deadline, (ex, wait) -> logger.warn("Step '" + step.name()
 					+ "' of the message at " + delivery.describe() + " not journaled as " + step.state()
 					+ ", retrying in " + wait + ": " + ex.getMessage())));
 		}

@@ -9,7 +9,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Retries one of the pipeline's store writes while the store is unavailable, with exponential
- * backoff from 100 ms up to 5 s, until a deadline. An interrupt while it waits ends the retries
+ * backoff from 100 ms up to 5 s, until its caller gives up. An interrupt while it waits ends the retries
  * (the flag is restored). Every other exception ends them at once.
  */
 final class StoreWriteRetry {
@@ -21,21 +21,6 @@ final class StoreWriteRetry {
 	private static final Duration GIVE_UP_CHECK = Duration.ofMillis(100);
 
 	private StoreWriteRetry() {
-	}
-
-	/**
-	 * Runs a write, retrying it while the store is unavailable.
-	 * @param <T> the write's result
-	 * @param write the write
-	 * @param timeout how long to keep retrying
-	 * @param beforeRetry told the failure and the wait before each retry (to log it)
-	 * @return the write's result
-	 * @throws StoreUnavailableException the last failure, once the timeout passed or the wait was
-	 * interrupted
-	 */
-	static <T> T write(Supplier<T> write, Duration timeout, BiConsumer<StoreUnavailableException, Duration> beforeRetry) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		return writeUntil(write, () -> System.nanoTime() > deadline, beforeRetry);
 	}
 
 	/**

@@ -2,7 +2,9 @@ package dev.exactlyonce.it;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nats.client.api.MessageInfo;
@@ -237,6 +239,9 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 		await().atMost(Duration.ofSeconds(30)).until(() -> this.instances.ledger().commitsOf("t-released").size() == 1);
 
 		leaving.context().close();
+		Set<Thread> leavingWorkers = Thread.getAllStackTraces().keySet().stream()
+			.filter((thread) -> thread.getName().startsWith("exactlyonce-steps-"))
+			.collect(Collectors.toSet());
 		Instance next = this.instances.start("next");
 		try {
 			runToCompletion(next, "t-released", false);
@@ -244,6 +249,10 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 		finally {
 			this.instances.ledger().open();
 		}
+		// the commit step, deaf to interrupts, returns once the gate opens: its DONE entry cannot be
+		// written any more (the context closed its connection), and its thread must not retry it
+		await("the closed instance's worker thread ends once its handler returns").atMost(Duration.ofSeconds(5))
+			.until(() -> leavingWorkers.stream().noneMatch(Thread::isAlive));
 
 		SteppedTaskHandler handler = next.bean(SteppedTaskHandler.class);
 		assertThat(this.instances.ledger().commitsOf("t-released")).as("commits").hasSize(1);

@@ -40,7 +40,9 @@ class FieldIncidentIntegrationTests extends NatsIntegrationTestSupport {
 
 		Instance survivor = this.instances.start("survivor");
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
-			await().atMost(Duration.ofSeconds(20)).until(() -> probe.drained("TASKS", "worker"));
+			// the outcome is reported after the ack reached the server: wait for both
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> !survivor.recorder().outcomes().isEmpty() && probe.drained("TASKS", "worker"));
 			assertThat(probe.stream("TASKS").getStreamState().getMsgCount()).isZero();
 		}
 		assertThat(survivor.recorder().outcomes()).containsExactly(DeliveryOutcome.DUPLICATE);

@@ -44,7 +44,10 @@ class NatsRestartIntegrationTests extends NatsIntegrationTestSupport {
 		this.nats.start();
 
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
-			await().atMost(Duration.ofSeconds(60)).until(() -> probe.drained("TASKS", "worker"));
+			// the outcome is reported after the ack reached the server: wait for both
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> instance.recorder().outcomes().contains(DeliveryOutcome.PROCESSED)
+						&& probe.drained("TASKS", "worker"));
 		}
 		assertThat(this.instances.ledger().executionsOf("t-1")).isEqualTo(1);
 		assertThat(instance.recorder().outcomes()).contains(DeliveryOutcome.PROCESSED)
