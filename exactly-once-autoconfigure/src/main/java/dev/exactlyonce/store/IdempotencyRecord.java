@@ -87,6 +87,18 @@ public record IdempotencyRecord(String key, String listener, String owner, Strin
 	}
 
 	/**
+	 * This record with another step journal (a store that keeps part of a journal elsewhere writes
+	 * the record with the part it keeps inside).
+	 * @param steps the journal
+	 * @return the record with that journal
+	 */
+	public IdempotencyRecord withJournal(StepJournal steps) {
+		return new IdempotencyRecord(this.key, this.listener, this.owner, this.token, this.state, this.attempts,
+				this.startedAt, this.leaseUntil, this.streamSequence, this.completedAt, this.expiresAt,
+				this.resultSummary, this.previousAttempt, steps, this.duplicateSequences, this.audit);
+	}
+
+	/**
 	 * This record with the copy at {@code streamSequence} noted as a duplicate: appended to
 	 * {@link #duplicateSequences()}, of which only the last
 	 * {@link IdempotencyStore#DUPLICATE_SEQUENCES_KEPT} are kept.

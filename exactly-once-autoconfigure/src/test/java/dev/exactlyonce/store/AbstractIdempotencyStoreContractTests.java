@@ -769,7 +769,7 @@ public abstract class AbstractIdempotencyStoreContractTests {
 	}
 
 	/** Claims a key for worker-1 with a short lease, lets it lapse, and has worker-2 take it over. */
-	private Takeover takeOver(String key) {
+	protected Takeover takeOver(String key) {
 		Claim zombie = acquire(key, "worker-1", SHORT_LEASE).claim();
 		awaitLeaseEnd(zombie);
 		ClaimResult.Acquired current = acquire(key, "worker-2", LEASE);
@@ -830,7 +830,13 @@ public abstract class AbstractIdempotencyStoreContractTests {
 			.toList();
 	}
 
-	private record Takeover(Claim zombie, Claim current) {
+	/**
+	 * A key claimed twice: by a zombie whose lease lapsed, then by the current holder.
+	 *
+	 * @param zombie the first claim
+	 * @param current the claim that took it over
+	 */
+	protected record Takeover(Claim zombie, Claim current) {
 	}
 
 }

@@ -13,6 +13,7 @@ import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
 
+import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimDecision;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.ClaimResult;
@@ -20,10 +21,11 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepJournal;
+import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -71,11 +73,11 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	private final KeyValue scanView;
 
-	private final RecordCodec codec = new RecordCodec();
+	private final SealedJournal journal;
 
 	private final StoreKeyEncoder keyEncoder = new StoreKeyEncoder(MAX_KEY_LENGTH);
 
-	private final Map<String, Written> heldByThisInstance = new ConcurrentHashMap<>();
+	private final Map<String, Held> heldByThisInstance = new ConcurrentHashMap<>();
 
 	private final long maxRecordBytes;
 
@@ -102,20 +104,20 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		this.bucket = bucket;
 		this.scanView = scanView;
 		this.maxRecordBytes = maxPayload - HEADER_ROOM;
+		this.journal = new SealedJournal(new NatsKvJournalValues(bucket), (int) this.maxRecordBytes);
 	}
 
 	@Override
 	protected ClaimResult claim(String key, String owner, Duration lease, String token) {
 		String storeKey = this.keyEncoder.encode(key);
 		ClaimDecision fresh = this.rules.claim(null, key, owner, lease, token);
-		if (write(storeKey, null, fresh.toWrite())) {
+		if (write(storeKey, null, fresh.toWrite(), null)) {
 			return fresh.result();
 		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
-			KeyValueEntry entry = read(storeKey);
-			IdempotencyRecord current = decode(entry);
-			ClaimDecision decision = this.rules.claim(current, key, owner, lease, token);
-			if (!decision.requiresWrite() || write(storeKey, revision(entry), decision.toWrite())) {
+			Held current = decode(read(storeKey), true);
+			ClaimDecision decision = this.rules.claim(recordOf(current), key, owner, lease, token);
+			if (!decision.requiresWrite() || write(storeKey, current, decision.toWrite(), null)) {
 				return decision.result();
 			}
 		}
@@ -138,10 +140,10 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		Instant now = this.rules.now();
 		try {
 			new BucketScan(this.scanView, SCAN_TIMEOUT).run((entry) -> {
-				if (NatsKvServerTime.isProbe(entry)) {
+				if (NatsKvServerTime.isProbe(entry) || entry.getKey().indexOf('.') >= 0) {
 					return;
 				}
-				IdempotencyRecord record = decode(entry);
+				IdempotencyRecord record = decode(entry, false).record();
 				if (!this.rules.isExpired(record, now)) {
 					action.accept(this.rules.onLocalClock(record));
 				}
@@ -158,27 +160,41 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	@Override
 	protected IdempotencyRecord readRecord(String key) {
-		return decode(read(this.keyEncoder.encode(key)));
+		return recordOf(decode(read(this.keyEncoder.encode(key)), true));
+	}
+
+	/**
+	 * Journals a step with one update of the record, whose size stays bounded: past
+	 * {@link SealedJournal#SEAL_BYTES} of entries they are sealed in values of their own first.
+	 */
+	@Override
+	public void recordStep(Claim claim, StepRecord step) {
+		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), step);
 	}
 
 	@Override
 	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
+		return transition(key, change, null);
+	}
+
+	/** A transition; {@code step} is the entry it journals, if it journals one. */
+	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step) {
 		String storeKey = this.keyEncoder.encode(key);
-		IdempotencyRecord written = transitionFromRemembered(storeKey, change);
+		IdempotencyRecord written = transitionFromRemembered(storeKey, change, step);
 		if (written != null) {
 			return written;
 		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
-			KeyValueEntry entry = read(storeKey);
+			Held current = decode(read(storeKey), true);
 			IdempotencyRecord next;
 			try {
-				next = change.apply(decode(entry));
+				next = change.apply(recordOf(current));
 			}
 			catch (ClaimLostException ex) {
 				this.heldByThisInstance.remove(storeKey);
 				throw ex;
 			}
-			if (write(storeKey, revision(entry), next)) {
+			if (write(storeKey, current, next, step)) {
 				return next;
 			}
 		}
@@ -195,22 +211,38 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		}
 	}
 
-	private IdempotencyRecord decode(KeyValueEntry entry) {
-		return (entry != null) ? this.codec.decode(entry.getValue()) : null;
+	/**
+	 * The record a bucket entry holds, with its whole journal when {@code wholeJournal} (its sealed
+	 * parts read), else with the part the record keeps; {@code null} for no entry.
+	 */
+	private Held decode(KeyValueEntry entry, boolean wholeJournal) {
+		if (entry == null) {
+			return null;
+		}
+		SealedJournal.Detached detached = this.journal.decode(entry.getValue());
+		IdempotencyRecord inside = detached.record();
+		IdempotencyRecord record = (wholeJournal && !detached.stored().isPlain())
+				? inside.withJournal(this.journal.resolve(entry.getKey(), detached.stored(), inside.journal())) : inside;
+		return new Held(record, detached.stored(), inside.journal(), entry.getRevision());
+	}
+
+	private static IdempotencyRecord recordOf(Held held) {
+		return (held != null) ? held.record() : null;
 	}
 
 	/**
 	 * Applies a transition to the record this instance wrote last for the key, with one update
 	 * against its revision; {@code null} when nothing is remembered or someone wrote since.
 	 */
-	private IdempotencyRecord transitionFromRemembered(String storeKey, UnaryOperator<IdempotencyRecord> change) {
-		Written remembered = this.heldByThisInstance.get(storeKey);
+	private IdempotencyRecord transitionFromRemembered(String storeKey, UnaryOperator<IdempotencyRecord> change,
+			StepRecord step) {
+		Held remembered = this.heldByThisInstance.get(storeKey);
 		if (remembered == null) {
 			return null;
 		}
 		try {
 			IdempotencyRecord next = change.apply(remembered.record());
-			if (write(storeKey, remembered.revision(), next)) {
+			if (write(storeKey, remembered, next, step)) {
 				return next;
 			}
 		}
@@ -221,25 +253,39 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		return null;
 	}
 
-	private static Long revision(KeyValueEntry entry) {
-		return (entry != null) ? entry.getRevision() : null;
-	}
-
 	/**
-	 * Writes {@code next} if the key is still at {@code revision} ({@code null}: does not exist);
+	 * Writes {@code next} if the key still holds {@code current} ({@code null}: does not exist);
 	 * false when someone wrote first. Remembers what it wrote while the claim is in progress.
+	 * @param step the entry {@code next} journals, or {@code null}: it goes into the record's tail,
+	 * which is sealed first when it grew too large
 	 * @throws RecordTooLargeException when the record would not fit in one message
 	 */
-	private boolean write(String storeKey, Long revision, IdempotencyRecord next) {
-		byte[] value = this.codec.encode(next);
+	private boolean write(String storeKey, Held current, IdempotencyRecord next, StepRecord step) {
+		SealedJournal.Stored stored;
+		StepJournal tail;
+		if (step != null) {
+			SealedJournal.Appended appended = this.journal.append(storeKey, current.stored(), current.tail(), step,
+					next.token(), current.revision());
+			stored = appended.stored();
+			tail = appended.tail();
+		}
+		else if (current != null && next.journal() == current.record().journal()) {
+			stored = current.stored();
+			tail = current.tail();
+		}
+		else {
+			stored = SealedJournal.Stored.PLAIN;
+			tail = next.journal();
+		}
+		byte[] value = this.journal.encode(next.withJournal(tail), stored);
 		if (value.length > this.maxRecordBytes) {
 			throw new RecordTooLargeException(next.key(), value.length, this.maxRecordBytes);
 		}
 		try {
-			long written = (revision == null) ? this.bucket.create(storeKey, value)
-					: this.bucket.update(storeKey, value, revision);
+			long written = (current == null) ? this.bucket.create(storeKey, value)
+					: this.bucket.update(storeKey, value, current.revision());
 			if (next.state() == RecordState.IN_PROGRESS) {
-				this.heldByThisInstance.put(storeKey, new Written(next, written));
+				this.heldByThisInstance.put(storeKey, new Held(next, stored, tail, written));
 			}
 			else {
 				this.heldByThisInstance.remove(storeKey);
@@ -257,8 +303,11 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		}
 	}
 
-	/** The record this instance wrote last for a key, and the revision it got. */
-	private record Written(IdempotencyRecord record, long revision) {
+	/**
+	 * A record as the bucket holds it at a revision: the record (with its whole journal, or the part
+	 * inside), how its journal is stored, and the part of the journal inside it (the tail).
+	 */
+	private record Held(IdempotencyRecord record, SealedJournal.Stored stored, StepJournal tail, long revision) {
 	}
 
 	private StoreUnavailableException unavailable(String operation, Exception ex) {

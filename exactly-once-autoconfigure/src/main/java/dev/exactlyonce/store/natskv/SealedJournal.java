@@ -1,0 +1,300 @@
+package dev.exactlyonce.store.natskv;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.RecordCodec;
+import dev.exactlyonce.store.StepJournal;
+import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * A task's step journal as a NATS KV record keeps it, so that a step costs the same at step 10,000
+ * as at step 1 and a result may be larger than one message.
+ * <p>
+ * The record holds the latest entries (the <em>tail</em>, one entry per step name, as the journal
+ * of earlier versions did) and references to <em>sealed</em> parts: once the tail grows past
+ * {@value #SEAL_BYTES} bytes of JSON it is written to values of its own (split into chunks that fit
+ * a message), and the record names them instead. Past {@value #MAX_SEALED_IN_RECORD} references
+ * the record's references go into an <em>index</em> value that names the index before it, so the
+ * record stays small however long the task runs.
+ * <p>
+ * Fencing is the record's: a sealed value is written before the compare-and-set of the record that
+ * names it, under a name no other write uses (the writing claim's token and the revision its
+ * compare-and-set expects, which never repeat), so a zombie's or a lost race's value is named by
+ * no record and is never read as part of the journal; it expires with the bucket's TTL. A reader
+ * gets every sealed value of a key with one watch, not a request per part.
+ * <p>
+ * A record without sealed parts is written exactly as earlier versions wrote it (its journal a JSON
+ * array), so they keep reading it during a rolling upgrade; a record with sealed parts has a JSON
+ * object there, which they refuse as unreadable instead of resuming the task without its sealed steps.
+ */
+final class SealedJournal {
+
+	/** Tail size, in bytes of JSON, past which the tail is sealed. */
+	static final int SEAL_BYTES = 16 * 1024;
+
+	/** References a record holds before they go into an index value. */
+	static final int MAX_SEALED_IN_RECORD = 32;
+
+	private static final String JOURNAL_FIELD = "journal";
+
+	private final JsonMapper mapper = JsonMapper.builder().build();
+
+	private final RecordCodec codec = new RecordCodec();
+
+	private final JournalValues values;
+
+	private final int maxValueBytes;
+
+	/**
+	 * @param values where sealed parts are kept
+	 * @param maxValueBytes the largest value one write may hold (a chunk)
+	 */
+	SealedJournal(JournalValues values, int maxValueBytes) {
+		this.values = values;
+		this.maxValueBytes = maxValueBytes;
+	}
+
+	/**
+	 * Reads a record as the bucket holds it.
+	 * @param value the bucket value
+	 * @return the record with the journal it holds inside (the tail), and how the rest is stored
+	 * @throws StoreUnavailableException when the value is not a record
+	 */
+	Detached decode(byte[] value) {
+		try {
+			JsonNode tree = this.mapper.readTree(value);
+			if (!(tree instanceof ObjectNode record)) {
+				throw new StoreUnavailableException("Idempotency record is not readable: not a JSON object", null);
+			}
+			Stored stored = detach(record);
+			return new Detached(this.mapper.treeToValue(record, IdempotencyRecord.class), stored);
+		}
+		catch (JacksonException ex) {
+			throw new StoreUnavailableException("Idempotency record is not readable: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/**
+	 * Writes a record as the bucket keeps it: as earlier versions wrote it while its journal has no
+	 * sealed part.
+	 * @param record the record with the journal it holds inside (the tail)
+	 * @param stored how the rest of the journal is stored
+	 * @return the bucket value
+	 */
+	byte[] encode(IdempotencyRecord record, Stored stored) {
+		if (stored.isPlain()) {
+			return this.codec.encode(record);
+		}
+		ObjectNode tree = this.mapper.valueToTree(record);
+		attach(tree, stored);
+		return this.mapper.writeValueAsBytes(tree);
+	}
+
+	/** How a record's JSON stores its journal; its journal field left holding the tail. */
+	private Stored detach(ObjectNode record) {
+		JsonNode journal = record.get(JOURNAL_FIELD);
+		if (journal == null || !journal.isObject()) {
+			return Stored.PLAIN;
+		}
+		try {
+			StoredForm form = this.mapper.treeToValue(journal, StoredForm.class);
+			record.set(JOURNAL_FIELD, journal.get("tail"));
+			return new Stored(form.previous(), (form.sealed() != null) ? form.sealed() : List.of());
+		}
+		catch (JacksonException ex) {
+			throw new StoreUnavailableException("Step journal is not readable: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/** Puts the references next to the tail in a record's JSON. */
+	private void attach(ObjectNode record, Stored stored) {
+		ObjectNode form = this.mapper.createObjectNode();
+		form.set("previous", this.mapper.valueToTree(stored.previous()));
+		form.set("sealed", this.mapper.valueToTree(stored.sealed()));
+		form.set("tail", record.get(JOURNAL_FIELD));
+		record.set(JOURNAL_FIELD, form);
+	}
+
+	/**
+	 * The whole journal: the sealed parts, oldest first, then the tail; a later entry of a step
+	 * replaces the earlier one where that one was.
+	 * @param storeKey the record's key in the bucket
+	 * @param stored how the journal is stored
+	 * @param tail the record's tail
+	 * @return the journal
+	 * @throws StoreUnavailableException when a sealed part cannot be read
+	 */
+	StepJournal resolve(String storeKey, Stored stored, StepJournal tail) {
+		if (stored.isPlain()) {
+			return tail;
+		}
+		Map<String, byte[]> found = this.values.readAll(prefix(storeKey));
+		Deque<List<Ref>> parts = new ArrayDeque<>();
+		parts.push(stored.sealed());
+		for (Ref index = stored.previous(); index != null;) {
+			StoredForm older = read(storeKey, index, found, StoredForm.class);
+			parts.push((older.sealed() != null) ? older.sealed() : List.of());
+			index = older.previous();
+		}
+		Map<String, StepRecord> entries = new LinkedHashMap<>();
+		for (List<Ref> refs : parts) {
+			for (Ref ref : refs) {
+				for (StepRecord step : read(storeKey, ref, found, StepRecord[].class)) {
+					entries.put(step.name(), step);
+				}
+			}
+		}
+		tail.steps().forEach((step) -> entries.put(step.name(), step));
+		return new StepJournal(new ArrayList<>(entries.values()));
+	}
+
+	/**
+	 * The stored form after a step's entry was journaled: in the tail, and the tail sealed (its
+	 * values written) when it grew past {@value #SEAL_BYTES} bytes.
+	 * @param storeKey the record's key in the bucket
+	 * @param stored the stored form before
+	 * @param tail the tail before
+	 * @param step the entry
+	 * @param writer the fencing token of the claim journaling it
+	 * @param revision the revision the record's compare-and-set expects
+	 * @return the stored form and tail to write with the record
+	 */
+	Appended append(String storeKey, Stored stored, StepJournal tail, StepRecord step, String writer, long revision) {
+		StepJournal grown = tail.with(step);
+		byte[] json = this.mapper.writeValueAsBytes(grown);
+		if (json.length <= SEAL_BYTES) {
+			return new Appended(stored, grown);
+		}
+		String name = writer + "." + revision;
+		List<Ref> sealed = new ArrayList<>(stored.sealed());
+		sealed.add(write(storeKey, name + ".s", json));
+		Ref previous = stored.previous();
+		if (sealed.size() > MAX_SEALED_IN_RECORD) {
+			previous = write(storeKey, name + ".i", this.mapper.writeValueAsBytes(new StoredForm(previous, sealed, null)));
+			sealed = List.of();
+		}
+		return new Appended(new Stored(previous, sealed), StepJournal.EMPTY);
+	}
+
+	private Ref write(String storeKey, String name, byte[] json) {
+		int chunks = Math.max(1, (json.length + this.maxValueBytes - 1) / this.maxValueBytes);
+		for (int chunk = 0; chunk < chunks; chunk++) {
+			int from = chunk * this.maxValueBytes;
+			byte[] part = Arrays.copyOfRange(json, from, Math.min(json.length, from + this.maxValueBytes));
+			this.values.put(prefix(storeKey) + name + "." + chunk, part);
+		}
+		return new Ref(name, chunks);
+	}
+
+	private <T> T read(String storeKey, Ref ref, Map<String, byte[]> found, Class<T> type) {
+		ByteArrayOutputStream json = new ByteArrayOutputStream();
+		for (int chunk = 0; chunk < ref.chunks(); chunk++) {
+			byte[] part = found.get(prefix(storeKey) + ref.name() + "." + chunk);
+			if (part == null) {
+				throw new StoreUnavailableException("Step journal of bucket key '" + storeKey + "' names sealed part '"
+						+ ref.name() + "' (chunk " + chunk + " of " + ref.chunks() + "), which the bucket no longer "
+						+ "holds: it expired with the bucket's TTL (exactlyonce.store.completed-ttl) or was deleted. "
+						+ "Resubmit the task to run it from the start", null);
+			}
+			json.writeBytes(part);
+		}
+		try {
+			return this.mapper.readValue(json.toByteArray(), type);
+		}
+		catch (JacksonException ex) {
+			throw new StoreUnavailableException("Sealed part '" + ref.name() + "' of the step journal of bucket key '"
+					+ storeKey + "' is not readable: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/** The keys of a record's sealed parts start with this; a record's own key never holds a dot. */
+	static String prefix(String storeKey) {
+		return storeKey + ".j.";
+	}
+
+	/**
+	 * Where sealed parts are kept.
+	 */
+	interface JournalValues {
+
+		/**
+		 * Writes a value.
+		 * @param key its key
+		 * @param value the value
+		 * @throws StoreUnavailableException when the write failed
+		 */
+		void put(String key, byte[] value);
+
+		/**
+		 * Reads every value whose key starts with a prefix.
+		 * @param prefix the prefix, ending in a dot
+		 * @return the values by key
+		 * @throws StoreUnavailableException when they could not be read
+		 */
+		Map<String, byte[]> readAll(String prefix);
+
+	}
+
+	/**
+	 * A sealed part: the base of its values' keys and how many chunks it was split into.
+	 *
+	 * @param name the base, after the record's prefix
+	 * @param chunks the number of chunks
+	 */
+	record Ref(String name, int chunks) {
+	}
+
+	/**
+	 * How a record keeps its journal besides the tail.
+	 *
+	 * @param previous the newest index value, or {@code null}
+	 * @param sealed the sealed parts not yet in an index, oldest first
+	 */
+	record Stored(Ref previous, List<Ref> sealed) {
+
+		/** A journal kept entirely in the record, as earlier versions kept it. */
+		static final Stored PLAIN = new Stored(null, List.of());
+
+		boolean isPlain() {
+			return this.previous == null && this.sealed.isEmpty();
+		}
+
+	}
+
+	/**
+	 * A record as the bucket holds it.
+	 *
+	 * @param record the record, with the journal it holds inside (the tail)
+	 * @param stored how the rest of its journal is stored
+	 */
+	record Detached(IdempotencyRecord record, Stored stored) {
+	}
+
+	/**
+	 * The stored form and tail after an entry was journaled.
+	 *
+	 * @param stored the references
+	 * @param tail the tail
+	 */
+	record Appended(Stored stored, StepJournal tail) {
+	}
+
+	/** The JSON of the references, in a record and in an index value. */
+	private record StoredForm(Ref previous, List<Ref> sealed, JsonNode tail) {
+	}
+
+}

@@ -1,0 +1,186 @@
+package dev.exactlyonce.store.natskv;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.nats.client.Connection;
+import io.nats.client.KeyValue;
+import io.nats.client.Nats;
+import io.nats.client.api.StorageType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordCodec;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepJournal;
+import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.store.StepState;
+import dev.exactlyonce.store.StoreKeyEncoder;
+import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.test.NatsServerProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Long step journals on NATS KV: thousands of steps and results of a mebibyte, on a server with the
+ * default 1 MiB {@code max_payload}, with the record staying small, every step journaled fenced,
+ * and records of the earlier format resumed.
+ */
+class NatsKvSealedJournalIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(5);
+
+	private static final Duration TTL = Duration.ofHours(1);
+
+	/** A step result of a typical size, as the benchmark journals. */
+	private static final String RESULT = "\"" + "r".repeat(176) + "\"";
+
+	private static final int ONE_MIB = 1024 * 1024;
+
+	private static final AtomicInteger buckets = new AtomicInteger();
+
+	private static NatsServerProcess server;
+
+	private static Connection connection;
+
+	private KeyValue bucket;
+
+	@BeforeAll
+	static void startServer() throws Exception {
+		server = new NatsServerProcess().start();
+		connection = Nats.connect(server.url());
+	}
+
+	@AfterAll
+	static void stopServer() throws Exception {
+		if (connection != null) {
+			connection.close();
+		}
+		if (server != null) {
+			server.close();
+		}
+	}
+
+	@Test
+	void tenThousandStepsAreJournaledWithASmallRecordAndReadBackWholeInOrder() throws Exception {
+		IdempotencyStore store = newStore();
+		Claim claim = acquire(store, "long", "worker-1", LEASE);
+		int steps = 10_000;
+		for (int step = 0; step < steps; step++) {
+			journal(store, claim, "step-" + step, RESULT);
+		}
+
+		List<StepRecord> journal = store.find("long").orElseThrow().journal().steps();
+		assertThat(journal).hasSize(steps);
+		for (int step = 0; step < steps; step++) {
+			assertThat(journal.get(step).name()).isEqualTo("step-" + step);
+			assertThat(journal.get(step).state()).isEqualTo(StepState.DONE);
+			assertThat(journal.get(step).result()).isEqualTo(RESULT);
+		}
+		assertThat(this.bucket.get(new StoreKeyEncoder(512).encode("long")).getValue())
+			.as("the record's own value").hasSizeLessThan(32 * 1024);
+	}
+
+	@Test
+	void aResultOfOneMebibyteIsJournaledAndReadBackAsItWas() throws Exception {
+		IdempotencyStore store = newStore();
+		Claim claim = acquire(store, "large", "worker-1", LEASE);
+		String large = "\"" + "é".repeat(ONE_MIB / 2 - 1) + "\"";
+		journal(store, claim, "draft", RESULT);
+		journal(store, claim, "answer", large);
+		journal(store, claim, "commit", RESULT);
+
+		StepJournal journal = store.find("large").orElseThrow().journal();
+		assertThat(journal.steps()).extracting(StepRecord::name).containsExactly("draft", "answer", "commit");
+		assertThat(journal.find("answer").orElseThrow().result()).isEqualTo(large);
+		assertThat(large.getBytes(StandardCharsets.UTF_8).length).as("bytes of the result").isEqualTo(ONE_MIB);
+	}
+
+	@Test
+	void anAttemptThatTakesOverResumesTheWholeJournalAndAZombiesSealedPartsAreNeverPartOfIt() throws Exception {
+		IdempotencyStore store = newStore();
+		Claim zombie = acquire(store, "taken-over", "worker-1", Duration.ofMillis(500));
+		for (int step = 0; step < 300; step++) {
+			journal(store, zombie, "first-" + step, RESULT);
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(zombie.leaseUntil().plusMillis(50)));
+		ClaimResult.Acquired current = (ClaimResult.Acquired) store.tryClaim("taken-over", "worker-2", LEASE);
+		assertThat(current.journal().steps()).hasSize(300);
+
+		String large = "\"" + "z".repeat(64 * 1024) + "\"";
+		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(() -> store.recordStep(zombie,
+				StepRecord.started("first-0", zombie.attempt(), zombie.token(), Instant.now()).done(large, Instant.now())));
+		journal(store, current.claim(), "second", RESULT);
+
+		StepJournal journal = store.find("taken-over").orElseThrow().journal();
+		assertThat(journal.steps()).hasSize(301);
+		assertThat(journal.find("first-0").orElseThrow().result()).isEqualTo(RESULT);
+		assertThat(journal.find("second").orElseThrow().attempt()).isEqualTo(2);
+	}
+
+	@Test
+	void aRecordOfTheEarlierFormatIsResumedAndAnEarlierReaderRefusesARecordWithSealedParts() throws Exception {
+		IdempotencyStore store = newStore();
+		RecordCodec earlierFormat = new RecordCodec();
+		Instant now = Instant.now();
+		StepJournal earlierJournal = new StepJournal(List.of(
+				StepRecord.started("draft", 1, "origin-1", now).done("\"first draft\"", now),
+				StepRecord.started("commit", 1, "origin-1", now)));
+		IdempotencyRecord abandoned = new IdempotencyRecord("earlier", null, "worker-0", "token-0",
+				RecordState.IN_PROGRESS, 1, now.minusSeconds(60), now.minusSeconds(30), 0, null, now.plus(TTL), null,
+				null, earlierJournal, null, null);
+		this.bucket.create("earlier", earlierFormat.encode(abandoned));
+
+		ClaimResult.Acquired resumed = (ClaimResult.Acquired) store.tryClaim("earlier", "worker-1", LEASE);
+		assertThat(resumed.journal()).isEqualTo(earlierJournal);
+		assertThat(resumed.previousAttempt().lastStep()).contains("commit");
+		journal(store, resumed.claim(), "commit", RESULT);
+		assertThat(earlierFormat.decode(this.bucket.get("earlier").getValue()).journal().steps())
+			.as("a journal without sealed parts, as an earlier version reads it")
+			.extracting(StepRecord::name, StepRecord::state)
+			.containsExactly(tuple("draft", StepState.DONE),
+					tuple("commit", StepState.DONE));
+
+		journal(store, resumed.claim(), "answer", "\"" + "a".repeat(SealedJournal.SEAL_BYTES) + "\"");
+		assertThat(store.find("earlier").orElseThrow().journal().steps()).extracting(StepRecord::name)
+			.containsExactly("draft", "commit", "answer");
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.as("an earlier version stays off a record whose journal it would read only in part")
+			.isThrownBy(() -> earlierFormat.decode(this.bucket.get("earlier").getValue()));
+	}
+
+	private IdempotencyStore newStore() throws Exception {
+		String name = "sealed-" + buckets.incrementAndGet();
+		IdempotencyStore store = new NatsKvBucketProvisioner(connection, Duration.ofSeconds(2)).provisionStore(
+				new NatsKvBucketSpec(name, TTL, StorageType.File, 1, NatsKvBucketSpec.largestRecord(1024)),
+				new ClaimRules(Clock.systemUTC(), TTL), connection.getServerInfo().getMaxPayload());
+		this.bucket = connection.keyValue(name);
+		return store;
+	}
+
+	private static Claim acquire(IdempotencyStore store, String key, String owner, Duration lease) {
+		return ((ClaimResult.Acquired) store.tryClaim(key, owner, lease)).claim();
+	}
+
+	/** Journals a step as the pipeline does: STARTED, then DONE with its result. */
+	private static void journal(IdempotencyStore store, Claim claim, String name, String result) {
+		StepRecord started = StepRecord.started(name, claim.attempt(), claim.token(), Instant.now());
+		store.recordStep(claim, started);
+		store.recordStep(claim, started.done(result, Instant.now()));
+	}
+
+}
