@@ -1,6 +1,5 @@
 package dev.exactlyonce.store;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -45,15 +44,10 @@ public record StepJournal(@JsonValue List<StepRecord> steps) {
 	 * @return the new journal
 	 */
 	public StepJournal with(StepRecord step) {
-		List<StepRecord> written = new ArrayList<>(this.steps);
 		int index = indexOf(step.name());
-		if (index >= 0) {
-			written.set(index, step);
-		}
-		else {
-			written.add(step);
-		}
-		return new StepJournal(written);
+		StepRecord[] written = this.steps.toArray(new StepRecord[this.steps.size() + ((index >= 0) ? 0 : 1)]);
+		written[(index >= 0) ? index : written.length - 1] = step;
+		return new StepJournal(List.of(written));
 	}
 
 	/**
@@ -78,9 +72,12 @@ public record StepJournal(@JsonValue List<StepRecord> steps) {
 		return this.steps.isEmpty();
 	}
 
+	/** Where a step's entry is: searched from the end (a step's entries follow each other), hashes first. */
 	private int indexOf(String name) {
-		for (int i = 0; i < this.steps.size(); i++) {
-			if (this.steps.get(i).name().equals(name)) {
+		int hash = name.hashCode();
+		for (int i = this.steps.size() - 1; i >= 0; i--) {
+			String candidate = this.steps.get(i).name();
+			if (candidate.hashCode() == hash && candidate.equals(name)) {
 				return i;
 			}
 		}

@@ -10,10 +10,11 @@ import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StepRecord;
 
 /**
- * How far one task's step journal goes on a store: journals up to a number of steps (each its
- * STARTED and DONE) in one claimed task and reports the step latency over the first, the middle
- * and the last 100 steps journaled and the first step the store refused; then whether one step
- * with a 1 MiB result can be journaled at all.
+ * How far one task's step journal goes on a store: after a warm-up task of 200 steps, journals up
+ * to a number of steps (each its STARTED and DONE) in one claimed task and reports the step latency
+ * over the first, the middle and the last 100 steps journaled, the first step the store refused
+ * and how long reading the whole journal back takes; then whether one step with a 1 MiB result can
+ * be journaled and read back.
  */
 final class LongTaskProbe {
 
@@ -40,12 +41,17 @@ final class LongTaskProbe {
 		System.out.printf(Locale.ROOT, "%nOne task of up to %d steps (STARTED + DONE, %d-byte result each); p50 ms "
 				+ "per step over the first %d steps journaled, the %d around the middle and the last %d; then one "
 				+ "step with a 1 MiB result%n%n", steps, resultBytes, WINDOW, WINDOW, WINDOW);
-		System.out.println("| store | steps journaled | p50 first | p50 middle | p50 last | stopped by | 1 MiB result |");
-		System.out.println("|---|---:|---:|---:|---:|---|---|");
+		System.out.println("| store | steps journaled | p50 first | p50 middle | p50 last | last / first | stopped by "
+				+ "| whole journal read | 1 MiB result |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---|---:|---|");
 	}
 
 	/** Runs the probe and prints its row. */
 	void run(String label) {
+		Claim warmUp = claim("benchmark:warm-up");
+		for (int step = 1; step <= WINDOW * 2; step++) {
+			journal(warmUp, "step-" + step, this.result);
+		}
 		Claim claim = claim("benchmark:long-task");
 		long[] nanos = new long[this.steps];
 		int journaled = 0;
@@ -61,9 +67,22 @@ final class LongTaskProbe {
 			}
 			nanos[journaled++] = System.nanoTime() - start;
 		}
-		System.out.printf(Locale.ROOT, "| %s | %d | %.3f | %.3f | %.3f | %s | %s |%n", label, journaled,
-				median(nanos, 0), median(nanos, Math.max(0, journaled / 2 - WINDOW / 2)),
-				median(nanos, Math.max(0, journaled - WINDOW)), stoppedBy, largeResult());
+		double first = median(nanos, 0);
+		double last = median(nanos, Math.max(0, journaled - WINDOW));
+		System.out.printf(Locale.ROOT, "| %s | %d | %.3f | %.3f | %.3f | %.2f | %s | %s | %s |%n", label, journaled,
+				first, median(nanos, Math.max(0, journaled / 2 - WINDOW / 2)), last, last / first, stoppedBy,
+				wholeJournalRead(claim.key(), journaled), largeResult());
+	}
+
+	/** How long reading the task's whole journal back takes (what a resumed attempt reads), in ms. */
+	private String wholeJournalRead(String key, int journaled) {
+		long start = System.nanoTime();
+		int read = this.store.find(key).orElseThrow().journal().steps().size();
+		double millis = (System.nanoTime() - start) / 1e6;
+		if (read != journaled) {
+			throw new IllegalStateException(read + " steps read back, " + journaled + " journaled");
+		}
+		return String.format(Locale.ROOT, "%.1f ms", millis);
 	}
 
 	/** The median of up to {@value #WINDOW} step latencies from {@code from}, in ms. */
@@ -83,7 +102,14 @@ final class LongTaskProbe {
 		long start = System.nanoTime();
 		try {
 			journal(claim, "large", large);
-			return String.format(Locale.ROOT, "journaled in %.1f ms", (System.nanoTime() - start) / 1e6);
+			double journaledIn = (System.nanoTime() - start) / 1e6;
+			long readStart = System.nanoTime();
+			String read = this.store.find(claim.key()).orElseThrow().journal().find("large").orElseThrow().result();
+			if (!large.equals(read)) {
+				throw new IllegalStateException("the 1 MiB result read back differs");
+			}
+			return String.format(Locale.ROOT, "journaled in %.1f ms, read back in %.1f ms", journaledIn,
+					(System.nanoTime() - readStart) / 1e6);
 		}
 		catch (RuntimeException ex) {
 			return "refused: " + describe(ex);

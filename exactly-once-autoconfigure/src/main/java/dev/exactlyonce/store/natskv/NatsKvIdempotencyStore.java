@@ -223,7 +223,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		IdempotencyRecord inside = detached.record();
 		IdempotencyRecord record = (wholeJournal && !detached.stored().isPlain())
 				? inside.withJournal(this.journal.resolve(entry.getKey(), detached.stored(), inside.journal())) : inside;
-		return new Held(record, detached.stored(), inside.journal(), entry.getRevision());
+		return new Held(record, this.journal.appendable(detached.stored(), inside.journal()), entry.getRevision());
 	}
 
 	private static IdempotencyRecord recordOf(Held held) {
@@ -261,22 +261,18 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	 * @throws RecordTooLargeException when the record would not fit in one message
 	 */
 	private boolean write(String storeKey, Held current, IdempotencyRecord next, StepRecord step) {
-		SealedJournal.Stored stored;
-		StepJournal tail;
+		SealedJournal.Appended journaled;
 		if (step != null) {
-			SealedJournal.Appended appended = this.journal.append(storeKey, current.stored(), current.tail(), step,
-					next.token(), current.revision());
-			stored = appended.stored();
-			tail = appended.tail();
+			journaled = this.journal.append(storeKey, current.journaled(), step, next.token(), current.revision());
 		}
 		else if (current != null && next.journal() == current.record().journal()) {
-			stored = current.stored();
-			tail = current.tail();
+			journaled = current.journaled();
 		}
 		else {
-			stored = SealedJournal.Stored.PLAIN;
-			tail = next.journal();
+			journaled = this.journal.appendable(SealedJournal.Stored.PLAIN, next.journal());
 		}
+		SealedJournal.Stored stored = journaled.stored();
+		StepJournal tail = journaled.tail();
 		byte[] value = this.journal.encode(next.withJournal(tail), stored);
 		if (value.length > this.maxRecordBytes) {
 			throw new RecordTooLargeException(next.key(), value.length, this.maxRecordBytes);
@@ -285,7 +281,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 			long written = (current == null) ? this.bucket.create(storeKey, value)
 					: this.bucket.update(storeKey, value, current.revision());
 			if (next.state() == RecordState.IN_PROGRESS) {
-				this.heldByThisInstance.put(storeKey, new Held(next, stored, tail, written));
+				this.heldByThisInstance.put(storeKey, new Held(next, journaled, written));
 			}
 			else {
 				this.heldByThisInstance.remove(storeKey);
@@ -305,9 +301,9 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	/**
 	 * A record as the bucket holds it at a revision: the record (with its whole journal, or the part
-	 * inside), how its journal is stored, and the part of the journal inside it (the tail).
+	 * inside), and how its journal is stored, with the part inside it (the tail).
 	 */
-	private record Held(IdempotencyRecord record, SealedJournal.Stored stored, StepJournal tail, long revision) {
+	private record Held(IdempotencyRecord record, SealedJournal.Appended journaled, long revision) {
 	}
 
 	private StoreUnavailableException unavailable(String operation, Exception ex) {

@@ -44,7 +44,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
 final class SealedJournal {
 
 	/** Tail size, in bytes of JSON, past which the tail is sealed. */
-	static final int SEAL_BYTES = 16 * 1024;
+	static final int SEAL_BYTES = 8 * 1024;
 
 	/** References a record holds before they go into an index value. */
 	static final int MAX_SEALED_IN_RECORD = 32;
@@ -166,28 +166,37 @@ final class SealedJournal {
 	 * The stored form after a step's entry was journaled: in the tail, and the tail sealed (its
 	 * values written) when it grew past {@value #SEAL_BYTES} bytes.
 	 * @param storeKey the record's key in the bucket
-	 * @param stored the stored form before
-	 * @param tail the tail before
+	 * @param before the stored form and tail before
 	 * @param step the entry
 	 * @param writer the fencing token of the claim journaling it
 	 * @param revision the revision the record's compare-and-set expects
 	 * @return the stored form and tail to write with the record
 	 */
-	Appended append(String storeKey, Stored stored, StepJournal tail, StepRecord step, String writer, long revision) {
-		StepJournal grown = tail.with(step);
-		byte[] json = this.mapper.writeValueAsBytes(grown);
-		if (json.length <= SEAL_BYTES) {
-			return new Appended(stored, grown);
+	Appended append(String storeKey, Appended before, StepRecord step, String writer, long revision) {
+		StepJournal grown = before.tail().with(step);
+		int grownBytes = before.tailBytes() + this.mapper.writeValueAsBytes(step).length;
+		if (grownBytes <= SEAL_BYTES) {
+			return new Appended(before.stored(), grown, grownBytes);
 		}
 		String name = writer + "." + revision;
-		List<Ref> sealed = new ArrayList<>(stored.sealed());
-		sealed.add(write(storeKey, name + ".s", json));
-		Ref previous = stored.previous();
+		List<Ref> sealed = new ArrayList<>(before.stored().sealed());
+		sealed.add(write(storeKey, name + ".s", this.mapper.writeValueAsBytes(grown)));
+		Ref previous = before.stored().previous();
 		if (sealed.size() > MAX_SEALED_IN_RECORD) {
 			previous = write(storeKey, name + ".i", this.mapper.writeValueAsBytes(new StoredForm(previous, sealed, null)));
 			sealed = List.of();
 		}
-		return new Appended(new Stored(previous, sealed), StepJournal.EMPTY);
+		return new Appended(new Stored(previous, sealed), StepJournal.EMPTY, 0);
+	}
+
+	/**
+	 * A record's stored form and tail, as {@link #append} takes them.
+	 * @param stored how the journal is stored
+	 * @param tail the tail
+	 * @return them, with the size of the tail
+	 */
+	Appended appendable(Stored stored, StepJournal tail) {
+		return new Appended(stored, tail, tail.isEmpty() ? 0 : this.mapper.writeValueAsBytes(tail).length);
 	}
 
 	private Ref write(String storeKey, String name, byte[] json) {
@@ -285,12 +294,13 @@ final class SealedJournal {
 	}
 
 	/**
-	 * The stored form and tail after an entry was journaled.
+	 * A stored form and tail that entries are appended to.
 	 *
 	 * @param stored the references
 	 * @param tail the tail
+	 * @param tailBytes about the size of the tail as JSON (at least it)
 	 */
-	record Appended(Stored stored, StepJournal tail) {
+	record Appended(Stored stored, StepJournal tail, int tailBytes) {
 	}
 
 	/** The JSON of the references, in a record and in an index value. */
