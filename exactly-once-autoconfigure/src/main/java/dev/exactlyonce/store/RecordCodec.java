@@ -57,6 +57,21 @@ public final class RecordCodec {
 	}
 
 	/**
+	 * Deserialises one journal entry.
+	 * @param json a JSON object written by {@link #encodeStep}
+	 * @return the entry
+	 * @throws StoreUnavailableException when the text is not an entry (a corrupted store)
+	 */
+	public StepRecord decodeStep(String json) {
+		try {
+			return this.mapper.readValue(json, StepRecord.class);
+		}
+		catch (JacksonException ex) {
+			throw new StoreUnavailableException("Step journal entry is not readable: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/**
 	 * Deserialises a step journal.
 	 * @param json a JSON array written by {@link #encodeJournal} (or a store script), or
 	 * {@code null} for none

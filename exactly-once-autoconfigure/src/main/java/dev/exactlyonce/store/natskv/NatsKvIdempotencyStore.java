@@ -23,6 +23,7 @@ import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordTooLargeException;
+import dev.exactlyonce.store.SealedJournal;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
@@ -263,7 +264,8 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	private boolean write(String storeKey, Held current, IdempotencyRecord next, StepRecord step) {
 		SealedJournal.Appended journaled;
 		if (step != null) {
-			journaled = this.journal.append(storeKey, current.journaled(), step, next.token(), current.revision());
+			journaled = this.journal.append(storeKey, current.journaled(), step, next.token(),
+					Long.toString(current.revision()));
 		}
 		else if (current != null && next.journal() == current.record().journal()) {
 			journaled = current.journaled();

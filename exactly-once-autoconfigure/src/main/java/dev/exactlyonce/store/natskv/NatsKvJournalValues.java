@@ -15,6 +15,7 @@ import io.nats.client.api.KeyValueWatchOption;
 import io.nats.client.api.KeyValueWatcher;
 import io.nats.client.impl.NatsKeyValueWatchSubscription;
 
+import dev.exactlyonce.store.SealedJournal;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**

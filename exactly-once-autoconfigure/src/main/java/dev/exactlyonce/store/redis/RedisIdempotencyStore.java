@@ -39,6 +39,7 @@ import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordChangedException;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.store.UnconfirmedClaims;
 
@@ -49,9 +50,9 @@ import dev.exactlyonce.store.UnconfirmedClaims;
  * of {@code completed-ttl}; lease expiry is decided with the Redis server's clock, so workers with
  * skewed clocks agree on it. The transitions are those of {@link dev.exactlyonce.store.ClaimRules};
  * a write applied without an answer is recognised by reading it back ({@link LandedWrites},
- * {@link UnconfirmedClaims}). The step journal is one JSON field of the hash, spliced by a script on
- * the server, and so is the operators' audit; the duplicate copies' sequences are one
- * comma-separated field.
+ * {@link UnconfirmedClaims}). The step journal is one field per step (see {@code record.lua}), the
+ * operators' audit one JSON field spliced by a script on the server, the duplicate copies'
+ * sequences one comma-separated field.
  */
 public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
@@ -142,12 +143,13 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 	}
 
 	/**
-	 * Sends only the step's entry: the script splices it into the journal on the server, so a step
-	 * costs one round trip whatever the journal's length.
+	 * Sends only the step's entry: the script writes it to a field of its own, so a step costs one
+	 * round trip and the same work whatever the journal's length.
 	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		List<?> reply = run(STEP, claim.key(), claim.token(), this.ttlMillis, this.codec.encodeStep(step));
+		List<?> reply = run(STEP, claim.key(), claim.token(), this.ttlMillis, this.codec.encodeStep(step), step.name(),
+				flag(step.state() == StepState.STARTED));
 		if ("LOST".equals(String.valueOf(reply.get(0)))) {
 			throw new ClaimLostException(claim.key(), claim.token());
 		}
@@ -279,11 +281,18 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		}
 	}
 
-	/** Reads a script once: a resource-backed script would check the resource for changes on every call. */
+	/**
+	 * Reads a script once, after the functions every script shares ({@code record.lua}): a
+	 * resource-backed script would check the resource for changes on every call.
+	 */
 	@SuppressWarnings("rawtypes")
 	private static RedisScript<List> script(String name) {
+		return RedisScript.of(resource("record.lua") + resource(name), List.class);
+	}
+
+	private static String resource(String name) {
 		try (InputStream in = new ClassPathResource("dev/exactlyonce/store/redis/" + name).getInputStream()) {
-			return RedisScript.of(StreamUtils.copyToString(in, StandardCharsets.UTF_8), List.class);
+			return StreamUtils.copyToString(in, StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Redis script " + name + " is missing from the classpath", ex);

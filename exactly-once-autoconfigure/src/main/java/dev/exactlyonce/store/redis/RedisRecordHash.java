@@ -1,6 +1,7 @@
 package dev.exactlyonce.store.redis;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -10,13 +11,16 @@ import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepJournal;
+import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Reads an {@link IdempotencyRecord} from the Redis hash that holds it: one field per record
  * component (the previous attempt's in {@code previous*} fields), instants as epoch milliseconds,
- * the step journal and the operators' audit as JSON arrays, the duplicate copies' sequences
- * comma-separated, absent fields for absent values.
+ * the step journal one field per step ({@code step:<n>}; a hash written before holds it as a JSON
+ * array), the operators' audit as a JSON array, the duplicate copies' sequences comma-separated,
+ * absent fields for absent values.
  */
 final class RedisRecordHash {
 
@@ -54,7 +58,7 @@ final class RedisRecordHash {
 					Integer.parseInt(fields.get("attempts")), instant(fields.get("startedAt")),
 					instant(fields.get("leaseUntil")), Long.parseLong(fields.getOrDefault("streamSequence", "0")),
 					instant(fields.get("completedAt")), instant(fields.get("expiresAt")), fields.get("resultSummary"),
-					previousAttempt(fields), CODEC.decodeJournal(fields.get("journal")),
+					previousAttempt(fields), journal(fields),
 					sequences(fields.get("duplicateSequences")), CODEC.decodeAudit(fields.get("audit")));
 		}
 		catch (RuntimeException ex) {
@@ -71,6 +75,30 @@ final class RedisRecordHash {
 		return new PreviousAttempt(fields.get("previousOwner"), instant(fields.get("previousStartedAt")),
 				Integer.parseInt(fields.get("previousAttempts")), RecordState.valueOf(state),
 				fields.get("previousFailure"), fields.get("previousUnfinishedStep"), fields.get("previousToken"));
+	}
+
+	/**
+	 * The step journal: the JSON array of a hash written before step fields (see {@code record.lua}),
+	 * then the entries of the step fields, by position; a reply without step fields has none.
+	 */
+	private static StepJournal journal(Map<String, String> fields) {
+		String earlier = fields.get("journal");
+		StepJournal journal = (earlier != null && earlier.startsWith("[")) ? CODEC.decodeJournal(earlier)
+				: StepJournal.EMPTY;
+		String count = fields.get("steps");
+		if (count == null) {
+			return journal;
+		}
+		List<StepRecord> steps = new ArrayList<>(journal.steps());
+		for (int position = 1; position <= Integer.parseInt(count); position++) {
+			String entry = fields.get("step:" + position);
+			if (entry == null) {
+				throw new StoreUnavailableException("Step journal in Redis names " + count + " steps but has no entry "
+						+ position, null);
+			}
+			steps.add(CODEC.decodeStep(entry));
+		}
+		return new StepJournal(steps);
 	}
 
 	/** Parses the comma-separated {@code duplicateSequences} field. */

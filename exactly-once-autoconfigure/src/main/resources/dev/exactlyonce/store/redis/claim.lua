@@ -3,25 +3,18 @@
 -- ARGV[1] idempotency key, ARGV[2] owner, ARGV[3] fencing token (chosen by the caller; a hash already
 -- holding this owner's token is the caller's own claim from a call that got no answer), ARGV[4] lease (ms),
 -- ARGV[5] record TTL (ms)
--- Returns {status, now (ms), field, value, ...}: ACQUIRED with the hash as written (the attempt it took
--- over in the previous* fields, its step journal, operators' audit and noted copies kept), HELD (a live claim) or FINAL with the hash as it is.
+-- Returns {status, now (ms), field, value, ...}: ACQUIRED with the record as written (the attempt it took
+-- over in the previous* fields, its step journal, operators' audit and noted copies kept), HELD (a live claim,
+-- without its step entries) or FINAL with the record as it is.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(value)
 	return string.format('%.0f', value)
 end
-local current = redis.call('HGETALL', KEYS[1])
-local fields = {}
-for i = 1, #current, 2 do
-	fields[current[i]] = current[i + 1]
-end
+local fields = readRecord(KEYS[1])
 
-local function reply(status, hash)
-	local result = { status, ms(now) }
-	for i = 1, #hash do
-		result[#result + 1] = hash[i]
-	end
-	return result
+local function reply(status)
+	return appendRecord({ status, ms(now) }, KEYS[1], status ~= 'HELD')
 end
 
 local ttl = tonumber(ARGV[5])
@@ -29,40 +22,31 @@ local leaseUntil = ms(now + tonumber(ARGV[4]))
 if fields.state == 'IN_PROGRESS' and fields.token == ARGV[3] and fields.owner == ARGV[2] then
 	redis.call('HSET', KEYS[1], 'startedAt', ms(now), 'leaseUntil', leaseUntil, 'expiresAt', ms(now + ttl))
 	redis.call('PEXPIRE', KEYS[1], ttl)
-	return reply('ACQUIRED', redis.call('HGETALL', KEYS[1]))
+	return reply('ACQUIRED')
 end
 if fields.state == 'COMPLETED' or fields.state == 'DEAD_LETTERED' then
-	return reply('FINAL', current)
+	return reply('FINAL')
 end
 if fields.state == 'IN_PROGRESS' and tonumber(fields.leaseUntil) > now then
-	return reply('HELD', current)
+	return reply('HELD')
 end
-redis.call('DEL', KEYS[1])
+-- everything but the step journal, the operators' audit and the noted copies belongs to the attempt before
+redis.call('HDEL', KEYS[1], 'listener', 'completedAt', 'resultSummary', 'streamSequence', 'previousOwner',
+	'previousStartedAt', 'previousAttempts', 'previousState', 'previousFailure', 'previousUnfinishedStep',
+	'previousToken')
 redis.call('HSET', KEYS[1], 'key', ARGV[1], 'owner', ARGV[2], 'token', ARGV[3], 'state', 'IN_PROGRESS',
 	'attempts', (tonumber(fields.attempts) or 0) + 1, 'startedAt', ms(now), 'leaseUntil', leaseUntil,
 	'expiresAt', ms(now + ttl))
-if fields.journal then
-	redis.call('HSET', KEYS[1], 'journal', fields.journal)
-end
-if fields.audit then
-	redis.call('HSET', KEYS[1], 'audit', fields.audit)
-end
-if fields.duplicateSequences then
-	redis.call('HSET', KEYS[1], 'duplicateSequences', fields.duplicateSequences)
-end
 if fields.state then
 	redis.call('HSET', KEYS[1], 'previousOwner', fields.owner, 'previousStartedAt', fields.startedAt,
 		'previousAttempts', fields.attempts, 'previousState', fields.state, 'previousToken', fields.token)
 	if fields.state == 'FAILED' and fields.resultSummary then
 		redis.call('HSET', KEYS[1], 'previousFailure', fields.resultSummary)
 	end
-	local journal = fields.journal and cjson.decode(fields.journal) or {}
-	for i = #journal, 1, -1 do
-		if journal[i].state == 'STARTED' then
-			redis.call('HSET', KEYS[1], 'previousUnfinishedStep', journal[i].name)
-			break
-		end
+	local unfinished = lastUnfinishedStep(KEYS[1], fields)
+	if unfinished then
+		redis.call('HSET', KEYS[1], 'previousUnfinishedStep', unfinished)
 	end
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
-return reply('ACQUIRED', redis.call('HGETALL', KEYS[1]))
+return reply('ACQUIRED')

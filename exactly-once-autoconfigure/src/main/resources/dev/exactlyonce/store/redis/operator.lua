@@ -37,12 +37,7 @@ if ARGV[5] == '1' then
 	redis.call('HDEL', KEYS[1], 'listener', 'completedAt')
 end
 if ARGV[6] == '1' then
-	redis.call('HDEL', KEYS[1], 'journal')
+	deleteJournal(KEYS[1])
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
-local result = { 'OK', ms(now) }
-local record = redis.call('HGETALL', KEYS[1])
-for i = 1, #record do
-	result[#result + 1] = record[i]
-end
-return result
+return appendRecord({ 'OK', ms(now) }, KEYS[1], true)

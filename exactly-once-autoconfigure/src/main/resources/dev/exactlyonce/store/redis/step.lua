@@ -1,25 +1,45 @@
--- Journals one step of a held claim: a compare-and-set on the fencing token, then the step's entry replaces
--- the journal entry of the same name, or is appended. The journal is one JSON array in the record's hash.
+-- Journals one step of a held claim: a compare-and-set on the fencing token, then the step's entry replaces the
+-- entry of the same name, or is added after the others (see record.lua).
 -- KEYS[1] the record's key
--- ARGV[1] fencing token, ARGV[2] record TTL (ms), ARGV[3] the step's entry (a JSON object with a name)
+-- ARGV[1] fencing token, ARGV[2] record TTL (ms), ARGV[3] the step's entry (a JSON object), ARGV[4] the step's
+-- name, ARGV[5] '1' when the entry is STARTED
 -- Returns {'LOST'} when the token does not hold an IN_PROGRESS claim, else {'OK'}.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local held = redis.call('HMGET', KEYS[1], 'state', 'token', 'journal')
+local held = redis.call('HMGET', KEYS[1], 'state', 'token', 'journal', 'steps', 'startedSteps')
 if held[1] ~= 'IN_PROGRESS' or held[2] ~= ARGV[1] then
 	return { 'LOST' }
 end
-local journal = held[3] and cjson.decode(held[3]) or {}
-local step = cjson.decode(ARGV[3])
-local index = #journal + 1
-for i = 1, #journal do
-	if journal[i].name == step.name then
-		index = i
-		break
+local count = tonumber(held[4]) or 0
+local started = held[5] or ''
+if not held[3] or string.sub(held[3], 1, 1) == '[' then
+	local earlier = held[3] and cjson.decode(held[3]) or {}
+	for i = 1, #earlier do
+		count = count + 1
+		redis.call('HSET', KEYS[1], 'step:' .. count, cjson.encode(earlier[i]), 'stepAt:' .. earlier[i].name, count)
+		if earlier[i].state == 'STARTED' then
+			started = started .. ',' .. count
+		end
+	end
+	redis.call('HSET', KEYS[1], 'journal', JOURNAL_MOVED)
+end
+local n = redis.call('HGET', KEYS[1], 'stepAt:' .. ARGV[4])
+if not n then
+	count = count + 1
+	n = tostring(count)
+	redis.call('HSET', KEYS[1], 'stepAt:' .. ARGV[4], n)
+end
+local others = {}
+for position in string.gmatch(started, '[^,]+') do
+	if position ~= n then
+		others[#others + 1] = position
 	end
 end
-journal[index] = step
+if ARGV[5] == '1' then
+	others[#others + 1] = n
+end
 local ttl = tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'journal', cjson.encode(journal), 'expiresAt', string.format('%.0f', now + ttl))
+redis.call('HSET', KEYS[1], 'step:' .. n, ARGV[3], 'steps', count, 'startedSteps', table.concat(others, ','),
+	'expiresAt', string.format('%.0f', now + ttl))
 redis.call('PEXPIRE', KEYS[1], ttl)
 return { 'OK' }

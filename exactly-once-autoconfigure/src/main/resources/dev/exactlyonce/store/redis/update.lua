@@ -2,7 +2,8 @@
 -- KEYS[1] the record's key
 -- ARGV[1] fencing token, ARGV[2] record TTL (ms), ARGV[3] a time field set to now + ARGV[4] (ms),
 -- ARGV[5..] field, value pairs to set
--- Returns {'LOST'} when the token does not hold an IN_PROGRESS claim, else {'OK', now (ms), field, value, ...}.
+-- Returns {'LOST'} when the token does not hold an IN_PROGRESS claim, else {'OK', now (ms), field, value, ...}
+-- with the record's fields but not its step entries (a renewal's reply stays small however long the journal).
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(value)
@@ -15,9 +16,4 @@ end
 local ttl = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], ARGV[3], ms(now + tonumber(ARGV[4])), 'expiresAt', ms(now + ttl), unpack(ARGV, 5))
 redis.call('PEXPIRE', KEYS[1], ttl)
-local result = { 'OK', ms(now) }
-local record = redis.call('HGETALL', KEYS[1])
-for i = 1, #record do
-	result[#result + 1] = record[i]
-end
-return result
+return appendRecord({ 'OK', ms(now) }, KEYS[1], false)

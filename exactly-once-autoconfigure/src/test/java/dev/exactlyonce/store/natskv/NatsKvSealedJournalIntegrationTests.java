@@ -27,6 +27,7 @@ import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.store.StoreKeyEncoder;
+import dev.exactlyonce.store.SealedJournal;
 import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.test.NatsServerProcess;
 

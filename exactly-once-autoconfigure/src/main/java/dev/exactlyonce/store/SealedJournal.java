@@ -1,4 +1,4 @@
-package dev.exactlyonce.store.natskv;
+package dev.exactlyonce.store;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayDeque;
@@ -14,40 +14,36 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-import dev.exactlyonce.store.IdempotencyRecord;
-import dev.exactlyonce.store.RecordCodec;
-import dev.exactlyonce.store.StepJournal;
-import dev.exactlyonce.store.StepRecord;
-import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
- * A task's step journal as a NATS KV record keeps it, so that a step costs the same at step 10,000
- * as at step 1 and a result may be larger than one message.
+ * A task's step journal as a store keeps it that has no cheap partial update of a record (NATS KV, a
+ * Firestore document), so that a step costs the same at step 10,000 as at step 1 and a result may
+ * be larger than one value.
  * <p>
  * The record holds the latest entries (the <em>tail</em>, one entry per step name, as the journal
  * of earlier versions did) and references to <em>sealed</em> parts: once the tail grows past
- * {@value #SEAL_BYTES} bytes of JSON it is written to values of its own (split into chunks that fit
- * a message), and the record names them instead. Past {@value #MAX_SEALED_IN_RECORD} references
+ * {@value #SEAL_BYTES} bytes of JSON it is written to values of its own ({@link JournalValues},
+ * split into chunks that fit one value), and the record names them instead. Past {@value #MAX_SEALED_IN_RECORD} references
  * the record's references go into an <em>index</em> value that names the index before it, so the
  * record stays small however long the task runs.
  * <p>
- * Fencing is the record's: a sealed value is written before the compare-and-set of the record that
- * names it, under a name no other write uses (the writing claim's token and the revision its
- * compare-and-set expects, which never repeat), so a zombie's or a lost race's value is named by
- * no record and is never read as part of the journal; it expires with the bucket's TTL. A reader
- * gets every sealed value of a key with one watch, not a request per part.
+ * Fencing is the record's: a sealed value is written before (or in the same transaction as) the
+ * compare-and-set of the record that names it, under a name no other write uses (the writing
+ * claim's token and a name unique to the write), so a zombie's or a lost race's value is named by
+ * no record and is never read as part of the journal; it expires with the store's TTL. A reader
+ * gets every sealed value of a key with one request, not a request per part.
  * <p>
  * A record without sealed parts is written exactly as earlier versions wrote it (its journal a JSON
  * array), so they keep reading it during a rolling upgrade; a record with sealed parts has a JSON
  * object there, which they refuse as unreadable instead of resuming the task without its sealed steps.
  */
-final class SealedJournal {
+public final class SealedJournal {
 
 	/** Tail size, in bytes of JSON, past which the tail is sealed. */
-	static final int SEAL_BYTES = 8 * 1024;
+	public static final int SEAL_BYTES = 8 * 1024;
 
 	/** References a record holds before they go into an index value. */
-	static final int MAX_SEALED_IN_RECORD = 32;
+	public static final int MAX_SEALED_IN_RECORD = 32;
 
 	private static final String JOURNAL_FIELD = "journal";
 
@@ -60,21 +56,22 @@ final class SealedJournal {
 	private final int maxValueBytes;
 
 	/**
+	 * Creates the journal format of a store.
 	 * @param values where sealed parts are kept
 	 * @param maxValueBytes the largest value one write may hold (a chunk)
 	 */
-	SealedJournal(JournalValues values, int maxValueBytes) {
+	public SealedJournal(JournalValues values, int maxValueBytes) {
 		this.values = values;
 		this.maxValueBytes = maxValueBytes;
 	}
 
 	/**
-	 * Reads a record as the bucket holds it.
-	 * @param value the bucket value
+	 * Reads a record kept as one JSON value (NATS KV).
+	 * @param value the value
 	 * @return the record with the journal it holds inside (the tail), and how the rest is stored
 	 * @throws StoreUnavailableException when the value is not a record
 	 */
-	Detached decode(byte[] value) {
+	public Detached decode(byte[] value) {
 		try {
 			JsonNode tree = this.mapper.readTree(value);
 			if (!(tree instanceof ObjectNode record)) {
@@ -89,19 +86,59 @@ final class SealedJournal {
 	}
 
 	/**
-	 * Writes a record as the bucket keeps it: as earlier versions wrote it while its journal has no
-	 * sealed part.
+	 * Writes a record as one JSON value (NATS KV): as earlier versions wrote it while its journal
+	 * has no sealed part.
 	 * @param record the record with the journal it holds inside (the tail)
 	 * @param stored how the rest of the journal is stored
-	 * @return the bucket value
+	 * @return the value
 	 */
-	byte[] encode(IdempotencyRecord record, Stored stored) {
+	public byte[] encode(IdempotencyRecord record, Stored stored) {
 		if (stored.isPlain()) {
 			return this.codec.encode(record);
 		}
 		ObjectNode tree = this.mapper.valueToTree(record);
 		attach(tree, stored);
 		return this.mapper.writeValueAsBytes(tree);
+	}
+
+	/**
+	 * Reads a journal kept as one JSON text field of its own (Firestore).
+	 * @param json the field: a JSON array (no sealed part) or the object {@link #encodeField} writes;
+	 * {@code null} for none
+	 * @return the stored form and tail
+	 * @throws StoreUnavailableException when the text is not a journal
+	 */
+	public Appended decodeField(String json) {
+		if (json == null) {
+			return new Appended(Stored.PLAIN, StepJournal.EMPTY, 0);
+		}
+		try {
+			JsonNode field = this.mapper.readTree(json);
+			if (!field.isObject()) {
+				return new Appended(Stored.PLAIN, this.mapper.treeToValue(field, StepJournal.class), json.length());
+			}
+			StoredForm form = this.mapper.treeToValue(field, StoredForm.class);
+			StepJournal tail = (form.tail() != null) ? this.mapper.treeToValue(form.tail(), StepJournal.class)
+					: StepJournal.EMPTY;
+			return appendable(new Stored(form.previous(), (form.sealed() != null) ? form.sealed() : List.of()), tail);
+		}
+		catch (JacksonException ex) {
+			throw new StoreUnavailableException("Step journal is not readable: " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	/**
+	 * Writes a journal as one JSON text field of its own (Firestore): a JSON array, as earlier
+	 * versions wrote it, while it has no sealed part.
+	 * @param journal the stored form and tail
+	 * @return the field
+	 */
+	public String encodeField(Appended journal) {
+		if (journal.stored().isPlain()) {
+			return this.mapper.writeValueAsString(journal.tail());
+		}
+		return this.mapper.writeValueAsString(new StoredForm(journal.stored().previous(), journal.stored().sealed(),
+				this.mapper.valueToTree(journal.tail())));
 	}
 
 	/** How a record's JSON stores its journal; its journal field left holding the tail. */
@@ -138,7 +175,7 @@ final class SealedJournal {
 	 * @return the journal
 	 * @throws StoreUnavailableException when a sealed part cannot be read
 	 */
-	StepJournal resolve(String storeKey, Stored stored, StepJournal tail) {
+	public StepJournal resolve(String storeKey, Stored stored, StepJournal tail) {
 		if (stored.isPlain()) {
 			return tail;
 		}
@@ -169,16 +206,17 @@ final class SealedJournal {
 	 * @param before the stored form and tail before
 	 * @param step the entry
 	 * @param writer the fencing token of the claim journaling it
-	 * @param revision the revision the record's compare-and-set expects
+	 * @param write a name of this write that no other write of the claim uses (the revision its
+	 * compare-and-set expects, or a random one)
 	 * @return the stored form and tail to write with the record
 	 */
-	Appended append(String storeKey, Appended before, StepRecord step, String writer, long revision) {
+	public Appended append(String storeKey, Appended before, StepRecord step, String writer, String write) {
 		StepJournal grown = before.tail().with(step);
 		int grownBytes = before.tailBytes() + this.mapper.writeValueAsBytes(step).length;
 		if (grownBytes <= SEAL_BYTES) {
 			return new Appended(before.stored(), grown, grownBytes);
 		}
-		String name = writer + "." + revision;
+		String name = writer + "." + write;
 		List<Ref> sealed = new ArrayList<>(before.stored().sealed());
 		sealed.add(write(storeKey, name + ".s", this.mapper.writeValueAsBytes(grown)));
 		Ref previous = before.stored().previous();
@@ -195,7 +233,7 @@ final class SealedJournal {
 	 * @param tail the tail
 	 * @return them, with the size of the tail
 	 */
-	Appended appendable(Stored stored, StepJournal tail) {
+	public Appended appendable(Stored stored, StepJournal tail) {
 		return new Appended(stored, tail, tail.isEmpty() ? 0 : this.mapper.writeValueAsBytes(tail).length);
 	}
 
@@ -230,15 +268,19 @@ final class SealedJournal {
 		}
 	}
 
-	/** The keys of a record's sealed parts start with this; a record's own key never holds a dot. */
-	static String prefix(String storeKey) {
+	/**
+	 * The prefix of the keys of a record's sealed parts.
+	 * @param storeKey the record's key in the store (never holding a dot)
+	 * @return the prefix, ending in a dot
+	 */
+	public static String prefix(String storeKey) {
 		return storeKey + ".j.";
 	}
 
 	/**
 	 * Where sealed parts are kept.
 	 */
-	interface JournalValues {
+	public interface JournalValues {
 
 		/**
 		 * Writes a value.
@@ -264,7 +306,7 @@ final class SealedJournal {
 	 * @param name the base, after the record's prefix
 	 * @param chunks the number of chunks
 	 */
-	record Ref(String name, int chunks) {
+	public record Ref(String name, int chunks) {
 	}
 
 	/**
@@ -273,12 +315,16 @@ final class SealedJournal {
 	 * @param previous the newest index value, or {@code null}
 	 * @param sealed the sealed parts not yet in an index, oldest first
 	 */
-	record Stored(Ref previous, List<Ref> sealed) {
+	public record Stored(Ref previous, List<Ref> sealed) {
 
 		/** A journal kept entirely in the record, as earlier versions kept it. */
-		static final Stored PLAIN = new Stored(null, List.of());
+		public static final Stored PLAIN = new Stored(null, List.of());
 
-		boolean isPlain() {
+		/**
+		 * Whether the whole journal is in the record.
+		 * @return {@code true} when nothing is sealed
+		 */
+		public boolean isPlain() {
 			return this.previous == null && this.sealed.isEmpty();
 		}
 
@@ -290,7 +336,7 @@ final class SealedJournal {
 	 * @param record the record, with the journal it holds inside (the tail)
 	 * @param stored how the rest of its journal is stored
 	 */
-	record Detached(IdempotencyRecord record, Stored stored) {
+	public record Detached(IdempotencyRecord record, Stored stored) {
 	}
 
 	/**
@@ -300,7 +346,7 @@ final class SealedJournal {
 	 * @param tail the tail
 	 * @param tailBytes about the size of the tail as JSON (at least it)
 	 */
-	record Appended(Stored stored, StepJournal tail, int tailBytes) {
+	public record Appended(Stored stored, StepJournal tail, int tailBytes) {
 	}
 
 	/** The JSON of the references, in a record and in an index value. */
