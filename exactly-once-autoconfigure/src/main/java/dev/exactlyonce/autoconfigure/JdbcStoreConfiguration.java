@@ -90,18 +90,31 @@ class JdbcStoreConfiguration {
 	}
 
 	private static void requireReadable(JdbcRecordTable table, DataSource dataSource) {
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		String ddl = "classpath:dev/exactlyonce/store/jdbc/schema-" + table.dialect().platform() + ".sql";
 		try {
-			new JdbcTemplate(dataSource).queryForList(table.readableCheck());
+			jdbc.queryForList(table.readableCheck());
 		}
 		catch (DataAccessException ex) {
 			throw new ExactlyOnceConfigurationException("exactlyonce.store.type=jdbc but the table '" + table.name()
 					+ "' is not readable with every column the store uses (" + ex.getMostSpecificCause().getMessage()
 					+ ")",
-					"Create it with the DDL the starter ships (classpath:dev/exactlyonce/store/jdbc/schema-"
-							+ table.dialect().platform() + ".sql, ${table} and ${index} replaced) in a Flyway or "
-							+ "Liquibase migration, or set exactlyonce.store.jdbc.initialize-schema=always. A table "
-							+ "created before the column previous_token existed needs it added: ALTER TABLE "
-							+ table.name() + " ADD COLUMN previous_token VARCHAR(64).");
+					"Create it with the DDL the starter ships (" + ddl + ", ${table}, ${index} and ${index_step_name} "
+							+ "replaced) in a Flyway or Liquibase migration, or set "
+							+ "exactlyonce.store.jdbc.initialize-schema=always. A table created before the column "
+							+ "previous_token existed needs it added: ALTER TABLE " + table.name()
+							+ " ADD COLUMN previous_token VARCHAR(64).");
+		}
+		try {
+			jdbc.queryForList(table.stepTableReadableCheck());
+		}
+		catch (DataAccessException ex) {
+			throw new ExactlyOnceConfigurationException("exactlyonce.store.type=jdbc but the step table '"
+					+ table.stepTableName() + "' (one row per durable step) is not readable ("
+					+ ex.getMostSpecificCause().getMessage() + ")",
+					"Create it with its CREATE TABLE statement in the DDL the starter ships (" + ddl + ", ${table}, "
+							+ "${index} and ${index_step_name} replaced) in a Flyway or Liquibase migration, or set "
+							+ "exactlyonce.store.jdbc.initialize-schema=always (it creates only what is missing).");
 		}
 	}
 

@@ -22,13 +22,16 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.firestore.FirestoreIdempotencyStore;
+import dev.exactlyonce.store.jdbc.JdbcDialect;
 import dev.exactlyonce.store.jdbc.JdbcIdempotencyStore;
+import dev.exactlyonce.store.jdbc.JdbcRecordTable;
 import dev.exactlyonce.store.memory.InMemoryIdempotencyStore;
 import dev.exactlyonce.store.redis.RedisIdempotencyStore;
 import dev.exactlyonce.test.FreePorts;
@@ -174,6 +177,22 @@ class ExactlyOnceStoreAutoConfigurationTests {
 					"exactlyonce.store.jdbc.initialize-schema=never")
 			.run((context) -> assertStartupFailure(context,
 					"exactlyonce.store.type=jdbc but the table 'exactlyonce_record' is not readable",
+					"schema-h2.sql"));
+	}
+
+	@Test
+	void aJdbcTableCreatedBeforeTheStepTableIsAStartupFailureNamingTheStepTableAndTheDdl() throws Exception {
+		String url = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+		DriverManagerDataSource earlier = new DriverManagerDataSource(url);
+		new JdbcRecordTable(JdbcRecordTable.DEFAULT_NAME, JdbcDialect.of(earlier)).createIfMissing(earlier);
+		new JdbcTemplate(earlier).execute("DROP TABLE exactlyonce_record_step");
+
+		this.runner.withConfiguration(JDBC)
+			.withPropertyValues("exactlyonce.store.type=jdbc", "spring.datasource.url=" + url,
+					"exactlyonce.store.jdbc.initialize-schema=never")
+			.run((context) -> assertStartupFailure(context,
+					"exactlyonce.store.type=jdbc but the step table 'exactlyonce_record_step' (one row per durable step) "
+							+ "is not readable",
 					"schema-h2.sql"));
 	}
 

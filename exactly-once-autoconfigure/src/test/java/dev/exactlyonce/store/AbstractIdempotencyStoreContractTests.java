@@ -668,6 +668,44 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(this.store.find(key).orElseThrow().journal().find("after")).isPresent();
 	}
 
+	/**
+	 * A long journal and a large result, as an agent loop journals them: every step read back in the
+	 * order it first started, by a reader and by the attempt that takes the task over, and a result
+	 * of 1 MiB kept whole. {@code -Dcontract.long-journal-steps} sets the length (2,000 by default,
+	 * 10,000 in the benchmark's probe).
+	 */
+	@Test
+	void aLongJournalIsReadBackWholeInOrderAndAResultOfOneMebibyteWhole() {
+		String key = uniqueKey("journal-long");
+		Claim first = acquire(key, "worker-1", LEASE).claim();
+		int steps = Integer.getInteger("contract.long-journal-steps", 2_000);
+		String result = "\"" + "r".repeat(176) + "\"";
+		for (int step = 0; step < steps; step++) {
+			StepRecord started = StepRecord.started("step-" + step, 1, "origin", Instant.now());
+			this.store.recordStep(first, started);
+			this.store.recordStep(first, started.done(result, Instant.now()));
+		}
+		String large = "\"" + "é".repeat(512 * 1024 - 1) + "\"";
+		this.store.recordStep(first, StepRecord.started("large", 1, "origin", Instant.now()).done(large, Instant.now()));
+		this.store.recordStep(first, StepRecord.started("unfinished", 1, "origin", Instant.now()));
+		this.store.release(first, "failed");
+
+		ClaimResult.Acquired next = acquire(key, "worker-2", LEASE);
+
+		assertThat(next.previousAttempt().lastStep()).contains("unfinished");
+		for (StepJournal journal : List.of(next.journal(), this.store.find(key).orElseThrow().journal())) {
+			assertThat(journal.steps()).hasSize(steps + 2);
+			for (int step = 0; step < steps; step++) {
+				StepRecord entry = journal.steps().get(step);
+				assertThat(entry.name()).isEqualTo("step-" + step);
+				assertThat(entry.state()).isEqualTo(StepState.DONE);
+				assertThat(entry.result()).isEqualTo(result);
+			}
+			assertThat(journal.steps().get(steps).result()).isEqualTo(large);
+			assertThat(journal.steps().get(steps + 1).state()).isEqualTo(StepState.STARTED);
+		}
+	}
+
 	@Test
 	void duplicateCopiesOfACompletedKeyAreNotedOnItsRecordOnceEachOldestFirst() {
 		String key = uniqueKey("duplicates");

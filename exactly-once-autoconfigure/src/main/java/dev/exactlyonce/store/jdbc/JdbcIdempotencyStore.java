@@ -85,6 +85,10 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	private final TransactionTemplate outsideTransactions;
 
+	private final TransactionTemplate stepTransactions;
+
+	private final JdbcStepJournal steps;
+
 	private final StoreKeyEncoder keys = new StoreKeyEncoder(KEY_LENGTH);
 
 	private final RecordCodec codec = new RecordCodec();
@@ -105,6 +109,9 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		this.callersTransaction = new JdbcTemplate(dataSource);
 		this.outsideTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		this.outsideTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
+		this.stepTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.stepTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.steps = new JdbcStepJournal(table);
 	}
 
 	@Override
@@ -121,13 +128,13 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	 */
 	private ClaimResult claim(String key, String owner, Duration lease, String token) {
 		if (insertFirstClaim(key, owner, lease, token)) {
-			IdempotencyRecord inserted = read(this.ownConnections, key).record();
+			IdempotencyRecord inserted = readWhole(this.ownConnections, key).record();
 			if (inserted != null && LandedWrites.claimOf(owner, token).test(inserted)) {
 				return ClaimResult.Acquired.of(inserted);
 			}
 		}
 		for (int conflict = 0; conflict < MAX_CONFLICTS; conflict++) {
-			JdbcRecordRow row = read(this.ownConnections, key);
+			JdbcRecordRow row = readWhole(this.ownConnections, key);
 			ClaimDecision decision = rules(row).claim(row.record(), key, owner, lease, token);
 			if (!decision.requiresWrite() || write(this.ownConnections, row, decision.toWrite())) {
 				return decision.result();
@@ -176,9 +183,13 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 				() -> readBack(claim.key()), LandedWrites.releaseOf(claim));
 	}
 
+	/**
+	 * Writes the step's row and the record in a transaction of their own, on a connection of their
+	 * own, holding the record's row lock: one row whatever the journal's length.
+	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		transitionOutside(claim, (rules, current) -> rules.recordStep(current, claim, step));
+		translated("write", () -> this.stepTransactions.execute((status) -> journal(this.callersTransaction, claim, step)));
 	}
 
 	/**
@@ -192,8 +203,27 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 			recordStep(claim, step);
 			return;
 		}
-		translated("write", () -> transition(this.callersTransaction, claim.key(),
-				(rules, current) -> rules.recordStep(current, claim, step)));
+		translated("write", () -> journal(this.callersTransaction, claim, step));
+	}
+
+	/**
+	 * Journals a step in the transaction {@code jdbc} runs in: locks the record's row, checks the
+	 * claim, writes the step's row and the record (its lease and expiry as a step leaves them).
+	 */
+	private IdempotencyRecord journal(JdbcTemplate jdbc, Claim claim, StepRecord step) {
+		String recordKey = this.keys.encode(claim.key());
+		JdbcRecordRow row = jdbc.query(this.table.selectForUpdate(), (rs) -> rs.next() ? JdbcRecordRow.read(rs) : null,
+				recordKey);
+		if (row == null) {
+			throw new ClaimLostException(claim.key(), claim.token());
+		}
+		IdempotencyRecord next = rules(row).recordStep(row.record(), claim, step);
+		int rows = this.steps.write(jdbc, recordKey, row, step);
+		if (!update(jdbc, row, next, JdbcStepJournal.column(rows))) {
+			throw new StoreUnavailableException("JDBC write of key '" + claim.key() + "' found its locked row changed",
+					null);
+		}
+		return next;
 	}
 
 	/** One compare-and-set of the row, none when the key has no final record or the copy is noted already. */
@@ -269,7 +299,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	/** The record of a key that has not expired, read on a connection of its own. */
 	private IdempotencyRecord readBack(String key) {
 		return outside("read", () -> {
-			JdbcRecordRow row = read(this.ownConnections, key);
+			JdbcRecordRow row = readWhole(this.ownConnections, key);
 			return (row.record() != null && row.record().expiresAt().isAfter(row.now())) ? row.record() : null;
 		});
 	}
@@ -277,6 +307,11 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	private JdbcRecordRow read(JdbcTemplate jdbc, String key) {
 		return jdbc.queryForObject(this.table.select(), (rs, n) -> JdbcRecordRow.read(rs),
 				this.keys.encode(key));
+	}
+
+	/** The row of a key with its record's whole journal (its step rows read). */
+	private JdbcRecordRow readWhole(JdbcTemplate jdbc, String key) {
+		return this.steps.whole(jdbc, this.keys.encode(key), read(jdbc, key));
 	}
 
 	private IdempotencyRecord transitionOutside(Claim claim,
@@ -304,8 +339,15 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		throw contended(key);
 	}
 
-	/** Writes a record over the row read: {@code false} when another writer changed the row first. */
+	/**
+	 * Writes a record over the row read: {@code false} when another writer changed the row first. A
+	 * record whose journal is the row's keeps the row's {@code journal} column (and step rows); any
+	 * other journal is written into the column (step rows past it are deleted by the next step).
+	 */
 	private boolean write(JdbcTemplate jdbc, JdbcRecordRow row, IdempotencyRecord record) {
+		if (row.record() != null && record.journal() == row.record().journal()) {
+			return update(jdbc, row, record, row.journalColumn());
+		}
 		String journal = this.codec.encodeJournal(record.journal());
 		int size = journal.getBytes(StandardCharsets.UTF_8).length;
 		if (size > MAX_JOURNAL_BYTES) {
@@ -323,9 +365,14 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 				return false;
 			}
 		}
+		return update(jdbc, row, record, journal);
+	}
+
+	/** A compare-and-set of an existing row on its token and version. */
+	private boolean update(JdbcTemplate jdbc, JdbcRecordRow row, IdempotencyRecord record, String journal) {
 		return jdbc.update(this.table.update(), (ps) -> {
 			int next = JdbcRecordRow.bind(ps, 1, record, journal);
-			ps.setString(next, recordKey);
+			ps.setString(next, this.keys.encode(record.key()));
 			ps.setString(next + 1, row.record().token());
 			ps.setLong(next + 2, row.version());
 		}) == 1;

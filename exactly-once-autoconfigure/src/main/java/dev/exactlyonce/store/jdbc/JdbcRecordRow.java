@@ -14,15 +14,20 @@ import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepJournal;
 
 /**
  * A row of the JDBC store's table as read, with the database's clock at the read.
  *
- * @param record the record, or {@code null} when the key has no row
+ * @param record the record, or {@code null} when the key has no row; its journal is the one the
+ * {@code journal} column holds (empty once the steps moved to step rows) until
+ * {@link #withJournal} gives it the whole journal
  * @param version the row's version (every write increments it), or -1 when there is no row
  * @param now the database's clock when the row was read
+ * @param journalColumn the {@code journal} column as read, or {@code null} when there is no row
+ * @param stepRows how many step rows the record names ({@link JdbcStepJournal})
  */
-record JdbcRecordRow(IdempotencyRecord record, long version, Instant now) {
+record JdbcRecordRow(IdempotencyRecord record, long version, Instant now, String journalColumn, int stepRows) {
 
 	private static final RecordCodec CODEC = new RecordCodec();
 
@@ -33,16 +38,28 @@ record JdbcRecordRow(IdempotencyRecord record, long version, Instant now) {
 	static JdbcRecordRow read(ResultSet rs) throws SQLException {
 		Instant now = Instant.ofEpochMilli(rs.getLong("db_now"));
 		if (rs.getString("record_key") == null) {
-			return new JdbcRecordRow(null, -1, now);
+			return new JdbcRecordRow(null, -1, now, null, 0);
 		}
+		String journalColumn = rs.getString("journal");
+		int stepRows = JdbcStepJournal.stepRows(journalColumn);
 		IdempotencyRecord record = new IdempotencyRecord(new String(rs.getBytes("idempotency_key"), StandardCharsets.UTF_8),
 				rs.getString("listener"), rs.getString("owner"), rs.getString("token"),
 				RecordState.valueOf(rs.getString("state")), rs.getInt("attempts"), instant(rs, "started_at"),
 				instant(rs, "lease_until"), rs.getLong("stream_sequence"), instant(rs, "completed_at"),
 				instant(rs, "expires_at"), rs.getString("result_summary"), previousAttempt(rs),
-				CODEC.decodeJournal(rs.getString("journal")), sequences(rs.getString("duplicate_sequences")),
-				CODEC.decodeAudit(rs.getString("audit")));
-		return new JdbcRecordRow(record, rs.getLong("version"), now);
+				(stepRows > 0) ? new StepJournal(List.of()) : CODEC.decodeJournal(journalColumn),
+				sequences(rs.getString("duplicate_sequences")), CODEC.decodeAudit(rs.getString("audit")));
+		return new JdbcRecordRow(record, rs.getLong("version"), now, journalColumn, stepRows);
+	}
+
+	/**
+	 * This row with its record's whole journal.
+	 * @param journal the journal
+	 * @return the row
+	 */
+	JdbcRecordRow withJournal(StepJournal journal) {
+		return new JdbcRecordRow(this.record.withJournal(journal), this.version, this.now, this.journalColumn,
+				this.stepRows);
 	}
 
 	/**

@@ -69,7 +69,15 @@ public final class JdbcRecordTable {
 	}
 
 	/**
-	 * The DDL that creates the table and its index on {@code expires_at} when they are missing,
+	 * The table of the records' durable steps, one row per step: {@link #name()} + {@code _step}.
+	 * @return its name
+	 */
+	public String stepTableName() {
+		return this.name + "_step";
+	}
+
+	/**
+	 * The DDL that creates the table, its index on {@code expires_at} and its step table when they are missing,
 	 * for the dialect's database: what {@code initialize-schema} runs, and what a Flyway or Liquibase
 	 * migration should hold.
 	 * @return the statements, separated by {@code ;}
@@ -80,7 +88,9 @@ public final class JdbcRecordTable {
 			String script = StreamUtils.copyToString(new ClassPathResource(resource).getInputStream(),
 					StandardCharsets.UTF_8);
 			String unqualified = this.name.substring(this.name.indexOf('.') + 1);
-			return script.replace("${table}", this.name).replace("${index}", unqualified + "_expires_at");
+			return script.replace("${table}", this.name)
+				.replace("${index}", unqualified + "_expires_at")
+				.replace("${index_step_name}", unqualified + "_step_name");
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("The JDBC store's DDL " + resource + " is missing from the classpath", ex);
@@ -126,6 +136,34 @@ public final class JdbcRecordTable {
 	 */
 	public String readableCheck() {
 		return "SELECT " + COLUMNS + " FROM " + this.name + " WHERE 1 = 0";
+	}
+
+	/**
+	 * A query that reads every column of the step table and no row: it fails when the table is missing.
+	 * @return the query
+	 */
+	public String stepTableReadableCheck() {
+		return "SELECT record_key, position, name_digest, entry FROM " + stepTableName() + " WHERE 1 = 0";
+	}
+
+	/** The entries of a record's first {@code n} step rows, in order: the record key, then n. */
+	String selectSteps() {
+		return "SELECT entry FROM " + stepTableName() + " WHERE record_key = ? AND position <= ? ORDER BY position";
+	}
+
+	/** Replaces the entry of a step among a record's first n rows: entry, record key, name digest, n. */
+	String updateStep() {
+		return "UPDATE " + stepTableName() + " SET entry = ? WHERE record_key = ? AND name_digest = ? AND position <= ?";
+	}
+
+	/** Adds a step row: record key, position, name digest, entry. */
+	String insertStep() {
+		return "INSERT INTO " + stepTableName() + " (record_key, position, name_digest, entry) VALUES (?, ?, ?, ?)";
+	}
+
+	/** Deletes a record's step rows past a position (rows no record names): record key, position. */
+	String deleteStepsAfter() {
+		return "DELETE FROM " + stepTableName() + " WHERE record_key = ? AND position > ?";
 	}
 
 	/** A compare-and-set of the whole row: on the key, the token and the version read. */

@@ -1,5 +1,5 @@
 -- exactly-once idempotency records (JDBC store), MariaDB and MySQL. Times are epoch milliseconds of the database's clock.
--- journal and audit are JSON arrays, duplicate_sequences comma-separated stream sequences; the last two are NULL when empty.
+-- journal is a JSON array, or once steps moved to ${table}_step a JSON object naming their count; audit a JSON array, duplicate_sequences comma-separated stream sequences; the last two are NULL when empty.
 CREATE TABLE IF NOT EXISTS ${table} (
 	record_key VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
 	idempotency_key LONGBLOB NOT NULL,
@@ -26,4 +26,15 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	audit LONGTEXT,
 	version BIGINT NOT NULL,
 	INDEX ${index} (expires_at)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+-- one row per durable step of a record, in the order the steps first started; name_digest is the SHA-256 of the
+-- step's name (hex), entry its journal entry as JSON. Deleted with their record.
+CREATE TABLE IF NOT EXISTS ${table}_step (
+	record_key VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+	position INT NOT NULL,
+	name_digest CHAR(64) CHARACTER SET ascii NOT NULL,
+	entry LONGTEXT NOT NULL,
+	PRIMARY KEY (record_key, position),
+	UNIQUE KEY ${index_step_name} (record_key, name_digest),
+	FOREIGN KEY (record_key) REFERENCES ${table} (record_key) ON DELETE CASCADE
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -1,5 +1,5 @@
 -- exactly-once idempotency records (JDBC store), PostgreSQL. Times are epoch milliseconds of the database's clock.
--- journal and audit are JSON arrays, duplicate_sequences comma-separated stream sequences; the last two are NULL when empty.
+-- journal is a JSON array, or once steps moved to ${table}_step a JSON object naming their count; audit a JSON array, duplicate_sequences comma-separated stream sequences; the last two are NULL when empty.
 CREATE TABLE IF NOT EXISTS ${table} (
 	record_key VARCHAR(255) NOT NULL PRIMARY KEY,
 	idempotency_key BYTEA NOT NULL,
@@ -27,3 +27,14 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	version BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at);
+-- one row per durable step of a record, in the order the steps first started; name_digest is the SHA-256 of the
+-- step's name (hex), entry its journal entry as JSON. Deleted with their record.
+CREATE TABLE IF NOT EXISTS ${table}_step (
+	record_key VARCHAR(255) NOT NULL,
+	position INTEGER NOT NULL,
+	name_digest CHAR(64) NOT NULL,
+	entry TEXT NOT NULL,
+	PRIMARY KEY (record_key, position),
+	CONSTRAINT ${index_step_name} UNIQUE (record_key, name_digest),
+	FOREIGN KEY (record_key) REFERENCES ${table} (record_key) ON DELETE CASCADE
+);

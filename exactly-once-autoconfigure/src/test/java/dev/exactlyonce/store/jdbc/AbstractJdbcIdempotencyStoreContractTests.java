@@ -2,6 +2,8 @@ package dev.exactlyonce.store.jdbc;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -11,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.MetaDataAccessException;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -22,13 +25,19 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepJournal;
+import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.store.StepState;
+import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.test.ServerProcess;
 import dev.exactlyonce.test.TcpProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -199,6 +208,61 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 	@Override
 	protected ServerProcess server() {
 		return this.server;
+	}
+
+	@Test
+	void aRecordOfTheEarlierFormatIsResumedAndAnEarlierReaderRefusesItOnceItsStepsMovedToRows()
+			throws MetaDataAccessException {
+		JdbcRecordTable table = newTable();
+		IdempotencyStore store = new JdbcIdempotencyStore(this.dataSource, table, LONG_TTL);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		RecordCodec earlierFormat = new RecordCodec();
+		Instant now = Instant.now();
+		StepJournal earlierJournal = new StepJournal(List.of(
+				StepRecord.started("draft", 1, "origin-1", now).done("\"first draft\"", now),
+				StepRecord.started("commit", 1, "origin-1", now)));
+		Claim earlier = ((ClaimResult.Acquired) store.tryClaim("task", "worker-0", Duration.ofMinutes(1))).claim();
+		jdbc.update("UPDATE " + table.name() + " SET journal = ?, lease_until = 0", earlierFormat.encodeJournal(earlierJournal));
+
+		ClaimResult.Acquired resumed = (ClaimResult.Acquired) store.tryClaim("task", "worker-1", Duration.ofMinutes(1));
+		assertThat(resumed.journal()).isEqualTo(earlierJournal);
+		assertThat(resumed.previousAttempt().lastStep()).contains("commit");
+		StepRecord commit = StepRecord.started("commit", 2, "origin-1", now);
+		store.recordStep(resumed.claim(), commit);
+		store.recordStep(resumed.claim(), commit.done("\"sha\"", now));
+		store.recordStep(resumed.claim(), StepRecord.started("deploy", 2, "origin-1", now));
+		assertThatExceptionOfType(ClaimLostException.class).as("the attempt it took over, a zombie now")
+			.isThrownBy(() -> store.recordStep(earlier, StepRecord.started("late", 1, "origin-1", now)));
+
+		assertThat(store.find("task").orElseThrow().journal().steps())
+			.extracting(StepRecord::name, StepRecord::state, StepRecord::result)
+			.containsExactly(tuple("draft", StepState.DONE, "\"first draft\""), tuple("commit", StepState.DONE, "\"sha\""),
+					tuple("deploy", StepState.STARTED, null));
+		String journalColumn = jdbc.queryForObject("SELECT journal FROM " + table.name(), String.class);
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.as("an earlier version stays off a record whose steps it would not see")
+			.isThrownBy(() -> earlierFormat.decodeJournal(journalColumn));
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + table.stepTableName(), Integer.class)).isEqualTo(3);
+	}
+
+	@Test
+	void aStepJournaledInAnApplicationTransactionThatRollsBackLeavesNoRow() throws MetaDataAccessException {
+		JdbcRecordTable table = newTable();
+		IdempotencyStore store = new JdbcIdempotencyStore(this.dataSource, table, LONG_TTL);
+		Claim claim = ((ClaimResult.Acquired) store.tryClaim("task", "worker-1", Duration.ofMinutes(1))).claim();
+		StepRecord draft = StepRecord.started("draft", 1, "origin", Instant.now());
+		store.recordStep(claim, draft);
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+
+		transaction.executeWithoutResult((status) -> {
+			store.recordStepWithTransaction(claim, draft.done("\"draft\"", Instant.now()));
+			store.recordStepWithTransaction(claim, StepRecord.started("commit", 1, "origin", Instant.now()));
+			status.setRollbackOnly();
+		});
+		store.recordStep(claim, StepRecord.started("publish", 1, "origin", Instant.now()));
+
+		assertThat(store.find("task").orElseThrow().journal().steps()).extracting(StepRecord::name, StepRecord::state)
+			.containsExactly(tuple("draft", StepState.STARTED), tuple("publish", StepState.STARTED));
 	}
 
 	/**
