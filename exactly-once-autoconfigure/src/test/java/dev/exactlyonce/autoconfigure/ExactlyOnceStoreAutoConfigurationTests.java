@@ -183,7 +183,7 @@ class ExactlyOnceStoreAutoConfigurationTests {
 	@Test
 	void aJdbcTableCreatedBeforeTheStepTableIsAStartupFailureNamingTheStepTableAndTheDdl() throws Exception {
 		String url = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-		DriverManagerDataSource earlier = new DriverManagerDataSource(url);
+		DriverManagerDataSource earlier = new DriverManagerDataSource(url, "sa", "");
 		new JdbcRecordTable(JdbcRecordTable.DEFAULT_NAME, JdbcDialect.of(earlier)).createIfMissing(earlier);
 		new JdbcTemplate(earlier).execute("DROP TABLE exactlyonce_record_step");
 

@@ -21,6 +21,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.provision.ConfigurationDrift;
 import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Creates the idempotency bucket when it is missing and checks an existing one for every setting
@@ -95,7 +96,28 @@ public class NatsKvBucketProvisioner {
 	 * records
 	 */
 	public NatsKvIdempotencyStore provisionStore(NatsKvBucketSpec spec, ClaimRules rules, long maxPayload) {
-		return new NatsKvIdempotencyStore(provision(spec), scanView(spec), rules, maxPayload);
+		KeyValue bucket = provision(spec);
+		return new NatsKvIdempotencyStore(bucket, scanView(spec), rules, largestValue(bucket, maxPayload));
+	}
+
+	/** The largest value the bucket takes: the server's {@code max_payload}, or the bucket's smaller max value size. */
+	private long largestValue(KeyValue bucket, long maxPayload) {
+		try {
+			long maxValueSize = bucket.getStatus().getMaxValueSize();
+			return (maxValueSize > 0) ? Math.min(maxPayload, maxValueSize) : maxPayload;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw statusNotReadable(bucket, ex);
+		}
+		catch (IOException | JetStreamApiException ex) {
+			throw statusNotReadable(bucket, ex);
+		}
+	}
+
+	private static StoreUnavailableException statusNotReadable(KeyValue bucket, Exception ex) {
+		return new StoreUnavailableException("NATS KV bucket '" + bucket.getBucketName() + "' status not readable: "
+				+ ex.getMessage(), ex);
 	}
 
 	/**

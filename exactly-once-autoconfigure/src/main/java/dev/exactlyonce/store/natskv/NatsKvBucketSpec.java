@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import io.nats.client.api.StorageType;
 
+import dev.exactlyonce.store.SealedJournal;
+
 /**
  * What the idempotency store needs of its NATS KV bucket.
  *
@@ -18,6 +20,12 @@ public record NatsKvBucketSpec(String name, Duration ttl, StorageType storage, i
 	/** Room for the key (a NATS subject token, under 4 KiB) and the record's fixed fields. */
 	private static final long KEY_AND_FIELDS = 8 * 1024;
 
+	/**
+	 * Room for the step journal a record keeps inside: its tail (sealed past {@link SealedJournal#SEAL_BYTES})
+	 * and the references to sealed parts, each under 200 bytes.
+	 */
+	private static final long JOURNAL = SealedJournal.SEAL_BYTES + SealedJournal.MAX_SEALED_IN_RECORD * 200L;
+
 	/** The most bytes one character of the result summary takes in JSON (an escaped control character). */
 	private static final long BYTES_PER_SUMMARY_CHARACTER = 6;
 
@@ -27,7 +35,7 @@ public record NatsKvBucketSpec(String name, Duration ttl, StorageType storage, i
 	 * @return the size in bytes
 	 */
 	public static long largestRecord(int resultSummaryMaxLength) {
-		return KEY_AND_FIELDS + BYTES_PER_SUMMARY_CHARACTER * resultSummaryMaxLength;
+		return KEY_AND_FIELDS + JOURNAL + BYTES_PER_SUMMARY_CHARACTER * resultSummaryMaxLength;
 	}
 
 }
