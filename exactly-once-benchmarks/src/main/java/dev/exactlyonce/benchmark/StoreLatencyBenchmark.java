@@ -36,6 +36,7 @@ import dev.exactlyonce.store.jdbc.JdbcRecordTable;
 import dev.exactlyonce.store.redis.RedisIdempotencyStore;
 import dev.exactlyonce.test.FirestoreEmulatorProcess;
 import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.MariaDbServerProcess;
 import dev.exactlyonce.test.PostgresServerProcess;
 import dev.exactlyonce.test.RedisServerProcess;
 
@@ -46,7 +47,7 @@ import dev.exactlyonce.test.RedisServerProcess;
  * {@code mvn -B -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -Pbenchmark -DskipTests verify}
  * ({@code -Dbenchmark.operations=N} to change the number of measured tasks,
  * {@code -Dbenchmark.stores=nats-kv,redis} to measure only some of memory, nats-kv, redis,
- * redis-aof, firestore, postgresql); then one task of {@code -Dbenchmark.long-task-steps} steps
+ * redis-aof, firestore, postgresql, mariadb); then one task of {@code -Dbenchmark.long-task-steps} steps
  * (10000; 0 skips it) per store, with a fresh server, by {@link LongTaskProbe}.
  */
 public final class StoreLatencyBenchmark {
@@ -56,7 +57,7 @@ public final class StoreLatencyBenchmark {
 	private static final Duration LEASE = Duration.ofMinutes(2);
 
 	private static final List<String> STORES = List.of("memory", "nats-kv", "redis", "redis-aof", "firestore",
-			"postgresql");
+			"postgresql", "mariadb");
 
 	private static final int STEPS_PER_TASK = 3;
 
@@ -83,6 +84,7 @@ public final class StoreLatencyBenchmark {
 		stores.put("redis-aof", () -> redis("always"));
 		stores.put("firestore", StoreLatencyBenchmark::firestore);
 		stores.put("postgresql", StoreLatencyBenchmark::postgresql);
+		stores.put("mariadb", StoreLatencyBenchmark::mariadb);
 		System.out.printf(Locale.ROOT, "%n%d tasks per store after %d warm-up tasks, each a claim, %d durable steps "
 				+ "(STARTED + DONE with a %d-byte result) and a complete; one thread, local servers; latencies in ms%n%n",
 				operations, warmup, STEPS_PER_TASK, RESULT.length());
@@ -177,13 +179,21 @@ public final class StoreLatencyBenchmark {
 
 	private static BenchmarkedStore postgresql() throws Exception {
 		PostgresServerProcess server = new PostgresServerProcess(true).start();
+		return jdbc("jdbc (PostgreSQL 15, fsync on)", server.jdbcUrl(), server.user(), server);
+	}
+
+	private static BenchmarkedStore mariadb() throws Exception {
+		MariaDbServerProcess server = new MariaDbServerProcess().start();
+		return jdbc("jdbc (MariaDB)", server.jdbcUrl(), "root", server);
+	}
+
+	private static BenchmarkedStore jdbc(String label, String url, String user, AutoCloseable server) throws Exception {
 		HikariDataSource dataSource = new HikariDataSource();
-		dataSource.setJdbcUrl(server.jdbcUrl());
-		dataSource.setUsername(server.user());
+		dataSource.setJdbcUrl(url);
+		dataSource.setUsername(user);
 		JdbcRecordTable table = new JdbcRecordTable(JdbcRecordTable.DEFAULT_NAME, JdbcDialect.of(dataSource));
 		table.createIfMissing(dataSource);
-		return new BenchmarkedStore("jdbc (PostgreSQL 15)", new JdbcIdempotencyStore(dataSource, table, TTL),
-				dataSource, server);
+		return new BenchmarkedStore(label, new JdbcIdempotencyStore(dataSource, table, TTL), dataSource, server);
 	}
 
 	private static BenchmarkedStore firestore() {
