@@ -8,11 +8,18 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Reads and writes {@link IdempotencyRecord}s (and their {@link StepJournal}s) as JSON for stores that
  * keep opaque values.
- * Uses a private mapper so the application's JSON settings can never change the stored format.
+ * Uses a private mapper so the application's JSON settings can never change the stored format; one
+ * for every codec, so a store created later (another listener's, a test's) finds its readers and
+ * writers built.
  */
 public final class RecordCodec {
 
-	private final JsonMapper mapper = JsonMapper.builder().build();
+	private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+	/** The mapper of the stored formats, for the classes of this package that write parts of them. */
+	static JsonMapper mapper() {
+		return MAPPER;
+	}
 
 	/**
 	 * Serialises a record.
@@ -20,7 +27,7 @@ public final class RecordCodec {
 	 * @return its JSON bytes
 	 */
 	public byte[] encode(IdempotencyRecord record) {
-		return this.mapper.writeValueAsBytes(record);
+		return MAPPER.writeValueAsBytes(record);
 	}
 
 	/**
@@ -31,7 +38,7 @@ public final class RecordCodec {
 	 */
 	public IdempotencyRecord decode(byte[] bytes) {
 		try {
-			return this.mapper.readValue(bytes, IdempotencyRecord.class);
+			return MAPPER.readValue(bytes, IdempotencyRecord.class);
 		}
 		catch (JacksonException ex) {
 			throw new StoreUnavailableException("Idempotency record is not readable: " + ex.getOriginalMessage(), ex);
@@ -44,7 +51,7 @@ public final class RecordCodec {
 	 * @return a JSON array
 	 */
 	public String encodeJournal(StepJournal journal) {
-		return this.mapper.writeValueAsString(journal);
+		return MAPPER.writeValueAsString(journal);
 	}
 
 	/**
@@ -53,7 +60,7 @@ public final class RecordCodec {
 	 * @return a JSON object
 	 */
 	public String encodeStep(StepRecord step) {
-		return this.mapper.writeValueAsString(step);
+		return MAPPER.writeValueAsString(step);
 	}
 
 	/**
@@ -64,7 +71,7 @@ public final class RecordCodec {
 	 */
 	public StepRecord decodeStep(String json) {
 		try {
-			return this.mapper.readValue(json, StepRecord.class);
+			return MAPPER.readValue(json, StepRecord.class);
 		}
 		catch (JacksonException ex) {
 			throw new StoreUnavailableException("Step journal entry is not readable: " + ex.getOriginalMessage(), ex);
@@ -83,7 +90,7 @@ public final class RecordCodec {
 			return StepJournal.EMPTY;
 		}
 		try {
-			return this.mapper.readValue(json, StepJournal.class);
+			return MAPPER.readValue(json, StepJournal.class);
 		}
 		catch (JacksonException ex) {
 			throw new StoreUnavailableException("Step journal is not readable: " + ex.getOriginalMessage(), ex);
@@ -96,7 +103,7 @@ public final class RecordCodec {
 	 * @return a JSON array
 	 */
 	public String encodeAudit(List<OperatorAction> audit) {
-		return this.mapper.writeValueAsString(audit);
+		return MAPPER.writeValueAsString(audit);
 	}
 
 	/**
@@ -105,7 +112,7 @@ public final class RecordCodec {
 	 * @return a JSON object
 	 */
 	public String encodeAction(OperatorAction action) {
-		return this.mapper.writeValueAsString(action);
+		return MAPPER.writeValueAsString(action);
 	}
 
 	/**
@@ -120,7 +127,7 @@ public final class RecordCodec {
 			return List.of();
 		}
 		try {
-			return List.of(this.mapper.readValue(json, OperatorAction[].class));
+			return List.of(MAPPER.readValue(json, OperatorAction[].class));
 		}
 		catch (JacksonException ex) {
 			throw new StoreUnavailableException("Operator audit is not readable: " + ex.getOriginalMessage(), ex);

@@ -47,7 +47,7 @@ public final class SealedJournal {
 
 	private static final String JOURNAL_FIELD = "journal";
 
-	private final JsonMapper mapper = JsonMapper.builder().build();
+	private final JsonMapper mapper = RecordCodec.mapper();
 
 	private final RecordCodec codec = new RecordCodec();
 

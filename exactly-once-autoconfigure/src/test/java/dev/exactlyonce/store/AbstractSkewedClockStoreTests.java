@@ -22,7 +22,8 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractSkewedClockStoreTests {
 
-	private static final Duration LEASE = Duration.ofSeconds(2);
+	/** Long enough for a claim and a competing claim on a busy machine, which must see it live. */
+	private static final Duration LEASE = Duration.ofSeconds(4);
 
 	/** Far more than the lease. */
 	private static final Duration SKEW = Duration.ofMinutes(10);
