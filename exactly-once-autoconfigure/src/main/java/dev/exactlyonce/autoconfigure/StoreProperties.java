@@ -155,7 +155,10 @@ public class StoreProperties {
 	/** Firestore store settings. */
 	public static class Firestore {
 
-		/** Collection holding the records; give it a TTL policy on the expiresAt field. */
+		/**
+		 * Collection holding the records; long step journals seal older entries in
+		 * {@code <collection>_journal}. Give both a TTL policy on the expiresAt field.
+		 */
 		private String collection = "task-idempotency";
 
 		/** How long one Firestore operation may take before the store counts as unavailable. */

@@ -18,8 +18,8 @@ public interface RecordScanner {
 	 * NATS KV hands its later value too), so callers that count, count by key or sequence. An exception
 	 * of the action ends the scan and leaves it as it is; no record is handed after this returned.
 	 * Instants are given as {@link IdempotencyStore#find} gives them. A store that keeps the older part of a
-	 * long step journal outside the record (NATS KV) hands the record with the part it keeps inside, the
-	 * latest steps; {@link IdempotencyStore#find} reads the whole journal.
+	 * long step journal outside the record (NATS KV, Firestore) hands the record with the part it keeps
+	 * inside, the latest steps; {@link IdempotencyStore#find} reads the whole journal.
 	 * @param action what to do with each record
 	 * @throws StoreUnavailableException when the store cannot be read completely
 	 */

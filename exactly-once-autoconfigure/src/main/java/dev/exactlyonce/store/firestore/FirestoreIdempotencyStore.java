@@ -3,6 +3,9 @@ package dev.exactlyonce.store.firestore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -13,13 +16,16 @@ import com.google.api.core.ApiFuture;
 import com.google.api.gax.rpc.ApiException;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldPath;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreException;
 import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.firestore.Transaction;
 import com.google.cloud.firestore.TransactionOptions;
 
+import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimDecision;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.ClaimResult;
@@ -28,7 +34,11 @@ import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.RecordTooLargeException;
+import dev.exactlyonce.store.SealedJournal;
+import dev.exactlyonce.store.StepJournal;
+import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -42,13 +52,29 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * timestamp for a Firestore TTL policy; until that policy deletes a document, reads treat it as
  * absent once it expired.
  * <p>
+ * A step journal keeps its latest entries in the record's {@code journal} field and, past
+ * {@link SealedJournal#SEAL_BYTES} of them, seals older ones in documents of the collection
+ * {@code <collection>_journal} ({@link FirestoreJournalValues}), written by the transaction that
+ * journals the step, so a step costs the same at step 10,000 as at step 1 and a result may be larger
+ * than a document. Those documents carry {@code expiresAt} too: give that collection the same TTL
+ * policy. {@link #find} and claims read the whole journal, with one query for the sealed parts;
+ * {@link #scan} hands the part in the record. A record without sealed parts is written as earlier
+ * versions wrote it; one with sealed parts is refused by them.
+ * <p>
  * Leases are decided on Firestore's clock, not this instance's: {@link FirestoreServerTime} reads
  * it (once a minute) and the JVM's monotonic clock carries it forward, so instances whose wall
  * clocks disagree still agree on when a lease ends.
  */
 public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore implements RecordScanner {
 
+	/**
+	 * Leaves room for the suffix of the ids of sealed journal parts (a dot-separated token, random
+	 * UUID, kind and chunk number, under 100 bytes) within Firestore's 1500 bytes.
+	 */
 	private static final int MAX_DOCUMENT_ID_BYTES = 1400;
+
+	/** The largest chunk of a sealed journal part: a blob of half of Firestore's 1 MiB per document. */
+	private static final int MAX_PART_BYTES = 512 * 1024;
 
 	private static final int TRANSACTION_ATTEMPTS = 16;
 
@@ -60,6 +86,13 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 
 	private final Duration timeout;
 
+	private final FirestoreJournalValues journalValues;
+
+	private final SealedJournal journal;
+
+	/** What this instance wrote last for claims in progress whose journals have sealed parts. */
+	private final Map<String, Held> heldByThisInstance = new ConcurrentHashMap<>();
+
 	private final StoreKeyEncoder keyEncoder = new StoreKeyEncoder(MAX_DOCUMENT_ID_BYTES);
 
 	private final TransactionOptions transactionOptions = TransactionOptions.createReadWriteOptionsBuilder()
@@ -69,7 +102,8 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	/**
 	 * Creates the store.
 	 * @param firestore the application's Firestore client
-	 * @param collection the collection holding the records
+	 * @param collection the collection holding the records; sealed journal parts go to
+	 * {@code <collection>_journal}
 	 * @param rules the claim rules, put on Firestore's clock here
 	 * @param timeout how long one operation may take before the store counts as unavailable
 	 */
@@ -78,24 +112,28 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		this.firestore = firestore;
 		this.collection = firestore.collection(collection);
 		this.timeout = timeout;
+		this.journalValues = new FirestoreJournalValues(firestore.collection(collection + "_journal"), timeout);
+		this.journal = new SealedJournal(this.journalValues, MAX_PART_BYTES);
 	}
 
 	@Override
 	protected ClaimResult claim(String key, String owner, Duration lease, String token) {
-		DocumentReference document = document(key);
+		String id = documentId(key);
+		DocumentReference document = this.collection.document(id);
 		ClaimDecision fresh = this.rules.claim(null, key, owner, lease, token);
 		if (created(document, fresh.toWrite())) {
 			return fresh.result();
 		}
-		ClaimDecision answered = this.rules.claim(readRecord(key), key, owner, lease, token);
+		Held found = read(id);
+		ClaimDecision answered = this.rules.claim(recordOf(found), key, owner, lease, token);
 		if (!answered.requiresWrite()) {
 			return answered.result();
 		}
 		return await(this.firestore.runTransaction((transaction) -> {
-			IdempotencyRecord current = FirestoreRecordDocument.record(transaction.get(document).get());
-			ClaimDecision decision = this.rules.claim(current, key, owner, lease, token);
+			Held current = held(id, transaction.get(document).get(), found);
+			ClaimDecision decision = this.rules.claim(recordOf(current), key, owner, lease, token);
 			if (decision.requiresWrite()) {
-				transaction.set(document, FirestoreRecordDocument.fields(decision.toWrite()));
+				write(transaction, document, current, decision.toWrite(), null);
 			}
 			return decision.result();
 		}, this.transactionOptions), "claim");
@@ -108,6 +146,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 
 	/**
 	 * Reads the collection in pages of 500 documents in document-id order, skipping expired ones.
+	 * A record whose journal has sealed parts is handed with the entries its document keeps.
 	 */
 	@Override
 	public void scan(Consumer<IdempotencyRecord> action) {
@@ -116,7 +155,8 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		while (true) {
 			List<QueryDocumentSnapshot> documents = await(page.get(), "scan").getDocuments();
 			for (QueryDocumentSnapshot document : documents) {
-				IdempotencyRecord record = FirestoreRecordDocument.record(document);
+				IdempotencyRecord record = FirestoreRecordDocument.record(document,
+						this.journal.decodeField(FirestoreRecordDocument.journal(document)).tail());
 				if (!this.rules.isExpired(record, now)) {
 					action.accept(this.rules.onLocalClock(record));
 				}
@@ -130,14 +170,15 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		}
 	}
 
-	private DocumentReference document(String key) {
-		return this.collection.document("k-" + this.keyEncoder.encode(key));
+	private String documentId(String key) {
+		return "k-" + this.keyEncoder.encode(key);
 	}
 
 	/** Creates the document of a fresh claim; false when it exists already. */
 	private boolean created(DocumentReference document, IdempotencyRecord record) {
 		try {
-			await(document.create(FirestoreRecordDocument.fields(record)), "create");
+			await(document.create(FirestoreRecordDocument.fields(record,
+					journalField(this.journal.appendable(SealedJournal.Stored.PLAIN, record.journal())))), "create");
 			return true;
 		}
 		catch (StoreUnavailableException ex) {
@@ -150,17 +191,108 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 
 	@Override
 	protected IdempotencyRecord readRecord(String key) {
-		return FirestoreRecordDocument.record(await(document(key).get(), "read"));
+		return recordOf(read(documentId(key)));
+	}
+
+	/**
+	 * Journals a step with one transaction that writes the record, whose size stays bounded: past
+	 * {@link SealedJournal#SEAL_BYTES} of entries they are sealed in documents of their own first.
+	 */
+	@Override
+	public void recordStep(Claim claim, StepRecord step) {
+		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), step);
 	}
 
 	@Override
 	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
-		DocumentReference document = document(key);
-		return await(this.firestore.runTransaction((transaction) -> {
-			IdempotencyRecord next = change.apply(FirestoreRecordDocument.record(transaction.get(document).get()));
-			transaction.set(document, FirestoreRecordDocument.fields(next));
-			return next;
-		}, this.transactionOptions), "update");
+		return transition(key, change, null);
+	}
+
+	/** A transition; {@code step} is the entry it journals, if it journals one. */
+	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step) {
+		String id = documentId(key);
+		DocumentReference document = this.collection.document(id);
+		try {
+			return await(this.firestore.runTransaction((transaction) -> {
+				Held current = held(id, transaction.get(document).get(), this.heldByThisInstance.get(id));
+				IdempotencyRecord next = change.apply(recordOf(current));
+				write(transaction, document, current, next, step);
+				return next;
+			}, this.transactionOptions), "update");
+		}
+		catch (ClaimLostException ex) {
+			this.heldByThisInstance.remove(id);
+			throw ex;
+		}
+	}
+
+	/** The record of a key as its document holds it now, with its whole journal; {@code null} for none. */
+	private Held read(String id) {
+		return held(id, await(this.collection.document(id).get(), "read"), this.heldByThisInstance.get(id));
+	}
+
+	/**
+	 * The record of a document as read, with its whole journal: the sealed parts are read unless
+	 * {@code known} holds the same journal field, whose whole journal it then gives.
+	 * @return the record, or {@code null} when the document does not exist
+	 */
+	private Held held(String id, DocumentSnapshot snapshot, Held known) {
+		if (!snapshot.exists()) {
+			return null;
+		}
+		String field = FirestoreRecordDocument.journal(snapshot);
+		SealedJournal.Appended journaled = this.journal.decodeField(field);
+		StepJournal whole;
+		if (journaled.stored().isPlain()) {
+			whole = journaled.tail();
+		}
+		else if (known != null && field.equals(known.journalField())) {
+			whole = known.record().journal();
+		}
+		else {
+			whole = this.journal.resolve(id, journaled.stored(), journaled.tail());
+		}
+		return new Held(FirestoreRecordDocument.record(snapshot, whole), field, journaled);
+	}
+
+	private static IdempotencyRecord recordOf(Held held) {
+		return (held != null) ? held.record() : null;
+	}
+
+	/**
+	 * Writes {@code next} over {@code current} in a transaction: a step's entry goes into the tail,
+	 * which is sealed (its parts written by the same transaction) when it grew too large; a
+	 * transition that kept the journal keeps how it is stored; any other journal is written whole
+	 * into the record. Remembers a record with sealed parts while its claim is in progress.
+	 * @param step the entry {@code next} journals, or {@code null}
+	 */
+	private void write(Transaction transaction, DocumentReference document, Held current, IdempotencyRecord next,
+			StepRecord step) {
+		SealedJournal.Appended journaled;
+		if (step != null) {
+			journaled = this.journalValues.writingIn(transaction, next.expiresAt(), () -> this.journal
+				.append(document.getId(), current.journaled(), step, next.token(), UUID.randomUUID().toString()));
+		}
+		else if (current != null && next.journal() == current.record().journal()) {
+			journaled = current.journaled();
+		}
+		else {
+			journaled = this.journal.appendable(SealedJournal.Stored.PLAIN, next.journal());
+		}
+		String field = journalField(journaled);
+		transaction.set(document, FirestoreRecordDocument.fields(next, field));
+		if (next.state() == RecordState.IN_PROGRESS && !journaled.stored().isPlain()) {
+			this.heldByThisInstance.put(document.getId(), new Held(next, field, journaled));
+		}
+		else {
+			this.heldByThisInstance.remove(document.getId());
+		}
+	}
+
+	/** The journal field of a stored form and tail: none for an empty journal, as earlier versions wrote it. */
+	private String journalField(SealedJournal.Appended journaled) {
+		return (journaled.stored().isPlain() && journaled.tail().isEmpty()) ? null
+				: this.journal.encodeField(journaled);
 	}
 
 	private <T> T await(ApiFuture<T> future, String operation) {
@@ -217,6 +349,13 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 
 	private static boolean isRefusal(String code) {
 		return "ALREADY_EXISTS".equals(code) || "ABORTED".equals(code);
+	}
+
+	/**
+	 * A record as a document holds it: the record with its whole journal, the document's journal
+	 * field, and that field decoded (how the journal is stored, with the part in the record).
+	 */
+	private record Held(IdempotencyRecord record, String journalField, SealedJournal.Appended journaled) {
 	}
 
 	private static <E extends Throwable> E findCause(Throwable ex, Class<E> type) {

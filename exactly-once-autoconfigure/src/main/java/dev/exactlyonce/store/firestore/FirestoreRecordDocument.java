@@ -14,18 +14,22 @@ import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * Maps an {@link IdempotencyRecord} to the fields of its Firestore document and back. Instants
  * are Firestore timestamps, so {@code expiresAt} can drive a Firestore TTL policy; the step journal
- * is one JSON string field, and so is the operators' audit; the duplicate copies' sequences are an
- * array of integers; absent values are absent fields.
+ * is one JSON string field in the form {@link dev.exactlyonce.store.SealedJournal} gives it (the
+ * store reads and writes that field), and so is the operators' audit; the duplicate copies'
+ * sequences are an array of integers; absent values are absent fields.
  */
 final class FirestoreRecordDocument {
 
 	/** Firestore keeps at most 1 MiB per document; the rest is room for its name and other fields. */
 	private static final int MAX_JOURNAL_BYTES = 1_000_000;
+
+	private static final String JOURNAL = "journal";
 
 	private static final RecordCodec CODEC = new RecordCodec();
 
@@ -35,9 +39,11 @@ final class FirestoreRecordDocument {
 	/**
 	 * The document fields of a record.
 	 * @param record the record
+	 * @param journal its journal field, or {@code null} for none
 	 * @return the fields
+	 * @throws RecordTooLargeException when the journal field would not fit in the document
 	 */
-	static Map<String, Object> fields(IdempotencyRecord record) {
+	static Map<String, Object> fields(IdempotencyRecord record, String journal) {
 		Map<String, Object> fields = new HashMap<>();
 		fields.put("key", record.key());
 		putIfSet(fields, "listener", record.listener());
@@ -52,8 +58,8 @@ final class FirestoreRecordDocument {
 		fields.put("expiresAt", timestamp(record.expiresAt()));
 		putIfSet(fields, "resultSummary", record.resultSummary());
 		putIfSet(fields, "previousAttempt", previousAttemptFields(record.previousAttempt()));
-		if (!record.journal().isEmpty()) {
-			fields.put("journal", journal(record));
+		if (journal != null) {
+			fields.put(JOURNAL, requireFits(record.key(), journal));
 		}
 		if (!record.duplicateSequences().isEmpty()) {
 			fields.put("duplicateSequences", record.duplicateSequences());
@@ -67,9 +73,10 @@ final class FirestoreRecordDocument {
 	/**
 	 * The record of a document.
 	 * @param snapshot the document as read
+	 * @param journal its journal, as the store read it from the journal field
 	 * @return the record, or {@code null} when the document does not exist
 	 */
-	static IdempotencyRecord record(DocumentSnapshot snapshot) {
+	static IdempotencyRecord record(DocumentSnapshot snapshot, StepJournal journal) {
 		if (!snapshot.exists()) {
 			return null;
 		}
@@ -80,7 +87,7 @@ final class FirestoreRecordDocument {
 					instant(snapshot.getTimestamp("startedAt")), instant(snapshot.getTimestamp("leaseUntil")),
 					snapshot.getLong("streamSequence"), instant(snapshot.getTimestamp("completedAt")),
 					instant(snapshot.getTimestamp("expiresAt")), snapshot.getString("resultSummary"),
-					previousAttempt(snapshot), CODEC.decodeJournal(snapshot.getString("journal")),
+					previousAttempt(snapshot), journal,
 					duplicateSequences(snapshot), CODEC.decodeAudit(snapshot.getString("audit")));
 		}
 		catch (RuntimeException ex) {
@@ -88,14 +95,22 @@ final class FirestoreRecordDocument {
 		}
 	}
 
-	/** The journal as one JSON string field, within what Firestore keeps in a document. */
-	private static String journal(IdempotencyRecord record) {
-		String json = CODEC.encodeJournal(record.journal());
-		int size = json.getBytes(StandardCharsets.UTF_8).length;
+	/**
+	 * The journal field of a document.
+	 * @param snapshot the document as read
+	 * @return the field, or {@code null} when the document has none
+	 */
+	static String journal(DocumentSnapshot snapshot) {
+		return snapshot.getString(JOURNAL);
+	}
+
+	/** The journal field, when it is within what Firestore keeps in a document. */
+	private static String requireFits(String key, String journal) {
+		int size = journal.getBytes(StandardCharsets.UTF_8).length;
 		if (size > MAX_JOURNAL_BYTES) {
-			throw new RecordTooLargeException(record.key(), size, MAX_JOURNAL_BYTES);
+			throw new RecordTooLargeException(key, size, MAX_JOURNAL_BYTES);
 		}
-		return json;
+		return journal;
 	}
 
 	private static List<Long> duplicateSequences(DocumentSnapshot snapshot) {
@@ -139,7 +154,12 @@ final class FirestoreRecordDocument {
 		}
 	}
 
-	private static Timestamp timestamp(Instant instant) {
+	/**
+	 * An instant as a Firestore timestamp.
+	 * @param instant the instant, or {@code null}
+	 * @return the timestamp, or {@code null}
+	 */
+	static Timestamp timestamp(Instant instant) {
 		return (instant != null) ? Timestamp.ofTimeSecondsAndNanos(instant.getEpochSecond(), instant.getNano()) : null;
 	}
 
