@@ -252,10 +252,10 @@ public final class SealedJournal {
 		for (int chunk = 0; chunk < ref.chunks(); chunk++) {
 			byte[] part = found.get(prefix(storeKey) + ref.name() + "." + chunk);
 			if (part == null) {
-				throw new StoreUnavailableException("Step journal of bucket key '" + storeKey + "' names sealed part '"
-						+ ref.name() + "' (chunk " + chunk + " of " + ref.chunks() + "), which the bucket no longer "
-						+ "holds: it expired with the bucket's TTL (exactlyonce.store.completed-ttl) or was deleted. "
-						+ "Resubmit the task to run it from the start", null);
+				throw new StoreUnavailableException("Step journal of store key '" + storeKey + "' names sealed part '"
+						+ ref.name() + "' (chunk " + chunk + " of " + ref.chunks() + "), which the store no longer holds: "
+						+ "it expired (exactlyonce.store.completed-ttl after it was written) or was deleted. Resubmit the "
+						+ "task to run it from the start", null);
 			}
 			json.writeBytes(part);
 		}
@@ -263,7 +263,7 @@ public final class SealedJournal {
 			return this.mapper.readValue(json.toByteArray(), type);
 		}
 		catch (JacksonException ex) {
-			throw new StoreUnavailableException("Sealed part '" + ref.name() + "' of the step journal of bucket key '"
+			throw new StoreUnavailableException("Sealed part '" + ref.name() + "' of the step journal of store key '"
 					+ storeKey + "' is not readable: " + ex.getOriginalMessage(), ex);
 		}
 	}

@@ -78,10 +78,11 @@ class FirestoreSealedJournalIntegrationTests {
 	 * in about 90 parts named by two index values.
 	 */
 	@Test
-	void thousandsOfStepsAreJournaledWithASmallRecordAndReadBackWholeInOrder() throws Exception {
+	void hundredsOfStepsAreSealedWithASmallRecordAndReadBackWholeInOrderByAnotherInstance() throws Exception {
 		IdempotencyStore store = newStore();
 		Claim claim = acquire(store, "long", "worker-1", LEASE);
-		int steps = 2_000;
+		// the contract suite journals 2,000 steps on every store; these are enough to seal many parts
+		int steps = 300;
 		for (int step = 0; step < steps; step++) {
 			journal(store, claim, "step-" + step, RESULT);
 		}
