@@ -390,8 +390,11 @@ public class ExactlyOnceProperties {
 	/** Durable step settings. */
 	public static class Steps {
 
-		/** Largest result a step may journal, as JSON; store large outputs elsewhere and journal a reference. */
-		private DataSize maxResultSize = DataSize.ofKilobytes(64);
+		/**
+		 * Largest result a step may journal, as JSON (every store keeps 1 MiB); store larger outputs
+		 * elsewhere and journal a reference.
+		 */
+		private DataSize maxResultSize = DataSize.ofMegabytes(1);
 
 		public DataSize getMaxResultSize() {
 			return this.maxResultSize;
