@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -309,9 +310,30 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 				this.keys.encode(key));
 	}
 
-	/** The row of a key with its record's whole journal (its step rows read). */
+	/**
+	 * The row of a key with its record's whole journal: its step rows read after the row, and the
+	 * row read again, so a row rewritten meanwhile (a resubmit and a new attempt's steps) is never
+	 * given with another run's rows.
+	 */
 	private JdbcRecordRow readWhole(JdbcTemplate jdbc, String key) {
-		return this.steps.whole(jdbc, this.keys.encode(key), read(jdbc, key));
+		String recordKey = this.keys.encode(key);
+		JdbcRecordRow row = read(jdbc, key);
+		for (int conflict = 0; conflict < MAX_CONFLICTS; conflict++) {
+			if (row.stepRows() == 0) {
+				return row;
+			}
+			JdbcRecordRow whole = this.steps.whole(jdbc, recordKey, row);
+			JdbcRecordRow again = read(jdbc, key);
+			if (again.version() == row.version() && Objects.equals(tokenOf(again), tokenOf(row))) {
+				return whole;
+			}
+			row = again;
+		}
+		throw contended(key);
+	}
+
+	private static String tokenOf(JdbcRecordRow row) {
+		return (row.record() != null) ? row.record().token() : null;
 	}
 
 	private IdempotencyRecord transitionOutside(Claim claim,

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -46,6 +47,13 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * Leases are decided on the server's clock, not this instance's: {@link NatsKvServerTime} reads it
  * (once a minute) and the JVM's monotonic clock carries it forward, so instances whose wall clocks
  * disagree still agree on when a lease ends.
+ * <p>
+ * Step journals longer than a record holds are sealed in parts ({@link SealedJournal}). Transitions
+ * read only the part inside the record; a claim that takes a task over and {@link #find} read the
+ * whole journal; a completed or dead-lettered key is answered with the part inside. A part lives
+ * the bucket's TTL from its own write, so a record can outlive parts it names: its duplicates are
+ * still answered, renewals, completions and operators' actions still written, and only resuming
+ * it or reading it whole fails, naming the part and the fix (a resubmit).
  */
 public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implements RecordScanner {
 
@@ -116,8 +124,15 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 			return fresh.result();
 		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
-			Held current = decode(read(storeKey), true);
+			KeyValueEntry entry = read(storeKey);
+			Held current = decode(entry, false);
 			ClaimDecision decision = this.rules.claim(recordOf(current), key, owner, lease, token);
+			if (current != null && !current.journaled().stored().isPlain()
+					&& decision.result() instanceof ClaimResult.Acquired) {
+				// an attempt that takes the task over resumes its whole journal (where it was included)
+				current = decode(entry, true);
+				decision = this.rules.claim(recordOf(current), key, owner, lease, token);
+			}
 			if (!decision.requiresWrite() || write(storeKey, current, decision.toWrite(), null)) {
 				return decision.result();
 			}
@@ -186,7 +201,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 			return written;
 		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
-			Held current = decode(read(storeKey), true);
+			Held current = decode(read(storeKey), false);
 			IdempotencyRecord next;
 			try {
 				next = change.apply(recordOf(current));
@@ -265,7 +280,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		SealedJournal.Appended journaled;
 		if (step != null) {
 			journaled = this.journal.append(storeKey, current.journaled(), step, next.token(),
-					Long.toString(current.revision()));
+					UUID.randomUUID().toString());
 		}
 		else if (current != null && next.journal() == current.record().journal()) {
 			journaled = current.journaled();
@@ -283,7 +298,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 			long written = (current == null) ? this.bucket.create(storeKey, value)
 					: this.bucket.update(storeKey, value, current.revision());
 			if (next.state() == RecordState.IN_PROGRESS) {
-				this.heldByThisInstance.put(storeKey, new Held(next, journaled, written));
+				this.heldByThisInstance.put(storeKey, new Held(next.withJournal(tail), journaled, written));
 			}
 			else {
 				this.heldByThisInstance.remove(storeKey);
