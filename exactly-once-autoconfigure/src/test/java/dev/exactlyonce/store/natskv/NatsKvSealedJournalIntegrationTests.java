@@ -1,10 +1,14 @@
 package dev.exactlyonce.store.natskv;
 
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
@@ -19,8 +23,10 @@ import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.ClaimRules;
+import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StepJournal;
@@ -162,6 +168,70 @@ class NatsKvSealedJournalIntegrationTests {
 		assertThatExceptionOfType(StoreUnavailableException.class)
 			.as("an earlier version stays off a record whose journal it would read only in part")
 			.isThrownBy(() -> earlierFormat.decode(this.bucket.get("earlier").getValue()));
+	}
+
+	@Test
+	void aRecordThatOutlivedItsSealedPartsStillAnswersDuplicatesAndTakesWritesAndOnlyAResumeFailsNamingTheFix()
+			throws Exception {
+		IdempotencyStore store = newStore();
+		Claim claim = acquire(store, "outlived", "worker-1", LEASE);
+		for (int step = 0; step < 100; step++) {
+			journal(store, claim, "step-" + step, RESULT);
+		}
+		Claim renewed = store.renew(claim, LEASE);
+		IdempotencyRecord completed = store.complete(renewed, Completion.completed("listener", 1, "done"));
+		// the bucket's TTL counts from each value's write: the parts, written first, go first
+		for (String key : this.bucket.keys(SealedJournal.prefix(new StoreKeyEncoder(512).encode("outlived")) + ">")) {
+			this.bucket.delete(key);
+		}
+
+		assertThat(store.tryClaim("outlived", "worker-2", LEASE)).as("a duplicate of the completed key")
+			.isInstanceOf(ClaimResult.Completed.class);
+		store.recordDuplicate("outlived", 7);
+		assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> store.find("outlived"))
+			.withMessageContaining("no longer holds")
+			.withMessageContaining("Resubmit");
+		IdempotencyRecord resubmitted = store.recordOperatorAction("outlived", completed.token(),
+				new OperatorAction(OperatorAction.Kind.RESUBMIT, 1, "alice", "parts expired", Instant.now(), 0));
+		ClaimResult.Acquired rerun = (ClaimResult.Acquired) store.tryClaim("outlived", "worker-2", LEASE);
+		assertThat(rerun.journal().steps()).as("a resubmit runs the task from the start").isEmpty();
+		assertThat(resubmitted.duplicateSequences()).contains(7L);
+	}
+
+	@Test
+	void aSealingWriteWhoseAnswerWasLostNeverHasItsPartOverwrittenByTheNextWrite() throws Exception {
+		IdempotencyStore reader = newStore();
+		KeyValue real = this.bucket;
+		AtomicBoolean loseNextUpdateAnswer = new AtomicBoolean();
+		KeyValue lossy = (KeyValue) Proxy.newProxyInstance(KeyValue.class.getClassLoader(),
+				new Class<?>[] { KeyValue.class }, (proxy, method, args) -> {
+					Object answer;
+					try {
+						answer = method.invoke(real, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+					if (method.getName().equals("update") && loseNextUpdateAnswer.getAndSet(false)) {
+						throw new IOException("Timeout or no response waiting for NATS JetStream server");
+					}
+					return answer;
+				});
+		IdempotencyStore store = new NatsKvIdempotencyStore(lossy, real, new ClaimRules(Clock.systemUTC(), TTL),
+				connection.getServerInfo().getMaxPayload());
+		Claim claim = acquire(store, "lost", "worker-1", LEASE);
+		StepRecord answer = StepRecord.started("answer", 1, claim.token(), Instant.now());
+		store.recordStep(claim, answer);
+		String large = "\"" + "a".repeat(1_200_000) + "\"";
+		loseNextUpdateAnswer.set(true);
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.isThrownBy(() -> store.recordStep(claim, answer.done(large, Instant.now())));
+
+		store.recordStep(claim, StepRecord.started("b".repeat(10_000), 1, claim.token(), Instant.now()));
+
+		assertThat(reader.find("lost").orElseThrow().journal().steps())
+			.extracting((step) -> step.name().substring(0, 1), StepRecord::state, (step) -> step.result() == null ? 0 : step.result().length())
+			.containsExactly(tuple("a", StepState.DONE, large.length()), tuple("b", StepState.STARTED, 0));
 	}
 
 	private IdempotencyStore newStore() throws Exception {
