@@ -30,6 +30,10 @@ import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
+import static dev.exactlyonce.store.JournalSteps.ONE_MIB;
+import static dev.exactlyonce.store.JournalSteps.RESULT;
+import static dev.exactlyonce.store.JournalSteps.acquire;
+import static dev.exactlyonce.store.JournalSteps.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.tuple;
@@ -48,9 +52,6 @@ class FirestoreSealedJournalIntegrationTests {
 	private static final Duration TTL = Duration.ofHours(1);
 
 	/** A step result of a typical size, as the NATS KV benchmark journals. */
-	private static final String RESULT = "\"" + "r".repeat(176) + "\"";
-
-	private static final int ONE_MIB = 1024 * 1024;
 
 	private static final AtomicInteger collections = new AtomicInteger();
 
@@ -210,17 +211,6 @@ class FirestoreSealedJournalIntegrationTests {
 			.stream()
 			.filter((part) -> part.getId().startsWith(prefix))
 			.toList();
-	}
-
-	private static Claim acquire(IdempotencyStore store, String key, String owner, Duration lease) {
-		return ((ClaimResult.Acquired) store.tryClaim(key, owner, lease)).claim();
-	}
-
-	/** Journals a step as the pipeline does: STARTED, then DONE with its result. */
-	private static void journal(IdempotencyStore store, Claim claim, String name, String result) {
-		StepRecord started = StepRecord.started(name, claim.attempt(), claim.token(), Instant.now());
-		store.recordStep(claim, started);
-		store.recordStep(claim, started.done(result, Instant.now()));
 	}
 
 }

@@ -37,6 +37,10 @@ import dev.exactlyonce.store.SealedJournal;
 import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.test.NatsServerProcess;
 
+import static dev.exactlyonce.store.JournalSteps.ONE_MIB;
+import static dev.exactlyonce.store.JournalSteps.RESULT;
+import static dev.exactlyonce.store.JournalSteps.acquire;
+import static dev.exactlyonce.store.JournalSteps.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.tuple;
@@ -52,11 +56,6 @@ class NatsKvSealedJournalIntegrationTests {
 	private static final Duration LEASE = Duration.ofMinutes(5);
 
 	private static final Duration TTL = Duration.ofHours(1);
-
-	/** A step result of a typical size, as the benchmark journals. */
-	private static final String RESULT = "\"" + "r".repeat(176) + "\"";
-
-	private static final int ONE_MIB = 1024 * 1024;
 
 	private static final AtomicInteger buckets = new AtomicInteger();
 
@@ -241,17 +240,6 @@ class NatsKvSealedJournalIntegrationTests {
 				new ClaimRules(Clock.systemUTC(), TTL), connection.getServerInfo().getMaxPayload());
 		this.bucket = connection.keyValue(name);
 		return store;
-	}
-
-	private static Claim acquire(IdempotencyStore store, String key, String owner, Duration lease) {
-		return ((ClaimResult.Acquired) store.tryClaim(key, owner, lease)).claim();
-	}
-
-	/** Journals a step as the pipeline does: STARTED, then DONE with its result. */
-	private static void journal(IdempotencyStore store, Claim claim, String name, String result) {
-		StepRecord started = StepRecord.started(name, claim.attempt(), claim.token(), Instant.now());
-		store.recordStep(claim, started);
-		store.recordStep(claim, started.done(result, Instant.now()));
 	}
 
 }
