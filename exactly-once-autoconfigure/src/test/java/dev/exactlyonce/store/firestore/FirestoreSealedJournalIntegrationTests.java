@@ -74,15 +74,14 @@ class FirestoreSealedJournalIntegrationTests {
 	}
 
 	/**
-	 * As many steps as the emulator journals in about a minute on a busy 2-core machine (two
-	 * transactions a step, 6 to 17 ms each; 10,000 steps took 150 s): some 750 KB of entries, sealed
-	 * in about 90 parts named by two index values.
+	 * Enough steps to seal some 14 parts (the contract suite journals 2,000 on every store; the
+	 * emulator takes 150 s for 10,000: two transactions a step, 6 to 17 ms each), read back by
+	 * another instance, which cannot know them.
 	 */
 	@Test
 	void hundredsOfStepsAreSealedWithASmallRecordAndReadBackWholeInOrderByAnotherInstance() throws Exception {
 		IdempotencyStore store = newStore();
 		Claim claim = acquire(store, "long", "worker-1", LEASE);
-		// the contract suite journals 2,000 steps on every store; these are enough to seal many parts
 		int steps = 300;
 		for (int step = 0; step < steps; step++) {
 			journal(store, claim, "step-" + step, RESULT);
