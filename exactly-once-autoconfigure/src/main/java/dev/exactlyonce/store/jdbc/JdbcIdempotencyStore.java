@@ -220,7 +220,9 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		}
 		IdempotencyRecord next = rules(row).recordStep(row.record(), claim, step);
 		int rows = this.steps.write(jdbc, recordKey, row, step);
-		if (!update(jdbc, row, next, JdbcStepJournal.column(rows))) {
+		// the row as it was but for the journal column: with no indexed column changed, PostgreSQL
+		// rewrites it in place (a step would otherwise add index entries to the row's key at every step)
+		if (!update(jdbc, row, row.record(), JdbcStepJournal.column(rows))) {
 			throw new StoreUnavailableException("JDBC write of key '" + claim.key() + "' found its locked row changed",
 					null);
 		}

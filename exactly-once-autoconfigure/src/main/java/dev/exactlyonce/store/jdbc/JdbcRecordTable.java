@@ -151,9 +151,14 @@ public final class JdbcRecordTable {
 		return "SELECT entry FROM " + stepTableName() + " WHERE record_key = ? AND position <= ? ORDER BY position";
 	}
 
-	/** Replaces the entry of a step among a record's first n rows: entry, record key, name digest, n. */
+	/** The position of a step's row, through the unique index on its name: record key, name digest. */
+	String selectStepPosition() {
+		return "SELECT position FROM " + stepTableName() + " WHERE record_key = ? AND name_digest = ?";
+	}
+
+	/** Replaces the entry of a step row: entry, record key, position. */
 	String updateStep() {
-		return "UPDATE " + stepTableName() + " SET entry = ? WHERE record_key = ? AND name_digest = ? AND position <= ?";
+		return "UPDATE " + stepTableName() + " SET entry = ? WHERE record_key = ? AND position = ?";
 	}
 
 	/** Adds a step row: record key, position, name digest, entry. */

@@ -106,7 +106,10 @@ final class JdbcStepJournal {
 				rows = add(jdbc, recordKey, rows, earlier);
 			}
 		}
-		if (jdbc.update(this.table.updateStep(), this.codec.encodeStep(step), recordKey, digest(step.name()), rows) == 1) {
+		Integer position = jdbc.query(this.table.selectStepPosition(), (rs) -> rs.next() ? rs.getInt(1) : null,
+				recordKey, digest(step.name()));
+		if (position != null && position <= rows) {
+			jdbc.update(this.table.updateStep(), this.codec.encodeStep(step), recordKey, position);
 			return rows;
 		}
 		return add(jdbc, recordKey, rows, step);
