@@ -13,6 +13,7 @@ import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordChangedException;
 import dev.exactlyonce.store.RecordState;
@@ -70,7 +71,7 @@ public class KeyReopener {
 			String reason) {
 		String storeKey = this.consumers.storeKey(consumer, key);
 		for (int round = 0; round < ROUNDS; round++) {
-			Optional<IdempotencyRecord> found = this.store.find(storeKey);
+			Optional<IdempotencyRecord> found = find(storeKey, kind, consumer, key);
 			if (found.isEmpty()) {
 				if (kind == OperatorAction.Kind.RESUBMIT) {
 					throw new OperationRefusedException("The store holds no record of key '" + key + "' of consumer '"
@@ -178,6 +179,24 @@ public class KeyReopener {
 		logger.info(kind + " " + number + " of task '" + key + "' of consumer '" + consumer + "'"
 				+ ((deadLetterSequence > 0) ? " (dead letter " + deadLetterSequence + ")" : "") + " by " + operator
 				+ ": " + reason + note);
+	}
+
+	/**
+	 * The record of a key, for an action on it. A record whose step journal lost a sealed part (it
+	 * expired before the record) can still be discarded or resubmitted, never replayed: a replay
+	 * resumes the journal.
+	 */
+	private Optional<IdempotencyRecord> find(String storeKey, OperatorAction.Kind kind, String consumer, String key) {
+		try {
+			return this.store.find(storeKey);
+		}
+		catch (JournalPartMissingException ex) {
+			if (kind == OperatorAction.Kind.REPLAY) {
+				throw new OperationRefusedException("Task '" + key + "' of consumer '" + consumer + "' cannot be "
+						+ "replayed: " + ex.getMessage());
+			}
+			return Optional.ofNullable(ex.record());
+		}
 	}
 
 }

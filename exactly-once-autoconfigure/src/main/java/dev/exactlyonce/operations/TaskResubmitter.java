@@ -14,6 +14,7 @@ import dev.exactlyonce.listener.ClaimOwners;
 import dev.exactlyonce.listener.ConsumerSettings;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.OperatorAction;
 
 /**
@@ -63,7 +64,7 @@ public class TaskResubmitter {
 	 */
 	public OperationOutcome resubmit(String consumer, String key, String operator, String reason) {
 		ConsumerSettings settings = this.consumers.settings(consumer);
-		IdempotencyRecord record = this.store.find(this.consumers.storeKey(consumer, key))
+		IdempotencyRecord record = find(this.consumers.storeKey(consumer, key))
 			.orElseThrow(() -> new OperationRefusedException("The store holds no record of key '" + key
 					+ "' of consumer '" + consumer + "' (never claimed, or older than "
 					+ "exactlyonce.store.completed-ttl): publish it as a new task instead"));
@@ -116,6 +117,16 @@ public class TaskResubmitter {
 					+ "that publishes it, with ExactlyOncePublisher.resubmit");
 		}
 		return original;
+	}
+
+	/** The record of a key; one whose step journal lost a sealed part still names the message to resubmit. */
+	private Optional<IdempotencyRecord> find(String storeKey) {
+		try {
+			return this.store.find(storeKey);
+		}
+		catch (JournalPartMissingException ex) {
+			return Optional.ofNullable(ex.record());
+		}
 	}
 
 }

@@ -173,6 +173,7 @@ public final class SealedJournal {
 	 * @param stored how the journal is stored
 	 * @param tail the record's tail
 	 * @return the journal
+	 * @throws JournalPartMissingException when the store no longer holds a sealed part
 	 * @throws StoreUnavailableException when a sealed part cannot be read
 	 */
 	public StepJournal resolve(String storeKey, Stored stored, StepJournal tail) {
@@ -252,10 +253,10 @@ public final class SealedJournal {
 		for (int chunk = 0; chunk < ref.chunks(); chunk++) {
 			byte[] part = found.get(prefix(storeKey) + ref.name() + "." + chunk);
 			if (part == null) {
-				throw new StoreUnavailableException("Step journal of store key '" + storeKey + "' names sealed part '"
+				throw new JournalPartMissingException("Step journal of store key '" + storeKey + "' names sealed part '"
 						+ ref.name() + "' (chunk " + chunk + " of " + ref.chunks() + "), which the store no longer holds: "
 						+ "it expired (exactlyonce.store.completed-ttl after it was written) or was deleted. Resubmit the "
-						+ "task to run it from the start", null);
+						+ "task to run it from the start");
 			}
 			json.writeBytes(part);
 		}

@@ -3,9 +3,7 @@ package dev.exactlyonce.store.firestore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -33,6 +31,7 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.RecordTooLargeException;
@@ -57,8 +56,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * {@code <collection>_journal} ({@link FirestoreJournalValues}), written by the transaction that
  * journals the step, so a step costs the same at step 10,000 as at step 1 and a result may be larger
  * than a document. Those documents carry {@code expiresAt} too: give that collection the same TTL
- * policy. {@link #find} and claims read the whole journal, with one query for the sealed parts;
- * {@link #scan} hands the part in the record. A record without sealed parts is written as earlier
+ * policy. {@link #find} and a claim that takes a task over read the whole journal, with one query
+ * for the sealed parts; transitions, duplicates' answers and {@link #scan} use the part in the
+ * record, so a record that outlived its parts (they expire from their own write) is still answered. A record without sealed parts is written as earlier
  * versions wrote it; one with sealed parts is refused by them.
  * <p>
  * Leases are decided on Firestore's clock, not this instance's: {@link FirestoreServerTime} reads
@@ -91,7 +91,6 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	private final SealedJournal journal;
 
 	/** What this instance wrote last for claims in progress whose journals have sealed parts. */
-	private final Map<String, Held> heldByThisInstance = new ConcurrentHashMap<>();
 
 	private final StoreKeyEncoder keyEncoder = new StoreKeyEncoder(MAX_DOCUMENT_ID_BYTES);
 
@@ -124,14 +123,21 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		if (created(document, fresh.toWrite())) {
 			return fresh.result();
 		}
-		Held found = read(id);
+		Held found = held(id, await(document.get(), "read"), false);
 		ClaimDecision answered = this.rules.claim(recordOf(found), key, owner, lease, token);
 		if (!answered.requiresWrite()) {
 			return answered.result();
 		}
 		return await(this.firestore.runTransaction((transaction) -> {
-			Held current = held(id, transaction.get(document).get(), found);
+			DocumentSnapshot snapshot = transaction.get(document).get();
+			Held current = held(id, snapshot, false);
 			ClaimDecision decision = this.rules.claim(recordOf(current), key, owner, lease, token);
+			if (current != null && !current.journaled().stored().isPlain()
+					&& decision.result() instanceof ClaimResult.Acquired) {
+				// an attempt that takes the task over resumes its whole journal
+				current = held(id, snapshot, true);
+				decision = this.rules.claim(recordOf(current), key, owner, lease, token);
+			}
 			if (decision.requiresWrite()) {
 				write(transaction, document, current, decision.toWrite(), null);
 			}
@@ -212,47 +218,40 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step) {
 		String id = documentId(key);
 		DocumentReference document = this.collection.document(id);
-		try {
-			return await(this.firestore.runTransaction((transaction) -> {
-				Held current = held(id, transaction.get(document).get(), this.heldByThisInstance.get(id));
-				IdempotencyRecord next = change.apply(recordOf(current));
-				write(transaction, document, current, next, step);
-				return next;
-			}, this.transactionOptions), "update");
-		}
-		catch (ClaimLostException ex) {
-			this.heldByThisInstance.remove(id);
-			throw ex;
-		}
+		return await(this.firestore.runTransaction((transaction) -> {
+			Held current = held(id, transaction.get(document).get(), false);
+			IdempotencyRecord next = change.apply(recordOf(current));
+			write(transaction, document, current, next, step);
+			return next;
+		}, this.transactionOptions), "update");
 	}
 
 	/** The record of a key as its document holds it now, with its whole journal; {@code null} for none. */
 	private Held read(String id) {
-		return held(id, await(this.collection.document(id).get(), "read"), this.heldByThisInstance.get(id));
+		DocumentSnapshot snapshot = await(this.collection.document(id).get(), "read");
+		try {
+			return held(id, snapshot, true);
+		}
+		catch (JournalPartMissingException ex) {
+			throw ex.about(recordOf(held(id, snapshot, false)));
+		}
 	}
 
 	/**
-	 * The record of a document as read, with its whole journal: the sealed parts are read unless
-	 * {@code known} holds the same journal field, whose whole journal it then gives.
+	 * The record of a document as read, with its whole journal (the sealed parts read with one
+	 * query) or with the part the document keeps: transitions need no more, and a record that
+	 * outlived its expired parts is still answered and written.
 	 * @return the record, or {@code null} when the document does not exist
 	 */
-	private Held held(String id, DocumentSnapshot snapshot, Held known) {
+	private Held held(String id, DocumentSnapshot snapshot, boolean wholeJournal) {
 		if (!snapshot.exists()) {
 			return null;
 		}
 		String field = FirestoreRecordDocument.journal(snapshot);
 		SealedJournal.Appended journaled = this.journal.decodeField(field);
-		StepJournal whole;
-		if (journaled.stored().isPlain()) {
-			whole = journaled.tail();
-		}
-		else if (known != null && field.equals(known.journalField())) {
-			whole = known.record().journal();
-		}
-		else {
-			whole = this.journal.resolve(id, journaled.stored(), journaled.tail());
-		}
-		return new Held(FirestoreRecordDocument.record(snapshot, whole), field, journaled);
+		StepJournal journal = (wholeJournal && !journaled.stored().isPlain())
+				? this.journal.resolve(id, journaled.stored(), journaled.tail()) : journaled.tail();
+		return new Held(FirestoreRecordDocument.record(snapshot, journal), journaled);
 	}
 
 	private static IdempotencyRecord recordOf(Held held) {
@@ -263,7 +262,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	 * Writes {@code next} over {@code current} in a transaction: a step's entry goes into the tail,
 	 * which is sealed (its parts written by the same transaction) when it grew too large; a
 	 * transition that kept the journal keeps how it is stored; any other journal is written whole
-	 * into the record. Remembers a record with sealed parts while its claim is in progress.
+	 * into the record.
 	 * @param step the entry {@code next} journals, or {@code null}
 	 */
 	private void write(Transaction transaction, DocumentReference document, Held current, IdempotencyRecord next,
@@ -279,14 +278,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		else {
 			journaled = this.journal.appendable(SealedJournal.Stored.PLAIN, next.journal());
 		}
-		String field = journalField(journaled);
-		transaction.set(document, FirestoreRecordDocument.fields(next, field));
-		if (next.state() == RecordState.IN_PROGRESS && !journaled.stored().isPlain()) {
-			this.heldByThisInstance.put(document.getId(), new Held(next, field, journaled));
-		}
-		else {
-			this.heldByThisInstance.remove(document.getId());
-		}
+		transaction.set(document, FirestoreRecordDocument.fields(next, journalField(journaled)));
 	}
 
 	/** The journal field of a stored form and tail: none for an empty journal, as earlier versions wrote it. */
@@ -352,10 +344,10 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	}
 
 	/**
-	 * A record as a document holds it: the record with its whole journal, the document's journal
-	 * field, and that field decoded (how the journal is stored, with the part in the record).
+	 * A record as a document holds it: the record (with its whole journal, or the part the document
+	 * keeps) and its journal field decoded (how the journal is stored, with the part in the record).
 	 */
-	private record Held(IdempotencyRecord record, String journalField, SealedJournal.Appended journaled) {
+	private record Held(IdempotencyRecord record, SealedJournal.Appended journaled) {
 	}
 
 	private static <E extends Throwable> E findCause(Throwable ex, Class<E> type) {

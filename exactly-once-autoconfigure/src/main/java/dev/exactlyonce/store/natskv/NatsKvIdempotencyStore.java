@@ -22,6 +22,7 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.CompareAndSetIdempotencyStore;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordTooLargeException;
 import dev.exactlyonce.store.SealedJournal;
@@ -176,7 +177,13 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	@Override
 	protected IdempotencyRecord readRecord(String key) {
-		return recordOf(decode(read(this.keyEncoder.encode(key)), true));
+		KeyValueEntry entry = read(this.keyEncoder.encode(key));
+		try {
+			return recordOf(decode(entry, true));
+		}
+		catch (JournalPartMissingException ex) {
+			throw ex.about(recordOf(decode(entry, false)));
+		}
 	}
 
 	/**

@@ -26,6 +26,7 @@ import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
@@ -187,9 +188,11 @@ class NatsKvSealedJournalIntegrationTests {
 		assertThat(store.tryClaim("outlived", "worker-2", LEASE)).as("a duplicate of the completed key")
 			.isInstanceOf(ClaimResult.Completed.class);
 		store.recordDuplicate("outlived", 7);
-		assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> store.find("outlived"))
+		assertThatExceptionOfType(JournalPartMissingException.class).isThrownBy(() -> store.find("outlived"))
 			.withMessageContaining("no longer holds")
-			.withMessageContaining("Resubmit");
+			.withMessageContaining("Resubmit")
+			.satisfies((ex) -> assertThat(ex.record().token()).as("the record, for a discard or a resubmit")
+				.isEqualTo(completed.token()));
 		IdempotencyRecord resubmitted = store.recordOperatorAction("outlived", completed.token(),
 				new OperatorAction(OperatorAction.Kind.RESUBMIT, 1, "alice", "parts expired", Instant.now(), 0));
 		ClaimResult.Acquired rerun = (ClaimResult.Acquired) store.tryClaim("outlived", "worker-2", LEASE);
