@@ -14,7 +14,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-
 /**
  * A task's step journal as a store keeps it that has no cheap partial update of a record (NATS KV, a
  * Firestore document), so that a step costs the same at step 10,000 as at step 1 and a result may
@@ -23,9 +22,9 @@ import tools.jackson.databind.node.ObjectNode;
  * The record holds the latest entries (the <em>tail</em>, one entry per step name, as the journal
  * of earlier versions did) and references to <em>sealed</em> parts: once the tail grows past
  * {@value #SEAL_BYTES} bytes of JSON it is written to values of its own ({@link JournalValues},
- * split into chunks that fit one value), and the record names them instead. Past {@value #MAX_SEALED_IN_RECORD} references
- * the record's references go into an <em>index</em> value that names the index before it, so the
- * record stays small however long the task runs.
+ * split into chunks that fit one value), and the record names them instead. Past
+ * {@value #MAX_SEALED_IN_RECORD} references the record's references go into an <em>index</em> value
+ * that names the index before it, so the record stays small however long the task runs.
  * <p>
  * Fencing is the record's: a sealed value is written before (or in the same transaction as) the
  * compare-and-set of the record that names it, under a name no other write uses (the writing

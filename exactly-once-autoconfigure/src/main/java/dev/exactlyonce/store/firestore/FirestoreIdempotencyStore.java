@@ -58,8 +58,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * than a document. Those documents carry {@code expiresAt} too: give that collection the same TTL
  * policy. {@link #find} and a claim that takes a task over read the whole journal, with one query
  * for the sealed parts; transitions, duplicates' answers and {@link #scan} use the part in the
- * record, so a record that outlived its parts (they expire from their own write) is still answered. A record without sealed parts is written as earlier
- * versions wrote it; one with sealed parts is refused by them.
+ * record, so a record that outlived its parts (they expire from their own write) is still answered.
+ * A record without sealed parts is written as earlier versions wrote it; one with sealed parts is
+ * refused by them.
  * <p>
  * Leases are decided on Firestore's clock, not this instance's: {@link FirestoreServerTime} reads
  * it (once a minute) and the JVM's monotonic clock carries it forward, so instances whose wall

@@ -232,7 +232,8 @@ class NatsKvSealedJournalIntegrationTests {
 		store.recordStep(claim, StepRecord.started("b".repeat(10_000), 1, claim.token(), Instant.now()));
 
 		assertThat(reader.find("lost").orElseThrow().journal().steps())
-			.extracting((step) -> step.name().substring(0, 1), StepRecord::state, (step) -> step.result() == null ? 0 : step.result().length())
+			.extracting((step) -> step.name().substring(0, 1), StepRecord::state,
+					(step) -> (step.result() != null) ? step.result().length() : 0)
 			.containsExactly(tuple("a", StepState.DONE, large.length()), tuple("b", StepState.STARTED, 0));
 	}
 
