@@ -32,6 +32,7 @@ import dev.exactlyonce.operations.OperationRefusedException;
 import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.operations.TaskResubmitter;
 import dev.exactlyonce.operations.TaskStatus;
+import dev.exactlyonce.store.JournalPartMissingException;
 
 /**
  * The {@code exactlyonceops} actuator endpoint: an operator's reads and writes on tasks and dead
@@ -49,6 +50,8 @@ import dev.exactlyonce.operations.TaskStatus;
  */
 @Endpoint(id = "exactlyonceops", defaultAccess = Access.READ_ONLY)
 public class ExactlyOnceOperationsEndpoint {
+
+	private static final int CONFLICT = 409;
 
 	private static final String TASKS = "tasks";
 
@@ -303,13 +306,19 @@ public class ExactlyOnceOperationsEndpoint {
 		return (securityContext.getPrincipal() != null) ? securityContext.getPrincipal().getName() : "anonymous";
 	}
 
-	/** The result, or a 400 answer with the refusal's message (Boot's error page would hide it). */
+	/**
+	 * The result, or an answer with the message (Boot's error page would hide it): 400 for a refusal,
+	 * 409 for a task whose step journal lost a sealed part (it names the part and what can be done).
+	 */
 	private static @Nullable Object answer(Supplier<@Nullable Object> operation) {
 		try {
 			return operation.get();
 		}
 		catch (OperationRefusedException ex) {
 			return new WebEndpointResponse<>(Map.of("error", ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+		catch (JournalPartMissingException ex) {
+			return new WebEndpointResponse<>(Map.of("error", ex.getMessage()), CONFLICT);
 		}
 	}
 

@@ -101,9 +101,11 @@ class JdbcStoreConfiguration {
 					+ ")",
 					"Create it with the DDL the starter ships (" + ddl + ", ${table}, ${index} and ${index_step_name} "
 							+ "replaced) in a Flyway or Liquibase migration, or set "
-							+ "exactlyonce.store.jdbc.initialize-schema=always. A table created before the column "
-							+ "previous_token existed needs it added: ALTER TABLE " + table.name()
-							+ " ADD COLUMN previous_token VARCHAR(64).");
+							+ "exactlyonce.store.jdbc.initialize-schema=always, which creates missing tables but never "
+							+ "changes one: a table created before the column previous_token existed needs it added, "
+							+ "ALTER TABLE " + table.name() + " ADD COLUMN previous_token VARCHAR(64), and one created "
+							+ "before the step table " + table.stepTableName() + " needs that table too (its CREATE TABLE "
+							+ "is in the same DDL).");
 		}
 		try {
 			jdbc.queryForList(table.stepTableReadableCheck());

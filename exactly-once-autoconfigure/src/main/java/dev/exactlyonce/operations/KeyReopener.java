@@ -193,7 +193,7 @@ public class KeyReopener {
 		catch (JournalPartMissingException ex) {
 			if (kind == OperatorAction.Kind.REPLAY) {
 				throw new OperationRefusedException("Task '" + key + "' of consumer '" + consumer + "' cannot be "
-						+ "replayed: " + ex.getMessage());
+						+ "replayed, which would resume its step journal: " + ex.getMessage());
 			}
 			return Optional.ofNullable(ex.record());
 		}

@@ -254,8 +254,9 @@ public final class SealedJournal {
 			if (part == null) {
 				throw new JournalPartMissingException("Step journal of store key '" + storeKey + "' names sealed part '"
 						+ ref.name() + "' (chunk " + chunk + " of " + ref.chunks() + "), which the store no longer holds: "
-						+ "it expired (exactlyonce.store.completed-ttl after it was written) or was deleted. Resubmit the "
-						+ "task to run it from the start");
+						+ "it expired (exactlyonce.store.completed-ttl after it was written) or was deleted. The task "
+						+ "cannot resume its journal: resubmit it to run it from the start (a dead-lettered one: discard "
+						+ "it and publish it again under a new key)");
 			}
 			json.writeBytes(part);
 		}
