@@ -190,7 +190,7 @@ class NatsKvSealedJournalIntegrationTests {
 		store.recordDuplicate("outlived", 7);
 		assertThatExceptionOfType(JournalPartMissingException.class).isThrownBy(() -> store.find("outlived"))
 			.withMessageContaining("no longer holds")
-			.withMessageContaining("Resubmit")
+			.withMessageContaining("resubmit it to run it from the start")
 			.satisfies((ex) -> assertThat(ex.record().token()).as("the record, for a discard or a resubmit")
 				.isEqualTo(completed.token()));
 		IdempotencyRecord resubmitted = store.recordOperatorAction("outlived", completed.token(),
