@@ -212,7 +212,8 @@ public final class SealedJournal {
 	 */
 	public Appended append(String storeKey, Appended before, StepRecord step, String writer, String write) {
 		StepJournal grown = before.tail().with(step);
-		int grownBytes = before.tailBytes() + this.mapper.writeValueAsBytes(step).length;
+		int tailBytes = (before.tailBytes() >= 0) ? before.tailBytes() : this.mapper.writeValueAsBytes(before.tail()).length;
+		int grownBytes = tailBytes + this.mapper.writeValueAsBytes(step).length;
 		if (grownBytes <= SEAL_BYTES) {
 			return new Appended(before.stored(), grown, grownBytes);
 		}
@@ -228,13 +229,14 @@ public final class SealedJournal {
 	}
 
 	/**
-	 * A record's stored form and tail, as {@link #append} takes them.
+	 * A record's stored form and tail, as {@link #append} takes them; the tail's size is measured
+	 * only when a step is appended (reads, duplicates' answers and renewals never need it).
 	 * @param stored how the journal is stored
 	 * @param tail the tail
-	 * @return them, with the size of the tail
+	 * @return them
 	 */
 	public Appended appendable(Stored stored, StepJournal tail) {
-		return new Appended(stored, tail, tail.isEmpty() ? 0 : this.mapper.writeValueAsBytes(tail).length);
+		return new Appended(stored, tail, tail.isEmpty() ? 0 : -1);
 	}
 
 	private Ref write(String storeKey, String name, byte[] json) {
@@ -345,7 +347,7 @@ public final class SealedJournal {
 	 *
 	 * @param stored the references
 	 * @param tail the tail
-	 * @param tailBytes about the size of the tail as JSON (at least it)
+	 * @param tailBytes about the size of the tail as JSON (at least it), or -1 when not measured yet
 	 */
 	public record Appended(Stored stored, StepJournal tail, int tailBytes) {
 	}
