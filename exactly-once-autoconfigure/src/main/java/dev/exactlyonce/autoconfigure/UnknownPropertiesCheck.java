@@ -84,7 +84,7 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor {
 		if (!unknown.isEmpty()) {
 			throw new ExactlyOnceConfigurationException("Unknown keys under exactlyonce.*; Spring Boot would ignore "
 					+ "them and keep the defaults:\n - " + String.join("\n - ", unknown),
-					"Correct or remove these keys (README, section Properties, lists every key); keep settings of "
+					"Correct or remove these keys (docs/properties.md lists every key); keep settings of "
 							+ "your own application under a prefix other than exactlyonce");
 		}
 	}

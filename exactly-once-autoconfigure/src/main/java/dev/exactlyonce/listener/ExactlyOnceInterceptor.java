@@ -212,7 +212,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	 * parked under that attempt's own fencing token counts; it is parked again under this claim's
 	 * token before the record is written, so that a crash from here on leaves it to the next attempt.
 	 * The lookup is retried, the message held, for at most one lease while NATS does not answer; then
-	 * the delivery is retried later (see README, "What happens when").
+	 * the delivery is retried later (see docs/pipeline.md, "What happens when").
 	 * @return {@code true} when the delivery is settled here
 	 */
 	private boolean recoveredParkedCompletion(Delivery delivery, ClaimResult.Acquired acquired) {

@@ -14,7 +14,7 @@ import org.apache.commons.logging.LogFactory;
 /**
  * The version of the nats-server a connection reached and the {@link ServerFeature features}
  * newer than 2.9 it offers, read from the server's {@code INFO}. The starter needs nothing newer
- * than 2.9 and uses none of these features (README, Compatibility); this makes that visible in
+ * than 2.9 and uses none of these features (docs/compatibility.md); this makes that visible in
  * the start-up log and to the application. A server that runs in a cluster and is older than
  * {@value #SAFE_CLUSTER_VERSION} is also warned about: replicated WorkQueue streams on such
  * servers lost acknowledged tasks in the fault suite when a node was killed and restarted.
@@ -103,15 +103,15 @@ public final class NatsServerCapabilities {
 	private String unsafeClusterWarning() {
 		return "nats-server " + this.version + " runs in cluster '" + this.cluster + "': replicated (R3) WorkQueue "
 				+ "streams on nats-server before " + SAFE_CLUSTER_VERSION + " lost acknowledged messages when a node "
-				+ "was killed and restarted (fault suite, README: Compatibility), which no idempotency store can "
+				+ "was killed and restarted (fault suite, docs/compatibility.md), which no idempotency store can "
 				+ "bring back; upgrade the cluster to nats-server " + SAFE_CLUSTER_VERSION + " or newer";
 	}
 
 	private String summary(String url) {
 		String name = (this.version != null) ? "nats-server " + this.version : "nats-server (version unknown)";
 		String offers = this.offered.isEmpty()
-				? "this server offers none of the newer features weighed in README, Compatibility"
-				: "left unused by design (README, Compatibility): " + this.offered.stream()
+				? "this server offers none of the newer features weighed in docs/compatibility.md"
+				: "left unused by design (docs/compatibility.md): " + this.offered.stream()
 					.map((feature) -> feature.description() + " (" + feature.since() + ")")
 					.collect(Collectors.joining(", "));
 		return name + " at " + url + ": the starter uses nothing newer than nats-server 2.9 (optional capabilities "

@@ -98,10 +98,10 @@ public record PermissionViolation(Operation operation, String subject) {
 	 */
 	public String action() {
 		String add = "Add \"" + toAllow() + "\" to the " + verb() + " allow list of this user's permissions in the "
-				+ "nats-server configuration (README, section Least privilege, lists every subject the starter needs)";
+				+ "nats-server configuration (docs/security.md, Least privilege, lists every subject the starter needs)";
 		if (isProvisioning()) {
 			return add + "; or, if this user is a worker whose streams, buckets and consumers a deploy job provisions "
-					+ "(README, Least privilege: the worker block), set exactlyonce.provisioning.mode=validate.";
+					+ "(docs/security.md, Least privilege: the worker block), set exactlyonce.provisioning.mode=validate.";
 		}
 		return add + ".";
 	}

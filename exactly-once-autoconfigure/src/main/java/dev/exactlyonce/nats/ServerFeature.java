@@ -2,7 +2,7 @@ package dev.exactlyonce.nats;
 
 /**
  * A nats-server feature newer than 2.9 that bears on this starter's guarantees, with the release
- * that brought it. The starter uses none of them (README, Compatibility, says why per feature);
+ * that brought it. The starter uses none of them (docs/compatibility.md says why per feature);
  * {@link NatsServerCapabilities} tells which ones the connected server offers.
  */
 public enum ServerFeature {

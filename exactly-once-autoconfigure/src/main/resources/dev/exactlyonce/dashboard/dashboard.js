@@ -101,7 +101,7 @@
 				reason = 'This application does not allow writes through the endpoint (management.endpoint.exactlyonceops.access=unrestricted): ' + reason;
 			}
 			else if (response.status === 403) {
-				reason += ': your user may not do this here (or the security setup refuses the page\'s CSRF token: see README, "Operating it")';
+				reason += ': your user may not do this here (or the security setup refuses the page\'s CSRF token: see docs/operating.md)';
 			}
 			else if (!json && text) {
 				reason += ' (the server answered with a page, not the endpoint)';

@@ -28,9 +28,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The starter reads the connected nats-server's version at start-up, knows which features newer
- * than 2.9 that server offers, and logs once which of them it uses (none: see README,
- * Compatibility). Runs on whichever server {@code NATS_SERVER_BIN} names; each detected feature
- * is checked against what that server actually does with it, and so is what README says of
+ * than 2.9 that server offers, and logs once which of them it uses (none: see
+ * docs/compatibility.md). Runs on whichever server {@code NATS_SERVER_BIN} names; each detected feature
+ * is checked against what that server actually does with it, and so is what docs/compatibility.md says of
  * per-message TTL (it expires a message, and cannot keep one past the stream's max age).
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -52,7 +52,7 @@ class NatsServerCapabilitiesIntegrationTests extends NatsContextRunnerTestSuppor
 				assertThat(lines).as("start-up lines naming the server's capabilities").hasSize(1);
 				assertThat(lines[0]).contains("INFO", "nats-server " + version, "optional capabilities used: none");
 				if (capabilities.offered().isEmpty()) {
-					assertThat(lines[0]).contains("offers none of the newer features weighed in README, Compatibility");
+					assertThat(lines[0]).contains("offers none of the newer features weighed in docs/compatibility.md");
 				}
 				for (ServerFeature feature : capabilities.offered()) {
 					assertThat(lines[0]).contains(feature.description() + " (" + feature.since() + ")");

@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The starter needs no more than the permission block README documents (section "Least
+ * The starter needs no more than the permission block docs/security.md documents (section "Least
  * privilege"): a NATS user allowed exactly that runs the whole pipeline — provisioning, publish,
  * claim, completion, dead letters (poison and last delivery), discarding a dead letter,
  * reconciliation, health and the endpoint — and the server records no permission violation. A permission missing from it fails
@@ -52,7 +52,7 @@ import static org.awaitility.Awaitility.await;
 class LeastPrivilegeIntegrationTests {
 
 	/**
-	 * The worker block README documents (provisioning.mode=validate), for stream TASKS, consumer
+	 * The worker block docs/security.md documents (provisioning.mode=validate), for stream TASKS, consumer
 	 * worker, the default bucket, the tally bucket and dead letters: no stream, bucket or durable
 	 * consumer may be created or changed.
 	 */
@@ -95,7 +95,7 @@ class LeastPrivilegeIntegrationTests {
 			""";
 
 	/**
-	 * The provisioner block README documents: the worker's, plus creating and updating the streams,
+	 * The provisioner block docs/security.md documents: the worker's, plus creating and updating the streams,
 	 * the buckets and the durable consumer (a deploy job, or the app with provisioning.mode
 	 * create-or-update).
 	 */

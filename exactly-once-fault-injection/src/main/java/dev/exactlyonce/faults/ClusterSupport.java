@@ -11,7 +11,7 @@ import io.nats.client.api.ServerInfo;
 /**
  * Whether the nats-server the suite runs keeps replicated streams: releases before
  * {@value #SAFE_VERSION} lost acknowledged tasks of the WorkQueue stream in {@code CLUSTER_NODE_KILL}
- * (finding 17 in docs/fault-injection.md; README, Compatibility, tells users the same), so the short
+ * (finding 17 in docs/fault-injection.md; docs/compatibility.md tells users the same), so the short
  * version runs that row only on a newer server.
  */
 final class ClusterSupport {

@@ -23,7 +23,7 @@ import dev.exactlyonce.operations.TaskStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * README's Spring Security recipe ("Operating it"), as written there, in a real browser: a user in
+ * The Spring Security recipe of docs/operating.md, as written there, in a real browser: a user in
  * role VIEWER reads the page and is refused a replay (403, said on the page); a user in role OPERATOR
  * replays from the page, and the audit names them. A write without the page's CSRF token (what a
  * forged cross-site request would be) is refused although the credentials are right.
@@ -58,7 +58,7 @@ class SecuredDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 		assertThat(SCREENSHOTS.resolve("dashboard-operator-3-replayed.png")).exists();
 	}
 
-	/** The recipe README documents, and two users. */
+	/** The recipe docs/operating.md documents, and two users. */
 	@TestConfiguration(proxyBeanMethods = false)
 	static class OperationsSecurityConfiguration {
 

@@ -8,7 +8,7 @@ import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * Spring Security is on the sample's test classpath only for {@link SecuredDashboardBrowserIntegrationTests}
- * (README's recipe, profile {@code secured-dashboard}); every other test runs the sample as it ships, with
+ * (docs/operating.md's recipe, profile {@code secured-dashboard}); every other test runs the sample as it ships, with
  * nothing secured. Found by the sample's component scan in tests only.
  */
 @Configuration(proxyBeanMethods = false)
