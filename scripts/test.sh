@@ -5,6 +5,10 @@
 # faketime for the fault suite's skewed-clock row, installed without starting their system services;
 # npm's playwright-core for the dashboard's browser test); the tests start their own server
 # processes on free ports with temporary directories and never touch services already running here.
+# The tests run on the newest nats-server Debian ships (sid, fetched into target/nats-servers by
+# scripts/nats-servers.sh, nothing installed), the release line users run; NATS_SERVER_BIN=<path> runs
+# them on another one (e.g. /usr/sbin/nats-server, Debian bookworm's 2.9.10, as .ci/run's compatibility
+# phase does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +45,13 @@ if [ ! -d "$BROWSER_TEST/node_modules/playwright-core" ]; then
   echo "Installing playwright-core (npm) for the dashboard's browser test"
   (cd "$BROWSER_TEST" && npm ci --no-audit --no-fund)
 fi
+
+if [ -z "${NATS_SERVER_BIN:-}" ]; then
+  read -r _ version NATS_SERVER_BIN <<< "$(scripts/nats-servers.sh sid)" \
+    || { echo "scripts/test.sh: could not fetch the newest nats-server (above); to run the tests on the installed one: NATS_SERVER_BIN=/usr/sbin/nats-server scripts/test.sh" >&2; exit 1; }
+  export NATS_SERVER_BIN
+fi
+echo "scripts/test.sh: tests run on nats-server $("$NATS_SERVER_BIN" --version | awk '{ print $2 }') ($NATS_SERVER_BIN)"
 
 started=$(date +%s)
 ./mvnw -B verify "$@"
