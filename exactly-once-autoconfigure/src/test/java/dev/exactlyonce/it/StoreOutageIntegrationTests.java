@@ -126,6 +126,8 @@ class StoreOutageIntegrationTests extends NatsIntegrationTestSupport {
 		IdempotencyStore store = next.bean(IdempotencyStore.class);
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> store.find("worker:t-7").orElseThrow().state() == RecordState.COMPLETED);
+		// the outcome is reported once the ack reached the server, after the record
+		await().atMost(Duration.ofSeconds(10)).until(() -> !next.recorder().outcomes().isEmpty());
 		assertThat(next.bean(DeadLetterOperations.class).list("worker", 1, 10)).isEmpty();
 		assertThat(this.instances.ledger().executionsOf("t-7")).isEqualTo(1);
 		assertThat(next.recorder().outcomes()).containsExactly(DeliveryOutcome.COMPLETION_RECOVERED);
