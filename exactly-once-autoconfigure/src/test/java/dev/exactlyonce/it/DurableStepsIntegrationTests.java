@@ -339,6 +339,8 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps").size() == 1);
+			// the outcome is reported after the dead letter was published and the message terminated
+			await().atMost(Duration.ofSeconds(10)).until(() -> !instance.recorder().outcomes().isEmpty());
 			return probe.messages("DEAD_LETTERS", "deadletter.TASKS.steps").get(0).getHeaders()
 				.getFirst("Exactly-Once-Exception-Message");
 		}
