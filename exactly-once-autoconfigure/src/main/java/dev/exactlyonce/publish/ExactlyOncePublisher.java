@@ -18,6 +18,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.listener.KeyResolver;
 import dev.exactlyonce.nats.HeaderEncoding;
 import dev.exactlyonce.operations.KeyReopener;
@@ -229,11 +230,11 @@ public class ExactlyOncePublisher {
 				.plus(this.requestTimeout);
 			if (lastPossibleArrival.compareTo(window) >= 0) {
 				throw gaveUp(messageId, sent, publish + " failed with " + failure + "; not retrying because another "
-						+ "attempt could arrive after the stream's duplicate window (" + window
+						+ "attempt could arrive after the stream's duplicate window (" + DurationText.of(window)
 						+ ") and be stored twice. Widen the stream's duplicate-window to retry for longer", cause);
 			}
 			logger.warn(publish + " failed (attempt " + attempt + ", " + failure + "), retrying with the same id in "
-					+ backoff);
+					+ DurationText.of(backoff));
 			if (!sleep(backoff)) {
 				throw gaveUp(messageId, sent, publish + " was interrupted while waiting to retry", cause);
 			}
