@@ -59,6 +59,8 @@ public class ExactlyOncePublisher {
 
 	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
+	private PublishObservationConvention observationConvention;
+
 	private KeyReopener keyReopener;
 
 	/**
@@ -102,6 +104,15 @@ public class ExactlyOncePublisher {
 	 */
 	public void setObservationRegistry(ObservationRegistry observationRegistry) {
 		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Names the publish observation and its key values with this convention instead of
+	 * {@link DefaultPublishObservationConvention}.
+	 * @param observationConvention the convention, or {@code null} for the default
+	 */
+	public void setObservationConvention(PublishObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
 	}
 
 	/**
@@ -174,9 +185,9 @@ public class ExactlyOncePublisher {
 		Headers natsHeaders = new Headers();
 		headers.forEach((name, value) -> HeaderEncoding.put(natsHeaders, name, value));
 		HeaderEncoding.put(natsHeaders, MESSAGE_ID, messageId);
-		byte[] body = body(payload);
-		return PublishObservation.observe(this.observationRegistry, subject, natsHeaders,
-				() -> send(NatsMessage.builder().subject(subject).headers(natsHeaders).data(body).build(), messageId));
+		NatsMessage message = NatsMessage.builder().subject(subject).headers(natsHeaders).data(body(payload)).build();
+		return PublishObservation.observe(this.observationRegistry, this.observationConvention, subject, messageId,
+				natsHeaders, () -> send(message, messageId));
 	}
 
 	/** Sends with retries under the same message id, never past the stream's duplicate window. */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
@@ -27,7 +28,9 @@ import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceNatsAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceStoreAutoConfiguration;
+import dev.exactlyonce.publish.DefaultPublishObservationConvention;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.publish.PublishObservationConvention;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
@@ -115,6 +118,49 @@ class ObservabilityAutoConfigurationIntegrationTests {
 					.findFirst()
 					.orElseThrow();
 				assertThat(observed.getLowCardinalityKeyValue("consumer").getValue()).isEqualTo("worker");
+				assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
+			});
+	}
+
+	@Test
+	void theApplicationsConventionsNameBothObservations() {
+		runner().withUserConfiguration(ObservedListener.class)
+			.withInitializer((context) -> context.getBeanFactory()
+				.setConversionService(ApplicationConversionService.getSharedInstance()))
+			.withPropertyValues("exactlyonce.consumers.worker.filter-subject=autoconf.tasks")
+			.withBean(PipelineObservationConvention.class, () -> new DefaultPipelineObservationConvention() {
+
+				@Override
+				public String getName() {
+					return "agents.task";
+				}
+
+				@Override
+				public KeyValues getLowCardinalityKeyValues(PipelineObservationContext context) {
+					return super.getLowCardinalityKeyValues(context).and("team", "agents");
+				}
+
+			})
+			.withBean(PublishObservationConvention.class, () -> new DefaultPublishObservationConvention() {
+
+				@Override
+				public String getName() {
+					return "agents.publish";
+				}
+
+			})
+			.run((context) -> {
+				context.getBean(ExactlyOncePublisher.class).publish("autoconf.tasks", TaskAssignment.of("c-1"), "c-1");
+				List<Observation.Context> stopped = context.getBean(ObservedListener.class).stopped;
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> stopped.stream().anyMatch((c) -> c.getName().equals("agents.task")));
+				assertThat(stopped).anySatisfy((publish) -> assertThat(publish.getName()).isEqualTo("agents.publish"))
+					.noneSatisfy((observed) -> assertThat(observed.getName()).startsWith("exactlyonce."));
+				Observation.Context observed = stopped.stream()
+					.filter((c) -> c.getName().equals("agents.task"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(observed.getLowCardinalityKeyValue("team").getValue()).isEqualTo("agents");
 				assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
 			});
 	}
