@@ -1,14 +1,10 @@
 package dev.exactlyonce.actuate;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,6 +33,7 @@ import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.Ledger;
 import dev.exactlyonce.testapp.RecordingTaskHandler;
+import dev.exactlyonce.testapp.StoppedObservations;
 import dev.exactlyonce.testapp.TaskAssignment;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -103,44 +100,20 @@ class ObservabilityAutoConfigurationIntegrationTests {
 
 	@Test
 	void publishAndHandlingRunInsideObservationsThatCarryTheOutcome() {
-		runner().withUserConfiguration(ObservedListener.class)
-			.withInitializer((context) -> context.getBeanFactory()
-				.setConversionService(ApplicationConversionService.getSharedInstance()))
-			.withPropertyValues("exactlyonce.consumers.worker.filter-subject=autoconf.tasks")
-			.run((context) -> {
-				context.getBean(ExactlyOncePublisher.class).publish("autoconf.tasks", TaskAssignment.of("o-1"), "o-1");
-				List<Observation.Context> stopped = context.getBean(ObservedListener.class).stopped;
-				await().atMost(Duration.ofSeconds(20))
-					.until(() -> stopped.stream().anyMatch((c) -> c.getName().equals(PipelineObservation.NAME)));
-				assertThat(stopped).anySatisfy((publish) -> assertThat(publish.getName()).isEqualTo("exactlyonce.publish"));
-				Observation.Context observed = stopped.stream()
-					.filter((c) -> c.getName().equals(PipelineObservation.NAME))
-					.findFirst()
-					.orElseThrow();
-				assertThat(observed.getLowCardinalityKeyValue("consumer").getValue()).isEqualTo("worker");
-				assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
-			});
+		observedRunner().run((context) -> {
+			context.getBean(ExactlyOncePublisher.class).publish("autoconf.tasks", TaskAssignment.of("o-1"), "o-1");
+			StoppedObservations observations = context.getBean(StoppedObservations.class);
+			await().atMost(Duration.ofSeconds(20)).until(() -> observations.hasStopped(PipelineObservation.NAME));
+			assertThat(observations.hasStopped("exactlyonce.publish")).isTrue();
+			Observation.Context observed = observations.named(PipelineObservation.NAME);
+			assertThat(observed.getLowCardinalityKeyValue("consumer").getValue()).isEqualTo("worker");
+			assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
+		});
 	}
 
 	@Test
 	void theApplicationsConventionsNameBothObservations() {
-		runner().withUserConfiguration(ObservedListener.class)
-			.withInitializer((context) -> context.getBeanFactory()
-				.setConversionService(ApplicationConversionService.getSharedInstance()))
-			.withPropertyValues("exactlyonce.consumers.worker.filter-subject=autoconf.tasks")
-			.withBean(PipelineObservationConvention.class, () -> new DefaultPipelineObservationConvention() {
-
-				@Override
-				public String getName() {
-					return "agents.task";
-				}
-
-				@Override
-				public KeyValues getLowCardinalityKeyValues(PipelineObservationContext context) {
-					return super.getLowCardinalityKeyValues(context).and("team", "agents");
-				}
-
-			})
+		observedRunner().withBean(PipelineObservationConvention.class, PipelineObservationTests.TeamConvention::new)
 			.withBean(PublishObservationConvention.class, () -> new DefaultPublishObservationConvention() {
 
 				@Override
@@ -151,25 +124,27 @@ class ObservabilityAutoConfigurationIntegrationTests {
 			})
 			.run((context) -> {
 				context.getBean(ExactlyOncePublisher.class).publish("autoconf.tasks", TaskAssignment.of("c-1"), "c-1");
-				List<Observation.Context> stopped = context.getBean(ObservedListener.class).stopped;
-				await().atMost(Duration.ofSeconds(20))
-					.until(() -> stopped.stream().anyMatch((c) -> c.getName().equals("agents.task")));
-				assertThat(stopped).anySatisfy((publish) -> assertThat(publish.getName()).isEqualTo("agents.publish"))
-					.noneSatisfy((observed) -> assertThat(observed.getName()).startsWith("exactlyonce."));
-				Observation.Context observed = stopped.stream()
-					.filter((c) -> c.getName().equals("agents.task"))
-					.findFirst()
-					.orElseThrow();
+				StoppedObservations observations = context.getBean(StoppedObservations.class);
+				await().atMost(Duration.ofSeconds(20)).until(() -> observations.hasStopped("agents.task"));
+				assertThat(observations.hasStopped("agents.publish")).isTrue();
+				assertThat(observations.stopped()).noneMatch((observed) -> observed.getName().startsWith("exactlyonce."));
+				Observation.Context observed = observations.named("agents.task");
 				assertThat(observed.getLowCardinalityKeyValue("team").getValue()).isEqualTo("agents");
 				assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
 			});
 	}
 
+	/** A listener on autoconf.tasks whose observations are kept in a {@link StoppedObservations} bean. */
+	private ApplicationContextRunner observedRunner() {
+		return runner().withUserConfiguration(ObservedListener.class)
+			.withInitializer((context) -> context.getBeanFactory()
+				.setConversionService(ApplicationConversionService.getSharedInstance()))
+			.withPropertyValues("exactlyonce.consumers.worker.filter-subject=autoconf.tasks");
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@Import(RecordingTaskHandler.class)
 	static class ObservedListener {
-
-		final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
 
 		@Bean
 		Ledger ledger() {
@@ -177,22 +152,13 @@ class ObservabilityAutoConfigurationIntegrationTests {
 		}
 
 		@Bean
-		ObservationRegistry observationRegistry() {
-			ObservationRegistry registry = ObservationRegistry.create();
-			registry.observationConfig().observationHandler(new ObservationHandler<>() {
+		StoppedObservations stoppedObservations() {
+			return new StoppedObservations();
+		}
 
-				@Override
-				public void onStop(Observation.Context context) {
-					ObservedListener.this.stopped.add(context);
-				}
-
-				@Override
-				public boolean supportsContext(Observation.Context context) {
-					return true;
-				}
-
-			});
-			return registry;
+		@Bean
+		ObservationRegistry observationRegistry(StoppedObservations observations) {
+			return observations.registry();
 		}
 
 	}

@@ -1,19 +1,15 @@
 package dev.exactlyonce.actuate;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.impl.Headers;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.ExactlyOnceContext;
 import dev.exactlyonce.listener.PipelinePoint;
+import dev.exactlyonce.testapp.StoppedObservations;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.BDDMockito.given;
@@ -25,29 +21,11 @@ import static org.mockito.Mockito.mock;
  */
 class PipelineObservationTests {
 
-	private final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
-
-	private final ObservationRegistry registry = ObservationRegistry.create();
-
-	PipelineObservationTests() {
-		this.registry.observationConfig().observationHandler(new ObservationHandler<>() {
-
-			@Override
-			public void onStop(Observation.Context context) {
-				PipelineObservationTests.this.stopped.add(context);
-			}
-
-			@Override
-			public boolean supportsContext(Observation.Context context) {
-				return true;
-			}
-
-		});
-	}
+	private final StoppedObservations observations = new StoppedObservations();
 
 	@Test
 	void byDefaultTheObservationIsNamedAfterTheConsumerAndCarriesTheOutcome() {
-		handle(new PipelineObservation(this.registry, null), DeliveryOutcome.PROCESSED);
+		handle(new PipelineObservation(this.observations.registry(), null), DeliveryOutcome.PROCESSED);
 
 		Observation.Context observed = single();
 		assertThat(observed.getName()).isEqualTo("exactlyonce.process");
@@ -60,7 +38,7 @@ class PipelineObservationTests {
 
 	@Test
 	void aDeliveryWhosePipelineHaltedIsClosedAsHaltedByTheNextOne() {
-		PipelineObservation observation = new PipelineObservation(this.registry, null);
+		PipelineObservation observation = new PipelineObservation(this.observations.registry(), null);
 		ExactlyOnceContext delivery = delivery();
 		observation.onPoint(PipelinePoint.RECEIVED, delivery);
 		observation.onPoint(PipelinePoint.RECEIVED, delivery);
@@ -70,7 +48,7 @@ class PipelineObservationTests {
 
 	@Test
 	void aConventionRenamesTheObservationAndChangesItsKeyValues() {
-		handle(new PipelineObservation(this.registry, new TeamConvention()), DeliveryOutcome.DUPLICATE);
+		handle(new PipelineObservation(this.observations.registry(), new TeamConvention()), DeliveryOutcome.DUPLICATE);
 
 		Observation.Context observed = single();
 		assertThat(observed.getName()).isEqualTo("agents.task");
@@ -86,8 +64,8 @@ class PipelineObservationTests {
 	}
 
 	private Observation.Context single() {
-		assertThat(this.stopped).hasSize(1);
-		return this.stopped.get(0);
+		assertThat(this.observations.stopped()).hasSize(1);
+		return this.observations.stopped().get(0);
 	}
 
 	private static ExactlyOnceContext delivery() {

@@ -1,15 +1,11 @@
 package dev.exactlyonce.publish;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-
 import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.impl.Headers;
 import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.testapp.StoppedObservations;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,32 +15,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PublishObservationTests {
 
-	private final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
-
-	private final ObservationRegistry registry = ObservationRegistry.create();
-
-	PublishObservationTests() {
-		this.registry.observationConfig().observationHandler(new ObservationHandler<>() {
-
-			@Override
-			public void onStop(Observation.Context context) {
-				PublishObservationTests.this.stopped.add(context);
-			}
-
-			@Override
-			public boolean supportsContext(Observation.Context context) {
-				return true;
-			}
-
-		});
-	}
+	private final StoppedObservations observations = new StoppedObservations();
 
 	@Test
 	void byDefaultTheObservationIsNamedAfterTheSubject() {
-		assertThat(PublishObservation.observe(this.registry, null, "tasks.one", "t-1", new Headers(), () -> "sent"))
-			.isEqualTo("sent");
+		assertThat(publish(null)).isEqualTo("sent");
 
-		assertThat(this.stopped).singleElement().satisfies((observed) -> {
+		assertThat(this.observations.stopped()).singleElement().satisfies((observed) -> {
 			assertThat(observed.getName()).isEqualTo("exactlyonce.publish");
 			assertThat(observed.getContextualName()).isEqualTo("tasks.one publish");
 			assertThat(observed.getLowCardinalityKeyValues()).isEmpty();
@@ -55,13 +32,18 @@ class PublishObservationTests {
 
 	@Test
 	void aConventionRenamesTheObservationAndChangesItsKeyValues() {
-		PublishObservation.observe(this.registry, new StreamConvention(), "tasks.one", "t-1", new Headers(), () -> "sent");
+		publish(new StreamConvention());
 
-		assertThat(this.stopped).singleElement().satisfies((observed) -> {
+		assertThat(this.observations.stopped()).singleElement().satisfies((observed) -> {
 			assertThat(observed.getName()).isEqualTo("agents.publish");
 			assertThat(observed.getLowCardinalityKeyValues()).containsExactly(KeyValue.of("subject.root", "tasks"));
 			assertThat(observed.getHighCardinalityKeyValues()).contains(KeyValue.of("messaging.message.id", "t-1"));
 		});
+	}
+
+	private String publish(PublishObservationConvention convention) {
+		return PublishObservation.observe(this.observations.registry(), convention, "tasks.one", "t-1", new Headers(),
+				() -> "sent");
 	}
 
 	/** Renames the observation, tags it with the subject's first token and the message id. */
