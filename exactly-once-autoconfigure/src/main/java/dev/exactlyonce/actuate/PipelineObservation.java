@@ -1,9 +1,7 @@
 package dev.exactlyonce.actuate;
 
-import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.observation.transport.ReceiverContext;
 import org.springframework.core.Ordered;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
@@ -13,30 +11,37 @@ import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.listener.StepOutcome;
 
 /**
- * Runs the handling of each delivery inside a Micrometer {@link Observation} named
- * {@code exactlyonce.process}: opened when the message is received, closed when it is settled,
- * on the worker thread. A tracer reads the parent trace context from the message headers (for
- * example {@code traceparent}). A delivery whose pipeline halted is closed when the same worker
- * receives its next message.
+ * Runs the handling of each delivery inside a Micrometer {@link Observation}, named
+ * {@code exactlyonce.process} unless a {@link PipelineObservationConvention} says otherwise:
+ * opened when the message is received, closed when it is settled, on the worker thread. A tracer
+ * reads the parent trace context from the message headers (for example {@code traceparent}). A
+ * delivery whose pipeline halted is closed when the same worker receives its next message.
  */
 public class PipelineObservation implements PipelineObserver, Ordered {
 
-	/** The observation name. */
+	/** The observation name of the default convention. */
 	public static final String NAME = "exactlyonce.process";
 
 	/** The name of the event marking a durable step on the observation. */
 	public static final String STEP_EVENT = "exactlyonce.step";
 
+	private static final PipelineObservationConvention DEFAULT_CONVENTION = new DefaultPipelineObservationConvention();
+
 	private final ObservationRegistry registry;
+
+	private final PipelineObservationConvention convention;
 
 	private final ThreadLocal<Observation.Scope> current = new ThreadLocal<>();
 
 	/**
 	 * Creates the observer.
 	 * @param registry the observation registry
+	 * @param convention the convention naming the observation and its key values, or {@code null} for
+	 * {@link DefaultPipelineObservationConvention}
 	 */
-	public PipelineObservation(ObservationRegistry registry) {
+	public PipelineObservation(ObservationRegistry registry, PipelineObservationConvention convention) {
 		this.registry = registry;
+		this.convention = convention;
 	}
 
 	@Override
@@ -45,16 +50,9 @@ public class PipelineObservation implements PipelineObserver, Ordered {
 			return;
 		}
 		close(null);
-		ReceiverContext<ExactlyOnceContext> receiver = new ReceiverContext<>(
-				(carrier, key) -> carrier.headers().getFirst(key));
-		receiver.setCarrier(context);
-		receiver.setRemoteServiceName("nats");
-		Observation observation = Observation.createNotStarted(NAME, () -> receiver, this.registry)
-			.contextualName(context.consumer() + " process")
-			.lowCardinalityKeyValue("stream", context.stream())
-			.lowCardinalityKeyValue("consumer", context.consumer())
-			.highCardinalityKeyValue("messaging.message.sequence", Long.toString(context.streamSequence()))
-			.highCardinalityKeyValue("messaging.delivery.count", Long.toString(context.deliveryCount()))
+		Observation observation = Observation
+			.createNotStarted(this.convention, DEFAULT_CONVENTION, () -> new PipelineObservationContext(context),
+					this.registry)
 			.start();
 		this.current.set(observation.openScope());
 	}
@@ -88,7 +86,9 @@ public class PipelineObservation implements PipelineObserver, Ordered {
 		this.current.remove();
 		Observation observation = scope.getCurrentObservation();
 		scope.close();
-		observation.lowCardinalityKeyValue(KeyValue.of("outcome", (outcome != null) ? outcome.tagValue() : "halted"));
+		if (observation.getContext() instanceof PipelineObservationContext pipeline) {
+			pipeline.setOutcome((outcome != null) ? outcome.tagValue() : "halted");
+		}
 		observation.stop();
 	}
 

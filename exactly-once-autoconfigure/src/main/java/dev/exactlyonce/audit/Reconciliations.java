@@ -8,6 +8,8 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.config.DurationText;
+
 /**
  * Runs reconciliations one at a time and keeps the latest reports for the endpoint, the table and
  * the metrics. Logs a summary of each run (counts and sequences, never payloads).
@@ -57,11 +59,11 @@ public class Reconciliations {
 		ReconciliationReport report = this.reconciler.reconcile(window);
 		if (report.error() != null) {
 			this.failures++;
-			logger.warn("Reconciliation over " + window + " failed: " + report.error());
+			logger.warn("Reconciliation over " + DurationText.of(window) + " failed: " + report.error());
 		}
 		else {
 			this.successes++;
-			String summary = "Reconciliation over " + window + ": " + report.discrepancies() + " discrepancies";
+			String summary = "Reconciliation over " + DurationText.of(window) + ": " + report.discrepancies() + " discrepancies";
 			if (report.discrepancies() > 0) {
 				logger.warn(summary + "; see /actuator/exactlyonce");
 			}

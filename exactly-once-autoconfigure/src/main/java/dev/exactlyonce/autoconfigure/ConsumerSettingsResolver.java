@@ -7,6 +7,7 @@ import io.nats.client.api.ConsumerConfiguration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.listener.ConsumerSettings;
 
@@ -107,10 +108,10 @@ public class ConsumerSettingsResolver {
 		}
 		if (configured.isNegative() || configured.isZero() || configured.compareTo(effectiveAckWait) >= 0) {
 			throw new ExactlyOnceConfigurationException(
-					prefix + "working-ack-interval is " + configured + " but the effective ack wait is "
-							+ effectiveAckWait + " (the shortest of ack-wait and backoff entries): messages would be "
+					prefix + "working-ack-interval is " + DurationText.of(configured) + " but the effective ack wait is "
+							+ DurationText.of(effectiveAckWait) + " (the shortest of ack-wait and backoff entries): messages would be "
 							+ "redelivered while their handler still runs",
-					"Set " + prefix + "working-ack-interval below " + effectiveAckWait
+					"Set " + prefix + "working-ack-interval below " + DurationText.of(effectiveAckWait)
 							+ " (a third of it is safe) or remove it to use the default.");
 		}
 		return configured;
@@ -119,9 +120,10 @@ public class ConsumerSettingsResolver {
 	private static void checkLease(String prefix, Duration interval, Duration lease) {
 		if (lease.compareTo(interval.multipliedBy(2)) < 0) {
 			throw new ExactlyOnceConfigurationException(
-					"exactlyonce.store.lease is " + lease + " but " + prefix + "working-ack-interval resolves to "
-							+ interval + ": one late renewal would let another worker take over a running handler",
-					"Set exactlyonce.store.lease to at least twice the working-ack interval (" + interval.multipliedBy(2)
+					"exactlyonce.store.lease is " + DurationText.of(lease) + " but " + prefix + "working-ack-interval resolves to "
+							+ DurationText.of(interval) + ": one late renewal would let another worker take over a running handler",
+					"Set exactlyonce.store.lease to at least twice the working-ack interval ("
+							+ DurationText.of(interval.multipliedBy(2))
 							+ ") or shorten " + prefix + "working-ack-interval.");
 		}
 	}
@@ -152,10 +154,10 @@ public class ConsumerSettingsResolver {
 		}
 		if (completedTtl.compareTo(redeliveryHorizon) <= 0) {
 			throw new ExactlyOnceConfigurationException(
-					"exactlyonce.store.completed-ttl is " + completedTtl + " but messages of " + prefix
-							+ " can be redelivered for up to " + redeliveryHorizon
+					"exactlyonce.store.completed-ttl is " + DurationText.of(completedTtl) + " but messages of " + prefix
+							+ " can be redelivered for up to " + DurationText.of(redeliveryHorizon)
 							+ " (ack-wait x max-deliver + sum(backoff)): a completed task could run again",
-					"Set exactlyonce.store.completed-ttl above " + redeliveryHorizon + " or lower " + prefix
+					"Set exactlyonce.store.completed-ttl above " + DurationText.of(redeliveryHorizon) + " or lower " + prefix
 							+ "max-deliver / ack-wait / backoff.");
 		}
 	}
@@ -196,7 +198,7 @@ public class ConsumerSettingsResolver {
 			longestDelay = (delay.compareTo(longestDelay) > 0) ? delay : longestDelay;
 		}
 		logger.warn(prefix + "max-ack-pending is " + maxAckPending + ", the same as its concurrency: a task waiting "
-				+ "out its retry delay (up to " + longestDelay + ") keeps its slot, so " + maxAckPending
+				+ "out its retry delay (up to " + DurationText.of(longestDelay) + ") keeps its slot, so " + maxAckPending
 				+ " failing tasks stop the whole consumer '" + name + "' until their delays end. Raise " + prefix
 				+ "max-ack-pending (default 1000) unless tasks must run strictly one after another.");
 	}

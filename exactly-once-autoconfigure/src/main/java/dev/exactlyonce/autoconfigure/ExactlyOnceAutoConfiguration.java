@@ -31,6 +31,7 @@ import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.publish.DuplicateWindows;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.publish.PublishObservationConvention;
 import dev.exactlyonce.publish.PublishObserver;
 import dev.exactlyonce.publish.PublishRetryPolicy;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -58,7 +59,8 @@ public final class ExactlyOnceAutoConfiguration {
 	@ConditionalOnMissingBean
 	ExactlyOncePublisher exactlyOncePublisher(Connection connection, ExactlyOnceProperties properties,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PublishObserver> observers,
-			ObjectProvider<ObservationRegistry> observationRegistry) {
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<PublishObservationConvention> observationConvention) {
 		ExactlyOnceProperties.Publisher publisher = properties.getPublisher();
 		PublishRetryPolicy retryPolicy = new PublishRetryPolicy(publisher.getMaxAttempts(),
 				publisher.getInitialBackoff(), properties.getNats().getRequestTimeout());
@@ -68,6 +70,7 @@ public final class ExactlyOnceAutoConfiguration {
 				new DuplicateWindows(management(connection), PublisherRetryBudgetCheck.shortestWindow(properties)),
 				observers.orderedStream().toList());
 		observationRegistry.ifAvailable(exactlyOncePublisher::setObservationRegistry);
+		observationConvention.ifAvailable(exactlyOncePublisher::setObservationConvention);
 		return exactlyOncePublisher;
 	}
 

@@ -23,10 +23,12 @@ import dev.exactlyonce.nats.NatsServerCapabilities;
 import dev.exactlyonce.nats.NatsTlsContext;
 
 /**
- * Auto-configures the NATS {@link Connection} from {@code exactlyonce.nats.*}, whose reader is
- * restarted when a message it cannot decode stops it ({@link NatsReaderRecovery}). Backs off when
- * the application defines its own connection (which it then also closes itself). Fails start-up on
- * a key under {@code exactlyonce.*} that binds to nothing.
+ * Auto-configures the NATS {@link Connection} from {@code exactlyonce.nats.*}, its servers and
+ * login from a {@link NatsConnectionDetails} bean when the application or a service connection
+ * defines one; its reader is restarted when a message it cannot decode stops it
+ * ({@link NatsReaderRecovery}). Backs off when the application defines its own connection (which it
+ * then also closes itself). Fails start-up on a key under {@code exactlyonce.*} that binds to
+ * nothing.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass(Connection.class)
@@ -44,16 +46,23 @@ public final class ExactlyOnceNatsAutoConfiguration {
 		return new NatsReaderRecovery(() -> listeners.orderedStream().toList());
 	}
 
+	@Bean
+	@ConditionalOnMissingBean(NatsConnectionDetails.class)
+	PropertiesNatsConnectionDetails natsConnectionDetails(ExactlyOnceProperties properties) {
+		return new PropertiesNatsConnectionDetails(properties.getNats());
+	}
+
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	Connection natsConnection(ExactlyOnceProperties properties, ObjectProvider<SslBundles> sslBundles,
-			NatsReaderRecovery readerRecovery, ObjectProvider<NatsOptionsCustomizer> customizers) {
+	Connection natsConnection(ExactlyOnceProperties properties, NatsConnectionDetails connectionDetails,
+			ObjectProvider<SslBundles> sslBundles, NatsReaderRecovery readerRecovery,
+			ObjectProvider<NatsOptionsCustomizer> customizers) {
 		NatsProperties nats = properties.getNats();
 		SSLContext sslContext = null;
 		if (nats.getTls().getBundle() != null) {
 			sslContext = tlsContext(sslBundles.getObject().getBundle(nats.getTls().getBundle()), nats.getTls());
 		}
-		return new NatsConnectionFactory(nats.toConnectionSettings(), sslContext, readerRecovery,
+		return new NatsConnectionFactory(nats.toConnectionSettings(connectionDetails), sslContext, readerRecovery,
 				customizers.orderedStream().toList()).connect();
 	}
 

@@ -23,7 +23,7 @@ import dev.exactlyonce.provision.StreamDeclaration;
 /**
  * Configuration properties for exactly-once processing over NATS JetStream, bound from
  * {@code exactlyonce.*} and mapped onto the pipeline's own model ({@link #toJetStreamDeclarations()},
- * {@link #toListenerSettings()}, {@link NatsProperties#toConnectionSettings()},
+ * {@link #toListenerSettings()}, {@link NatsProperties#toConnectionSettings(NatsConnectionDetails)},
  * {@link StoreProperties#toBucketSpec()}).
  */
 @ConfigurationProperties("exactlyonce")

@@ -9,6 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.listener.RateLimitedLog;
 import dev.exactlyonce.store.jdbc.JdbcRecordPurge;
 
@@ -52,7 +53,7 @@ class JdbcRecordPurgeScheduler implements SmartLifecycle {
 		}
 		catch (RuntimeException ex) {
 			this.failures.warn(() -> "Could not delete expired idempotency records (" + ex.getMessage()
-					+ "); trying again in " + this.interval);
+					+ "); trying again in " + DurationText.of(this.interval));
 			return 0;
 		}
 	}

@@ -131,11 +131,13 @@ public class NatsProperties {
 
 	/**
 	 * The settings that open the connection.
+	 * @param details where the connection goes and how it logs in (from these properties unless the
+	 * application defines its own)
 	 * @return the connection settings
 	 */
-	public NatsConnectionSettings toConnectionSettings() {
-		return new NatsConnectionSettings(this.servers, this.connectionName, this.username, this.password, this.token,
-				this.credentialsFile, this.nkeyFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled(),
+	public NatsConnectionSettings toConnectionSettings(NatsConnectionDetails details) {
+		return new NatsConnectionSettings(details.getServers(), this.connectionName, details.getUsername(),
+				details.getPassword(), details.getToken(), this.credentialsFile, this.nkeyFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled(),
 				this.tls.isVerifyHostname());
 	}
 

@@ -6,6 +6,7 @@ import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.publish.PublishRetryPolicy;
 
 /**
@@ -28,9 +29,9 @@ final class PublisherRetryBudgetCheck {
 		for (Map.Entry<String, StreamProperties> stream : properties.getStreams().entrySet()) {
 			Duration window = stream.getValue().getDuplicateWindow();
 			if (budget.compareTo(window) >= 0) {
-				logger.warn("Publisher retries can take up to " + budget + " (exactlyonce.publisher.max-attempts x "
+				logger.warn("Publisher retries can take up to " + DurationText.of(budget) + " (exactlyonce.publisher.max-attempts x "
 						+ "exactlyonce.nats.request-timeout + backoffs from exactlyonce.publisher.initial-backoff) but "
-						+ "exactlyonce.streams." + stream.getKey() + ".duplicate-window is " + window
+						+ "exactlyonce.streams." + stream.getKey() + ".duplicate-window is " + DurationText.of(window)
 						+ "; retries will stop at the window. Widen the window or lower the attempts.");
 			}
 		}

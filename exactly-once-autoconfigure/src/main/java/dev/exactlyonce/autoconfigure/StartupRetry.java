@@ -9,6 +9,7 @@ import io.nats.client.Connection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.nats.PermissionViolation;
 import dev.exactlyonce.nats.PermissionViolations;
 
@@ -45,7 +46,7 @@ final class StartupRetry {
 					throw ex;
 				}
 				logger.warn(what + " got no answer from JetStream (" + ex.getMessage() + "); trying again for up to "
-						+ PATIENCE + " in all");
+						+ DurationText.of(PATIENCE) + " in all");
 				try {
 					Thread.sleep(PAUSE.toMillis());
 				}

@@ -2,6 +2,7 @@ package dev.exactlyonce.autoconfigure;
 
 import java.time.Duration;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
 /**
@@ -25,11 +26,11 @@ final class StoreCallTimeouts {
 	 */
 	static void requireBelowLease(String timeoutProperty, Duration timeout, Duration lease, String fixProperty) {
 		if (timeout.compareTo(lease) >= 0) {
-			throw new ExactlyOnceConfigurationException(timeoutProperty + " is " + timeout
-					+ " but exactlyonce.store.lease is " + lease
+			throw new ExactlyOnceConfigurationException(timeoutProperty + " is " + DurationText.of(timeout)
+					+ " but exactlyonce.store.lease is " + DurationText.of(lease)
 					+ ": a store call answered that late could outlast the claim it wrote, letting two instances "
 					+ "run one task", "Set " + fixProperty + " below exactlyonce.store.lease (a few seconds is "
-							+ "typical) or raise exactlyonce.store.lease above " + timeout + ".");
+							+ "typical) or raise exactlyonce.store.lease above " + DurationText.of(timeout) + ".");
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.ClaimResult;
@@ -119,7 +120,7 @@ final class ClaimAttempts {
 		Claim claim = acquired.claim();
 		while (true) {
 			slow.warn(() -> "Claim on the message at " + delivery.describe() + " was answered too late for its lease of "
-					+ delivery.settings().lease() + " to reach the first renewal; holding the message and renewing "
+					+ DurationText.of(delivery.settings().lease()) + " to reach the first renewal; holding the message and renewing "
 					+ "the claim until the store answers in time. Lower the store's call timeout or raise "
 					+ "exactlyonce.store.lease if this recurs");
 			if (delivery.stopping() || holding.leaseSpent() || !Backoff.sleep(backoff.next())) {

@@ -10,6 +10,8 @@ import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.SourceBase;
 import io.nats.client.api.StreamConfiguration;
 
+import dev.exactlyonce.config.DurationText;
+
 /**
  * The differences between a declared stream or consumer and what the server has, named by the
  * property that declares each field, or by the server's name of a field the pipeline needs at a
@@ -37,12 +39,12 @@ public record ConfigurationDrift(List<String> differences, List<String> warnings
 		String fix = "; restore it (a start with exactlyonce.provisioning.mode=create-or-update does) and find who "
 				+ "changed the stream";
 		if (isShorter(actual.getMaxAge(), declared.getMaxAge())) {
-			weakened.add(prefix + "max-age: server " + actual.getMaxAge() + ", declared " + describe(declared.getMaxAge())
+			weakened.add(prefix + "max-age: server " + DurationText.of(actual.getMaxAge()) + ", declared " + describe(declared.getMaxAge())
 					+ ": the stream removes tasks before they may have run" + fix);
 		}
 		if (isShorter(actual.getDuplicateWindow(), declared.getDuplicateWindow())) {
-			weakened.add(prefix + "duplicate-window: server " + actual.getDuplicateWindow() + ", declared "
-					+ declared.getDuplicateWindow() + ": a task published again (a publisher's retry) after it is stored "
+			weakened.add(prefix + "duplicate-window: server " + DurationText.of(actual.getDuplicateWindow()) + ", declared "
+					+ DurationText.of(declared.getDuplicateWindow()) + ": a task published again (a publisher's retry) after it is stored "
 					+ "twice" + fix);
 		}
 		return weakened;
@@ -56,7 +58,7 @@ public record ConfigurationDrift(List<String> differences, List<String> warnings
 	}
 
 	private static String describe(Duration duration) {
-		return (duration == null || duration.isZero()) ? "unlimited" : duration.toString();
+		return (duration == null || duration.isZero()) ? "unlimited" : DurationText.of(duration);
 	}
 
 	/**
@@ -141,7 +143,8 @@ public record ConfigurationDrift(List<String> differences, List<String> warnings
 		boolean ackWaitMatches = Objects.equals(serverAckWait, declared.getAckWait())
 				|| (!declared.getBackoff().isEmpty() && Objects.equals(serverAckWait, declared.getBackoff().get(0)));
 		if (!ackWaitMatches) {
-			diffs.add(prefix + "ack-wait: server " + serverAckWait + ", declared " + declared.getAckWait());
+			diffs.add(prefix + "ack-wait: server " + DurationText.of(serverAckWait) + ", declared "
+					+ DurationText.of(declared.getAckWait()));
 		}
 		return new ConfigurationDrift(diffs, List.of());
 	}
@@ -161,8 +164,19 @@ public record ConfigurationDrift(List<String> differences, List<String> warnings
 
 	private static void compare(List<String> diffs, String property, Object actual, Object declared) {
 		if (!Objects.equals(normalize(actual), normalize(declared))) {
-			diffs.add(property + ": server " + actual + ", declared " + declared);
+			diffs.add(property + ": server " + text(actual) + ", declared " + text(declared));
 		}
+	}
+
+	/** A value as a property would hold it: durations (also in a backoff list) as {@code 30s}, not {@code PT30S}. */
+	private static Object text(Object value) {
+		if (value instanceof Duration duration) {
+			return DurationText.of(duration);
+		}
+		if (value instanceof List<?> list && list.stream().allMatch(Duration.class::isInstance)) {
+			return list.stream().map((item) -> DurationText.of((Duration) item)).toList();
+		}
+		return value;
 	}
 
 	/** jnats reports "unlimited" as -1 or 0 or null depending on the field. */

@@ -18,6 +18,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.listener.KeyResolver;
 import dev.exactlyonce.nats.HeaderEncoding;
 import dev.exactlyonce.operations.KeyReopener;
@@ -57,6 +58,8 @@ public class ExactlyOncePublisher {
 	private final List<PublishObserver> observers;
 
 	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private PublishObservationConvention observationConvention;
 
 	private KeyReopener keyReopener;
 
@@ -101,6 +104,15 @@ public class ExactlyOncePublisher {
 	 */
 	public void setObservationRegistry(ObservationRegistry observationRegistry) {
 		this.observationRegistry = observationRegistry;
+	}
+
+	/**
+	 * Names the publish observation and its key values with this convention instead of
+	 * {@link DefaultPublishObservationConvention}.
+	 * @param observationConvention the convention, or {@code null} for the default
+	 */
+	public void setObservationConvention(PublishObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
 	}
 
 	/**
@@ -173,9 +185,9 @@ public class ExactlyOncePublisher {
 		Headers natsHeaders = new Headers();
 		headers.forEach((name, value) -> HeaderEncoding.put(natsHeaders, name, value));
 		HeaderEncoding.put(natsHeaders, MESSAGE_ID, messageId);
-		byte[] body = body(payload);
-		return PublishObservation.observe(this.observationRegistry, subject, natsHeaders,
-				() -> send(NatsMessage.builder().subject(subject).headers(natsHeaders).data(body).build(), messageId));
+		NatsMessage message = NatsMessage.builder().subject(subject).headers(natsHeaders).data(body(payload)).build();
+		return PublishObservation.observe(this.observationRegistry, this.observationConvention, subject, messageId,
+				natsHeaders, () -> send(message, messageId));
 	}
 
 	/** Sends with retries under the same message id, never past the stream's duplicate window. */
@@ -229,11 +241,11 @@ public class ExactlyOncePublisher {
 				.plus(this.requestTimeout);
 			if (lastPossibleArrival.compareTo(window) >= 0) {
 				throw gaveUp(messageId, sent, publish + " failed with " + failure + "; not retrying because another "
-						+ "attempt could arrive after the stream's duplicate window (" + window
+						+ "attempt could arrive after the stream's duplicate window (" + DurationText.of(window)
 						+ ") and be stored twice. Widen the stream's duplicate-window to retry for longer", cause);
 			}
 			logger.warn(publish + " failed (attempt " + attempt + ", " + failure + "), retrying with the same id in "
-					+ backoff);
+					+ DurationText.of(backoff));
 			if (!sleep(backoff)) {
 				throw gaveUp(messageId, sent, publish + " was interrupted while waiting to retry", cause);
 			}

@@ -1,13 +1,10 @@
 package dev.exactlyonce.actuate;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,13 +24,16 @@ import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceNatsAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceStoreAutoConfiguration;
+import dev.exactlyonce.publish.DefaultPublishObservationConvention;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.publish.PublishObservationConvention;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.Ledger;
 import dev.exactlyonce.testapp.RecordingTaskHandler;
+import dev.exactlyonce.testapp.StoppedObservations;
 import dev.exactlyonce.testapp.TaskAssignment;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -100,30 +100,51 @@ class ObservabilityAutoConfigurationIntegrationTests {
 
 	@Test
 	void publishAndHandlingRunInsideObservationsThatCarryTheOutcome() {
-		runner().withUserConfiguration(ObservedListener.class)
-			.withInitializer((context) -> context.getBeanFactory()
-				.setConversionService(ApplicationConversionService.getSharedInstance()))
-			.withPropertyValues("exactlyonce.consumers.worker.filter-subject=autoconf.tasks")
+		observedRunner().run((context) -> {
+			context.getBean(ExactlyOncePublisher.class).publish("autoconf.tasks", TaskAssignment.of("o-1"), "o-1");
+			StoppedObservations observations = context.getBean(StoppedObservations.class);
+			await().atMost(Duration.ofSeconds(20)).until(() -> observations.hasStopped(PipelineObservation.NAME));
+			assertThat(observations.hasStopped("exactlyonce.publish")).isTrue();
+			Observation.Context observed = observations.named(PipelineObservation.NAME);
+			assertThat(observed.getLowCardinalityKeyValue("consumer").getValue()).isEqualTo("worker");
+			assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
+		});
+	}
+
+	@Test
+	void theApplicationsConventionsNameBothObservations() {
+		observedRunner().withBean(PipelineObservationConvention.class, PipelineObservationTests.TeamConvention::new)
+			.withBean(PublishObservationConvention.class, () -> new DefaultPublishObservationConvention() {
+
+				@Override
+				public String getName() {
+					return "agents.publish";
+				}
+
+			})
 			.run((context) -> {
-				context.getBean(ExactlyOncePublisher.class).publish("autoconf.tasks", TaskAssignment.of("o-1"), "o-1");
-				List<Observation.Context> stopped = context.getBean(ObservedListener.class).stopped;
-				await().atMost(Duration.ofSeconds(20))
-					.until(() -> stopped.stream().anyMatch((c) -> c.getName().equals(PipelineObservation.NAME)));
-				assertThat(stopped).anySatisfy((publish) -> assertThat(publish.getName()).isEqualTo("exactlyonce.publish"));
-				Observation.Context observed = stopped.stream()
-					.filter((c) -> c.getName().equals(PipelineObservation.NAME))
-					.findFirst()
-					.orElseThrow();
-				assertThat(observed.getLowCardinalityKeyValue("consumer").getValue()).isEqualTo("worker");
+				context.getBean(ExactlyOncePublisher.class).publish("autoconf.tasks", TaskAssignment.of("c-1"), "c-1");
+				StoppedObservations observations = context.getBean(StoppedObservations.class);
+				await().atMost(Duration.ofSeconds(20)).until(() -> observations.hasStopped("agents.task"));
+				assertThat(observations.hasStopped("agents.publish")).isTrue();
+				assertThat(observations.stopped()).noneMatch((observed) -> observed.getName().startsWith("exactlyonce."));
+				Observation.Context observed = observations.named("agents.task");
+				assertThat(observed.getLowCardinalityKeyValue("team").getValue()).isEqualTo("agents");
 				assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
 			});
+	}
+
+	/** A listener on autoconf.tasks whose observations are kept in a {@link StoppedObservations} bean. */
+	private ApplicationContextRunner observedRunner() {
+		return runner().withUserConfiguration(ObservedListener.class)
+			.withInitializer((context) -> context.getBeanFactory()
+				.setConversionService(ApplicationConversionService.getSharedInstance()))
+			.withPropertyValues("exactlyonce.consumers.worker.filter-subject=autoconf.tasks");
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	@Import(RecordingTaskHandler.class)
 	static class ObservedListener {
-
-		final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
 
 		@Bean
 		Ledger ledger() {
@@ -131,22 +152,13 @@ class ObservabilityAutoConfigurationIntegrationTests {
 		}
 
 		@Bean
-		ObservationRegistry observationRegistry() {
-			ObservationRegistry registry = ObservationRegistry.create();
-			registry.observationConfig().observationHandler(new ObservationHandler<>() {
+		StoppedObservations stoppedObservations() {
+			return new StoppedObservations();
+		}
 
-				@Override
-				public void onStop(Observation.Context context) {
-					ObservedListener.this.stopped.add(context);
-				}
-
-				@Override
-				public boolean supportsContext(Observation.Context context) {
-					return true;
-				}
-
-			});
-			return registry;
+		@Bean
+		ObservationRegistry observationRegistry(StoppedObservations observations) {
+			return observations.registry();
 		}
 
 	}

@@ -145,15 +145,15 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	void workingAckIntervalMustStayBelowTheAckWait() {
 		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=10s",
 				"exactlyonce.consumers.%c.working-ack-interval=10s"),
-				".working-ack-interval is PT10S but the effective ack wait is PT10S",
-				"working-ack-interval below PT10S");
+				".working-ack-interval is 10s but the effective ack wait is 10s",
+				"working-ack-interval below 10s");
 	}
 
 	@Test
 	void withBackoffTheFirstEntryIsTheAckWaitTheIntervalMustBeat() {
 		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=1m", "exactlyonce.consumers.%c.backoff=2s,1m",
 				"exactlyonce.consumers.%c.working-ack-interval=5s"),
-				".working-ack-interval is PT5S but the effective ack wait is PT2S");
+				".working-ack-interval is 5s but the effective ack wait is 2s");
 	}
 
 	@Test
@@ -166,21 +166,21 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	void leaseMustOutlastTwoWorkingAcks() {
 		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=30s",
 				"exactlyonce.consumers.%c.working-ack-interval=10s", "exactlyonce.store.lease=15s"),
-				"exactlyonce.store.lease is PT15S", "at least twice the working-ack interval");
+				"exactlyonce.store.lease is 15s", "at least twice the working-ack interval");
 	}
 
 	@Test
 	void requestTimeoutMustStayBelowTheLease() {
 		assertStartupError(declaration("exactlyonce.nats.request-timeout=30s", "exactlyonce.store.lease=20s",
 				"exactlyonce.consumers.%c.working-ack-interval=5s"),
-				"exactlyonce.nats.request-timeout is PT30S but exactlyonce.store.lease is PT20S");
+				"exactlyonce.nats.request-timeout is 30s but exactlyonce.store.lease is 20s");
 	}
 
 	@Test
 	void completedTtlMustOutliveEveryRedelivery() {
 		assertStartupError(declaration("exactlyonce.consumers.%c.ack-wait=1h", "exactlyonce.consumers.%c.max-deliver=5",
 				"exactlyonce.store.completed-ttl=4h"),
-				"exactlyonce.store.completed-ttl is PT4H", "can be redelivered for up to PT5H");
+				"exactlyonce.store.completed-ttl is 4h", "can be redelivered for up to 5h");
 	}
 
 	@Test
@@ -303,7 +303,7 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains("exactlyonce.consumers." + consumerOf(declared)
 					+ ".max-ack-pending is 2, the same as its concurrency")
-				.contains("a task waiting out its retry delay (up to PT5M) keeps its slot")
+				.contains("a task waiting out its retry delay (up to 5m) keeps its slot")
 				.contains("2 failing tasks stop the whole consumer");
 		});
 	}

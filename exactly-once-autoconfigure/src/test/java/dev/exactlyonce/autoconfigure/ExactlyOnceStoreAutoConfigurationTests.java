@@ -123,8 +123,8 @@ class ExactlyOnceStoreAutoConfigurationTests {
 		this.runner.withConfiguration(REDIS)
 			.withPropertyValues("exactlyonce.store.type=redis", "exactlyonce.store.lease=6s")
 			.run((context) -> assertStartupFailure(context,
-					"spring.data.redis.timeout (the Redis command timeout, 60s when unset) is PT1M but "
-							+ "exactlyonce.store.lease is PT6S",
+					"spring.data.redis.timeout (the Redis command timeout, 60s when unset) is 1m but "
+							+ "exactlyonce.store.lease is 6s",
 					"Set spring.data.redis.timeout below exactlyonce.store.lease"));
 	}
 
@@ -141,7 +141,7 @@ class ExactlyOnceStoreAutoConfigurationTests {
 		this.runner.withConfiguration(FIRESTORE)
 			.withPropertyValues("exactlyonce.store.type=firestore", "exactlyonce.store.lease=10s")
 			.run((context) -> assertStartupFailure(context,
-					"exactlyonce.store.firestore.timeout is PT10S but exactlyonce.store.lease is PT10S",
+					"exactlyonce.store.firestore.timeout is 10s but exactlyonce.store.lease is 10s",
 					"Set exactlyonce.store.firestore.timeout below exactlyonce.store.lease"));
 	}
 

@@ -37,8 +37,8 @@ class WeakenedStreamIntegrationTests extends NatsIntegrationTestSupport {
 		Health health = health(instance);
 		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 		assertThat(String.valueOf(health.getDetails().get("problems")))
-			.contains("Stream 'TASKS' weakened: exactlyonce.streams.TASKS.max-age: server PT1S, declared PT72H")
-			.contains("exactlyonce.streams.TASKS.duplicate-window: server PT0.5S, declared PT1H")
+			.contains("Stream 'TASKS' weakened: exactlyonce.streams.TASKS.max-age: server 1s, declared 3d")
+			.contains("exactlyonce.streams.TASKS.duplicate-window: server 500ms, declared 1h")
 			.contains("exactlyonce.provisioning.mode=create-or-update");
 		assertThat(String.valueOf(health.getDetails().get("warnings"))).doesNotContain("max-age")
 			.doesNotContain("duplicate-window");

@@ -18,6 +18,7 @@ import io.nats.client.api.StreamConfiguration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.provision.ConfigurationDrift;
 import dev.exactlyonce.store.ClaimRules;
@@ -181,7 +182,7 @@ public class NatsKvBucketProvisioner {
 		List<String> warnings = new ArrayList<>();
 		Duration ttl = status.getTtl();
 		if (ttl != null && !ttl.isZero() && ttl.compareTo(spec.ttl()) < 0) {
-			differences.add("ttl: server " + ttl + ", declared " + spec.ttl() + " (exactlyonce.store.completed-ttl): "
+			differences.add("ttl: server " + DurationText.of(ttl) + ", declared " + DurationText.of(spec.ttl()) + " (exactlyonce.store.completed-ttl): "
 					+ "completed records would be forgotten while redeliveries are still possible");
 		}
 		if (status.getStorageType() != spec.storage()) {
