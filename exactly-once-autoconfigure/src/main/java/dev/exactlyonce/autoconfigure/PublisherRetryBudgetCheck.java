@@ -29,12 +29,17 @@ final class PublisherRetryBudgetCheck {
 		for (Map.Entry<String, StreamProperties> stream : properties.getStreams().entrySet()) {
 			Duration window = stream.getValue().getDuplicateWindow();
 			if (budget.compareTo(window) >= 0) {
-				logger.warn("Publisher retries can take up to " + DurationText.of(budget) + " (exactlyonce.publisher.max-attempts x "
+				logger.warn("Publisher retries can take up to " + DurationText.of(wholeSecondsAbove(budget)) + " (exactlyonce.publisher.max-attempts x "
 						+ "exactlyonce.nats.request-timeout + backoffs from exactlyonce.publisher.initial-backoff) but "
 						+ "exactlyonce.streams." + stream.getKey() + ".duplicate-window is " + DurationText.of(window)
 						+ "; retries will stop at the window. Widen the window or lower the attempts.");
 			}
 		}
+	}
+
+	/** A computed budget is printed in whole seconds, rounded up ("up to"), not to the nanosecond. */
+	private static Duration wholeSecondsAbove(Duration duration) {
+		return Duration.ofSeconds(duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0));
 	}
 
 	static Duration shortestWindow(ExactlyOnceProperties properties) {
