@@ -5,14 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local port
-  while true; do
-    port=$(( 20000 + RANDOM % 40000 ))
-    listening "$port" || { echo "$port"; return; }
-  done
-}
+# shellcheck source=ports.sh
+source scripts/ports.sh
 
 NATS_PORT="$(free_port)"
 SERVER_PORT="$(free_port)"

@@ -6,6 +6,10 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
+import dev.exactlyonce.listener.ExactlyOnceListenerReflectiveProcessor;
+
 /**
  * Marks a bean method as the handler of a durable JetStream consumer declared under
  * {@code exactlyonce.consumers.<name>}. Each message is claimed in the idempotency store before
@@ -17,10 +21,14 @@ import java.lang.annotation.Target;
  * or {@code byte[]} / {@code String} for the raw body), {@link dev.exactlyonce.listener.ExactlyOnceContext}
  * and {@link io.nats.client.Message}. The return value, if any, becomes the record's result summary.
  * A direct call of the method outside a delivery runs it without any of the above.
+ * <p>
+ * Ahead-of-time processing registers the method for reflective invocation and its payload type for
+ * JSON binding ({@link ExactlyOnceListenerReflectiveProcessor}).
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(ExactlyOnceListenerReflectiveProcessor.class)
 public @interface ExactlyOnceListener {
 
 	/**

@@ -353,7 +353,7 @@ public final class SealedJournal {
 	}
 
 	/** The JSON of the references, in a record and in an index value. */
-	private record StoredForm(Ref previous, List<Ref> sealed, JsonNode tail) {
+	record StoredForm(Ref previous, List<Ref> sealed, JsonNode tail) {
 	}
 
 }
