@@ -1,7 +1,10 @@
 package dev.exactlyonce.autoconfigure;
 
+import java.util.Arrays;
+import java.util.Optional;
+
 import org.springframework.beans.factory.InitializingBean;
-import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
 import dev.exactlyonce.autoconfigure.StoreProperties.StoreType;
@@ -10,17 +13,18 @@ import dev.exactlyonce.store.IdempotencyStore;
 
 /**
  * Fails start-up when no {@link IdempotencyStore} could be configured for
- * {@code exactlyonce.store.type}, saying which dependency, property or bean is missing.
+ * {@code exactlyonce.store.type}, saying which dependency, property or bean is missing, and when an
+ * application processed ahead of time (whose store was chosen at build time) runs with another type.
  */
 class StoreSelectionValidator implements InitializingBean {
 
-	private final ListableBeanFactory beanFactory;
+	private final ConfigurableListableBeanFactory beanFactory;
 
 	private final StoreType type;
 
 	private final ClassLoader classLoader;
 
-	StoreSelectionValidator(ListableBeanFactory beanFactory, StoreType type, ClassLoader classLoader) {
+	StoreSelectionValidator(ConfigurableListableBeanFactory beanFactory, StoreType type, ClassLoader classLoader) {
 		this.beanFactory = beanFactory;
 		this.type = type;
 		this.classLoader = classLoader;
@@ -31,6 +35,29 @@ class StoreSelectionValidator implements InitializingBean {
 		if (this.beanFactory.getBeanNamesForType(IdempotencyStore.class).length == 0) {
 			throw missingStore();
 		}
+		Optional<StoreType> built = configuredType();
+		if (built.isPresent() && built.get() != this.type) {
+			throw new ExactlyOnceConfigurationException("exactlyonce.store.type=" + text(this.type)
+					+ " but the application was processed ahead of time (spring-boot:process-aot) with "
+					+ "exactlyonce.store.type=" + text(built.get()) + ", and AOT fixes the store when it runs",
+					"Run process-aot with the store type the application runs with, or run it without "
+							+ "-Dspring.aot.enabled=true");
+		}
+	}
+
+	/** The store whose configuration class is a bean here (none when the application defines its own store). */
+	private Optional<StoreType> configuredType() {
+		return Arrays.stream(this.beanFactory.getBeanDefinitionNames())
+			.map((name) -> this.beanFactory.getBeanDefinition(name).getBeanClassName())
+			.filter((className) -> className != null)
+			.flatMap((className) -> Arrays.stream(StoreConfigurations.configurationClassNames())
+				.filter(className::startsWith))
+			.map(StoreConfigurations::getType)
+			.findFirst();
+	}
+
+	private static String text(StoreType type) {
+		return type.name().toLowerCase().replace('_', '-');
 	}
 
 	private ExactlyOnceConfigurationException missingStore() {
@@ -70,7 +97,7 @@ class StoreSelectionValidator implements InitializingBean {
 
 	private ExactlyOnceConfigurationException missing(String requiredClass, String classProblem, String classAction,
 			String beanProblem, String beanAction) {
-		String prefix = "exactlyonce.store.type=" + this.type.name().toLowerCase().replace('_', '-') + " but ";
+		String prefix = "exactlyonce.store.type=" + text(this.type) + " but ";
 		if (!ClassUtils.isPresent(requiredClass, this.classLoader)) {
 			return new ExactlyOnceConfigurationException(prefix + classProblem, classAction);
 		}
