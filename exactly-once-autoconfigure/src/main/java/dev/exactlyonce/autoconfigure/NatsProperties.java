@@ -138,7 +138,8 @@ public class NatsProperties {
 	public NatsConnectionSettings toConnectionSettings(NatsConnectionDetails details) {
 		return new NatsConnectionSettings(details.getServers(), this.connectionName, details.getUsername(),
 				details.getPassword(), details.getToken(), this.credentialsFile, this.nkeyFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled(),
-				this.tls.isVerifyHostname());
+				this.tls.isVerifyHostname(), (details instanceof PropertiesNatsConnectionDetails)
+						? "exactlyonce.nats.servers" : "the NatsConnectionDetails bean " + details.getClass().getName());
 	}
 
 	/** TLS settings of the NATS connection. */

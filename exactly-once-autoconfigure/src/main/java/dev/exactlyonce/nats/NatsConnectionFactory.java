@@ -66,7 +66,7 @@ public class NatsConnectionFactory {
 			String tlsCause = tlsCause(options);
 			if (tlsCause != null) {
 				throw new ExactlyOnceConfigurationException("Could not connect to NATS at "
-						+ redactor.redact(this.settings.servers().toString()) + " (exactlyonce.nats.servers): the TLS "
+						+ redactor.redact(this.settings.servers().toString()) + " (" + this.settings.serversOrigin() + "): the TLS "
 						+ "handshake failed: " + redactor.redact(tlsCause),
 						"If the certificate does not name the host dialled, connect by a name it carries, or set "
 								+ "exactlyonce.nats.tls.verify-hostname=false only for a server reached by an address its "
@@ -76,10 +76,10 @@ public class NatsConnectionFactory {
 						redactor.redact(ex));
 			}
 			throw new ExactlyOnceConfigurationException("Could not connect to NATS at "
-					+ redactor.redact(this.settings.servers().toString()) + " (exactlyonce.nats.servers): "
+					+ redactor.redact(this.settings.servers().toString()) + " (" + this.settings.serversOrigin() + "): "
 					+ redactor.redact(innermostMessage(ex)),
-					"Start nats-server with JetStream (nats-server -js -sd <store dir>) where exactlyonce.nats.servers "
-							+ "points, or correct that property; if the server refused the login, check "
+					"Start nats-server with JetStream (nats-server -js -sd <store dir>) where "
+							+ this.settings.serversOrigin() + " points, or correct it; if the server refused the login, check "
 							+ "exactlyonce.nats.username and password, token, credentials-file or nkey-file; if it "
 							+ "requires TLS, set exactlyonce.nats.tls.bundle (or tls.enabled for the JVM's trust store).",
 					redactor.redact(ex));

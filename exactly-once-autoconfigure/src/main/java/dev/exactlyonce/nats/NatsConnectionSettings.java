@@ -17,10 +17,13 @@ import java.util.List;
  * @param connectionTimeout the timeout for establishing the connection
  * @param reconnectWait the wait between reconnect attempts
  * @param defaultTls whether to use TLS with the JVM's default context when no other is given
+ * @param verifyHostname whether the server's certificate must name the host dialled
+ * @param serversOrigin where the servers and login come from, as error messages name it (a
+ * property, or a bean that replaces the properties)
  */
 public record NatsConnectionSettings(List<String> servers, String connectionName, String username, String password,
 		String token, Path credentialsFile, Path nkeyFile, Duration connectionTimeout, Duration reconnectWait, boolean defaultTls,
-		boolean verifyHostname) {
+		boolean verifyHostname, String serversOrigin) {
 
 	public NatsConnectionSettings {
 		servers = List.copyOf(servers);

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -45,6 +47,29 @@ class NatsConnectionDetailsTests extends NatsContextRunnerTestSupport {
 				assertThat(connection.getStatus()).isEqualTo(Connection.Status.CONNECTED);
 				assertThat(connection.getConnectedUrl()).isEqualTo(nats.url());
 			});
+	}
+
+	@Test
+	void aFailedConnectionNamesTheBeanItsServersCameFromNotTheProperty() {
+		this.natsOnly.withPropertyValues("exactlyonce.nats.connection-timeout=1s")
+			.withBean(NatsConnectionDetails.class, () -> () -> List.of("nats://127.0.0.1:1"))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				ExactlyOnceConfigurationException failure = configurationFailure(context.getStartupFailure());
+				assertThat(failure.getProblem())
+					.contains("Could not connect to NATS at [nats://127.0.0.1:1] (the NatsConnectionDetails bean ")
+					.doesNotContain("exactlyonce.nats.servers");
+				assertThat(failure.getAction()).doesNotContain("exactlyonce.nats.servers");
+			});
+	}
+
+	private static ExactlyOnceConfigurationException configurationFailure(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof ExactlyOnceConfigurationException configuration) {
+				return configuration;
+			}
+		}
+		throw new AssertionError("No ExactlyOnceConfigurationException in the start-up failure", failure);
 	}
 
 }

@@ -19,7 +19,7 @@ class NatsConnectionSettingsTests {
 		NatsConnectionSettings settings = new NatsConnectionSettings(
 				List.of("nats://alice:url-secret@nats-1:4222", "nats://nats-2:4222"), "worker", "alice",
 				"password-secret", "token-secret", Path.of("/etc/nats/worker.creds"), null, Duration.ofSeconds(5),
-				Duration.ofSeconds(2), false, true);
+				Duration.ofSeconds(2), false, true, "exactlyonce.nats.servers");
 
 		assertThat(settings.toString()).contains("nats-1:4222", "nats-2:4222", "worker", "alice")
 			.doesNotContain("password-secret", "token-secret", "url-secret");
