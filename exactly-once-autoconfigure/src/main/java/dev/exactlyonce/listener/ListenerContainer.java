@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -133,10 +134,10 @@ final class ListenerContainer {
 		}
 		this.poller = daemon(this::pollLoop, name + "-poller");
 		this.poller.start();
-		String kind = (this.threads == ListenerThreads.VIRTUAL) ? " virtual" : " platform";
+		String kind = this.threads.name().toLowerCase(Locale.ROOT);
 		logger.info("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
-				+ this.settings.concurrency() + " worker(s) on" + kind + " threads"
-				+ (this.pipelined ? ", pipelined: " + slots() + " completion" + kind
+				+ this.settings.concurrency() + " worker(s) on " + kind + " threads"
+				+ (this.pipelined ? ", pipelined: " + slots() + " completion " + kind
 						+ " thread(s) write records and ack, up to " + slots() + " messages in flight" : ""));
 	}
 

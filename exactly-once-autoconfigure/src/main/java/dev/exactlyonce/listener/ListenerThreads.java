@@ -11,9 +11,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
- * The kind of thread listeners run handlers, completion records and working acks on. Either kind
+ * The kind of thread listeners run handlers, completion records and working acks on: those are as
+ * many as the consumers' concurrency, so with virtual threads thousands cost little. Either kind
  * is named {@code <prefix>N}, numbered from 1, and never keeps the JVM alive; how many run at
- * once is bounded by the container's permits, not by the threads.
+ * once is bounded by the container's permits, not by the threads. Virtual threads are not
+ * time-sliced: a handler that computes for long without blocking holds one of the carriers (one
+ * per core) and delays the virtual threads behind it, working acks included.
  */
 public enum ListenerThreads {
 
@@ -54,6 +57,7 @@ public enum ListenerThreads {
 
 	};
 
+	/** Makes threads of this kind, named by the JVM. */
 	abstract ThreadFactory unnamed();
 
 	/**
