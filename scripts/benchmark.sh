@@ -11,6 +11,10 @@
 #                                           rate, claim/complete p50/p99, bytes per record, scan time and
 #                                           heap, nats-server restart time per level (ScaleBenchmark;
 #                                           -Dbenchmark.scale.levels=0,100000,1000000,10000000 for more)
+#   scripts/benchmark.sh --virtual-threads  a 50 ms handler at concurrency 1,000 on platform vs virtual threads
+#                                           (spring.threads.virtual.enabled), memory and NATS KV stores: msgs/s,
+#                                           latency, platform threads, heap, RSS (VirtualThreadsBenchmark; needs
+#                                           Java 21+, e.g. JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64)
 # Further -D options are passed on, e.g. scripts/benchmark.sh --quick -Dbenchmark.handlers=0 -Dbenchmark.messages=5000
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +24,17 @@ case "${1:-}" in
   --quick) extra+=(-Dbenchmark.quick=true); shift ;;
   --stores) main=dev.exactlyonce.benchmark.StoreLatencyBenchmark; shift ;;
   --scale) main=dev.exactlyonce.benchmark.ScaleBenchmark; shift ;;
+  --virtual-threads) main=dev.exactlyonce.benchmark.VirtualThreadsBenchmark; shift ;;
 esac
 extra+=("$@")
-./mvnw -B -q -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -am -Pbenchmark \
-  -DskipTests -Dbenchmark.main="$main" ${BENCHMARK_STORES:+-Dbenchmark.stores="$BENCHMARK_STORES"} "${extra[@]}" verify
+run() {
+  ./mvnw -B -q -pl exactly-once-test-support,exactly-once-autoconfigure,exactly-once-benchmarks -am -Pbenchmark \
+    -DskipTests -Dbenchmark.main="$main" ${BENCHMARK_STORES:+-Dbenchmark.stores="$BENCHMARK_STORES"} "$@" verify
+}
+if [ "$main" = dev.exactlyonce.benchmark.VirtualThreadsBenchmark ]; then
+  # each kind of thread in a JVM of its own: one kind's memory does not carry into the other's figures
+  run -Dbenchmark.thread-kinds=platform "${extra[@]}"
+  run -Dbenchmark.thread-kinds=virtual -Dbenchmark.header=false "${extra[@]}"
+else
+  run "${extra[@]}"
+fi

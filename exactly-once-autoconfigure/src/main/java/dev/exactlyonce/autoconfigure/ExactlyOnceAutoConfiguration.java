@@ -16,8 +16,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
@@ -26,6 +28,7 @@ import dev.exactlyonce.listener.CompletionParking;
 import dev.exactlyonce.listener.ExactlyOnceListenerAnnotationBeanPostProcessor;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.listener.HandlerTransactions;
+import dev.exactlyonce.listener.ListenerThreads;
 import dev.exactlyonce.listener.NatsKvCompletionParking;
 import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.provision.ProvisioningMode;
@@ -86,13 +89,19 @@ public final class ExactlyOnceAutoConfiguration {
 	ExactlyOnceListenerRegistry exactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			ExactlyOnceConsumers consumers, ObjectProvider<JsonMapper> jsonMapper, DeadLetterPublisher deadLetters,
 			ObjectProvider<ExactlyOncePublisher> publisher, ObjectProvider<PipelineObserver> observers,
-			ExactlyOnceProperties properties, ObjectProvider<HandlerTransactions> transactions) {
+			ExactlyOnceProperties properties, ObjectProvider<HandlerTransactions> transactions,
+			Environment environment) {
 		ExactlyOnceListenerRegistry registry = new ExactlyOnceListenerRegistry(connection, store, consumers.settings(),
 				jsonMapper(jsonMapper), deadLetters, publisher.getIfAvailable(), observers.orderedStream().toList(),
-				properties.toListenerSettings(), instanceId(properties), Clock.systemUTC(),
+				properties.toListenerSettings(listenerThreads(environment)), instanceId(properties), Clock.systemUTC(),
 				completionParking(connection, properties));
 		transactions.ifAvailable(registry::useTransactions);
 		return registry;
+	}
+
+	/** Virtual threads as Boot's own listener containers decide: on Java 21 and later, when enabled. */
+	private static ListenerThreads listenerThreads(Environment environment) {
+		return Threading.VIRTUAL.isActive(environment) ? ListenerThreads.VIRTUAL : ListenerThreads.PLATFORM;
 	}
 
 	private static CompletionParking completionParking(Connection connection, ExactlyOnceProperties properties) {

@@ -15,6 +15,7 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 import dev.exactlyonce.listener.AckMode;
 import dev.exactlyonce.listener.ListenerSettings;
+import dev.exactlyonce.listener.ListenerThreads;
 import dev.exactlyonce.provision.ConsumerDeclaration;
 import dev.exactlyonce.provision.JetStreamDeclarations;
 import dev.exactlyonce.provision.ProvisioningMode;
@@ -23,7 +24,7 @@ import dev.exactlyonce.provision.StreamDeclaration;
 /**
  * Configuration properties for exactly-once processing over NATS JetStream, bound from
  * {@code exactlyonce.*} and mapped onto the pipeline's own model ({@link #toJetStreamDeclarations()},
- * {@link #toListenerSettings()}, {@link NatsProperties#toConnectionSettings(NatsConnectionDetails)},
+ * {@link #toListenerSettings(ListenerThreads)}, {@link NatsProperties#toConnectionSettings(NatsConnectionDetails)},
  * {@link StoreProperties#toBucketSpec()}).
  */
 @ConfigurationProperties("exactlyonce")
@@ -135,14 +136,15 @@ public class ExactlyOnceProperties {
 
 	/**
 	 * The settings every listener shares.
+	 * @param threads what listeners run on ({@code spring.threads.virtual.enabled} decides)
 	 * @return the settings
 	 */
-	public ListenerSettings toListenerSettings() {
+	public ListenerSettings toListenerSettings(ListenerThreads threads) {
 		return new ListenerSettings(this.listener.getShutdownTimeout(), this.listener.getAckMode(),
 				this.listener.getAckTimeout(), this.listener.getCompletionRetryTimeout(), this.listener.isAutoStartup(),
 				this.listener.getNonRetryableExceptions(), this.nats.getRequestTimeout(),
 				this.store.getResultSummaryMaxLength(), this.steps.getMaxResultSize().toBytes(),
-				this.listener.isPipelined());
+				this.listener.isPipelined(), threads);
 	}
 
 	/** Provisioning settings. */

@@ -12,7 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -52,7 +51,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	private final ScheduledExecutorService scheduler;
 
 	private final ScheduledExecutorService exhaustedScheduler = Executors
-		.newSingleThreadScheduledExecutor(daemonThreads("exactlyonce-exhausted-deliveries-"));
+		.newSingleThreadScheduledExecutor(ListenerThreads.PLATFORM.factory("exactlyonce-exhausted-deliveries-"));
 
 	private final PipelineObservers observers;
 
@@ -124,8 +123,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 			.map(ConsumerSettings::workingAckInterval)
 			.min(Comparator.naturalOrder())
 			.orElse(Duration.ofSeconds(1));
-		this.scheduler = WorkingAcks.scheduler(Math.max(2, workers), daemonThreads("exactlyonce-working-acks-"),
-				shortestInterval);
+		this.scheduler = WorkingAcks.scheduler(Math.max(2, workers),
+				settings.threads().factory("exactlyonce-working-acks-"), shortestInterval);
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(settings.nonRetryableExceptions())
 			.with(List.of(StepInterruptedException.class, StepRejectedException.class));
@@ -208,7 +207,8 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.endpoints.put(consumer, endpoint);
 		this.argumentResolvers.put(consumer, arguments);
 		ListenerContainer container = new ListenerContainer(settings, this.connection, processor,
-				this.settings.shutdownTimeout(), this.settings.pipelined(), this.interceptor::parkIfUnrecorded);
+				this.settings.shutdownTimeout(), this.settings.pipelined(), this.settings.threads(),
+				this.interceptor::parkIfUnrecorded);
 		this.containers.put(consumer, container);
 		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
 				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,
@@ -360,15 +360,6 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
-		AtomicInteger number = new AtomicInteger();
-		return (task) -> {
-			Thread thread = new Thread(task, prefix + number.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
 	}
 
 	/**

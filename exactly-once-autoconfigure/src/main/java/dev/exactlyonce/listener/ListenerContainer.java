@@ -5,14 +5,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.BooleanSupplier;
 
@@ -41,6 +40,11 @@ import org.apache.commons.logging.LogFactory;
  * then interrupts them (each releases its claim and naks its message), and when the timeout is
  * nearly spent releases and naks itself whatever is still in flight, so another instance takes
  * over at once and the next attempt sees a released claim, not an abandoned one.
+ * <p>
+ * Handlers and completion records run on {@link ListenerThreads}: a fixed pool of platform
+ * threads, or a virtual thread per message (the permits above bound how many run). The poller
+ * stays a platform thread either way: one per consumer, and the OS schedules it even while
+ * handlers keep every carrier of the virtual threads busy, so pulls and shutdown naks go on.
  */
 final class ListenerContainer {
 
@@ -77,6 +81,8 @@ final class ListenerContainer {
 
 	private final boolean pipelined;
 
+	private final ListenerThreads threads;
+
 	private final Object allSettled = new Object();
 
 	private final Set<Delivery> inFlight = ConcurrentHashMap.newKeySet();
@@ -101,13 +107,15 @@ final class ListenerContainer {
 	private final Consumer<Delivery> parkUnrecordedCompletion;
 
 	ListenerContainer(ConsumerSettings settings, Connection connection, DeliveryProcessor processor,
-			Duration shutdownTimeout, boolean pipelined, Consumer<Delivery> parkUnrecordedCompletion) {
+			Duration shutdownTimeout, boolean pipelined, ListenerThreads threads,
+			Consumer<Delivery> parkUnrecordedCompletion) {
 		this.settings = settings;
 		this.parkUnrecordedCompletion = parkUnrecordedCompletion;
 		this.connection = connection;
 		this.processor = processor;
 		this.shutdownTimeout = shutdownTimeout;
 		this.pipelined = pipelined;
+		this.threads = threads;
 		this.freeWorkers = new Semaphore(settings.concurrency());
 		this.freeSlots = new Semaphore(slots());
 	}
@@ -120,19 +128,17 @@ final class ListenerContainer {
 		this.stopping = false;
 		this.closed = false;
 		String name = "exactlyonce-" + this.settings.consumer();
-		AtomicInteger workerNumber = new AtomicInteger();
-		this.workers = Executors.newFixedThreadPool(this.settings.concurrency(),
-				(task) -> daemon(task, name + "-worker-" + workerNumber.incrementAndGet()));
+		this.workers = this.threads.executor(name + "-worker-", this.settings.concurrency());
 		if (this.pipelined) {
-			AtomicInteger completionNumber = new AtomicInteger();
-			this.completions = Executors.newFixedThreadPool(slots(),
-					(task) -> daemon(task, name + "-completion-" + completionNumber.incrementAndGet()));
+			this.completions = this.threads.executor(name + "-completion-", slots());
 		}
 		this.poller = daemon(this::pollLoop, name + "-poller");
 		this.poller.start();
+		String kind = this.threads.name().toLowerCase(Locale.ROOT);
 		logger.info("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
-				+ this.settings.concurrency() + " worker(s)" + (this.pipelined ? ", pipelined: " + slots()
-						+ " completion thread(s) write records and ack, up to " + slots() + " messages in flight" : ""));
+				+ this.settings.concurrency() + " worker(s) on " + kind + " threads"
+				+ (this.pipelined ? ", pipelined: " + slots() + " completion " + kind
+						+ " thread(s) write records and ack, up to " + slots() + " messages in flight" : ""));
 	}
 
 	/**
@@ -534,7 +540,7 @@ final class ListenerContainer {
 		}
 	}
 
-	/** Worker and poller threads never keep the JVM alive: a stopped container has settled what they held. */
+	/** The poller never keeps the JVM alive: a stopped container has settled what it held. */
 	private static Thread daemon(Runnable task, String name) {
 		Thread thread = new Thread(task, name);
 		thread.setDaemon(true);

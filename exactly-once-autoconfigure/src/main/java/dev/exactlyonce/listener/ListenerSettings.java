@@ -20,10 +20,12 @@ import java.util.List;
  * @param pipelined whether completion records and acks are written off the handler threads, so a
  * worker takes its next message while the last one's record is written (see
  * {@link ListenerContainer})
+ * @param threads what handlers, completion records and working acks run on
  */
 public record ListenerSettings(Duration shutdownTimeout, AckMode ackMode, Duration ackTimeout,
 		Duration completionRetryTimeout, boolean autoStartup, List<Class<? extends Throwable>> nonRetryableExceptions,
-		Duration requestTimeout, int resultSummaryMaxLength, long stepMaxResultBytes, boolean pipelined) {
+		Duration requestTimeout, int resultSummaryMaxLength, long stepMaxResultBytes, boolean pipelined,
+		ListenerThreads threads) {
 
 	public ListenerSettings {
 		nonRetryableExceptions = List.copyOf(nonRetryableExceptions);

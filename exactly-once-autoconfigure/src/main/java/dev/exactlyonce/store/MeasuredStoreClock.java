@@ -3,6 +3,7 @@ package dev.exactlyonce.store;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -15,6 +16,8 @@ import java.util.function.Supplier;
  * different rates. Measured again when older than {@link #REFRESH_AFTER}, with
  * {@value #PROBES} probes, of which the narrowest is kept, and kept only while it is narrower than
  * the previous measurement has become (a slow first request, a stalled probe never widen it much).
+ * Every claim reads it; a lock, not {@code synchronized}, guards the measuring, so a virtual thread
+ * waiting for the probes' round trips never pins its carrier (Java 21 to 23).
  */
 public final class MeasuredStoreClock implements StoreClock {
 
@@ -31,6 +34,8 @@ public final class MeasuredStoreClock implements StoreClock {
 	private final ServerTimeProbe probe;
 
 	private final LongSupplier nanoTime;
+
+	private final ReentrantLock measuring = new ReentrantLock();
 
 	private Measurement last;
 
@@ -69,11 +74,17 @@ public final class MeasuredStoreClock implements StoreClock {
 		return this.local.instant().plus(Duration.between(earliest(), storeInstant));
 	}
 
-	private synchronized Measurement current() {
-		if (this.last == null || this.nanoTime.getAsLong() - this.last.answered() > REFRESH_AFTER.toNanos()) {
-			this.last = narrower(this.last, measure());
+	private Measurement current() {
+		this.measuring.lock();
+		try {
+			if (this.last == null || this.nanoTime.getAsLong() - this.last.answered() > REFRESH_AFTER.toNanos()) {
+				this.last = narrower(this.last, measure());
+			}
+			return this.last;
 		}
-		return this.last;
+		finally {
+			this.measuring.unlock();
+		}
 	}
 
 	/** The narrowest of {@value #PROBES} probes. */

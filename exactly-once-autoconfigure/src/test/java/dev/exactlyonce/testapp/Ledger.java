@@ -7,13 +7,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.exactlyonce.store.PreviousAttempt;
 
 /**
  * An independent record of the test handler's invocations and of its side effects (executions
  * that finished their work), shared by all application instances of a test, plus a gate a test
- * can close to hold handlers mid-work.
+ * can close to hold handlers mid-work. Also keeps the threads the test handler ran on and the most
+ * of its invocations that ran at once.
  */
 public class Ledger {
 
@@ -29,9 +31,35 @@ public class Ledger {
 
 	private final Map<String, List<String>> commits = new ConcurrentHashMap<>();
 
+	private final Set<Thread> handlerThreads = ConcurrentHashMap.newKeySet();
+
+	private final AtomicInteger running = new AtomicInteger();
+
+	private final AtomicInteger mostRunning = new AtomicInteger();
+
 	void recordStart(Execution attempt) {
 		this.firstStartNanos.putIfAbsent(attempt.taskId(), System.nanoTime());
 		this.started.add(attempt);
+	}
+
+	/** The test handler started on the current thread, until {@link #handlerEnded()}. */
+	void handlerStarted() {
+		this.handlerThreads.add(Thread.currentThread());
+		this.mostRunning.accumulateAndGet(this.running.incrementAndGet(), Math::max);
+	}
+
+	void handlerEnded() {
+		this.running.decrementAndGet();
+	}
+
+	/** The threads the test handler ran on. */
+	public Set<Thread> handlerThreads() {
+		return Set.copyOf(this.handlerThreads);
+	}
+
+	/** The most invocations of the test handler that ran at once. */
+	public int mostRunningAtOnce() {
+		return this.mostRunning.get();
 	}
 
 	void record(Execution execution) {

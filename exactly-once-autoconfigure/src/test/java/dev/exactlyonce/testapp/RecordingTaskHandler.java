@@ -64,16 +64,22 @@ public class RecordingTaskHandler {
 		Ledger.Execution attempt = new Ledger.Execution(task.taskId(), context.deliveryCount(), this.instance,
 				context.fencingToken(), context.previousAttempt().orElse(null));
 		this.ledger.recordStart(attempt);
-		this.ledger.passGate();
-		work();
-		if (this.ledger.startedOf(task.taskId()) <= this.failures
-				|| (this.alwaysFailing.contains(task.taskId()) && !this.ledger.isFixed(task.taskId()))) {
-			throw this.failure.equals("illegal-argument")
-					? new IllegalArgumentException(messageOr("simulated bad task"))
-					: new IllegalStateException(messageOr("simulated model failure"));
+		this.ledger.handlerStarted();
+		try {
+			this.ledger.passGate();
+			work();
+			if (this.ledger.startedOf(task.taskId()) <= this.failures
+					|| (this.alwaysFailing.contains(task.taskId()) && !this.ledger.isFixed(task.taskId()))) {
+				throw this.failure.equals("illegal-argument")
+						? new IllegalArgumentException(messageOr("simulated bad task"))
+						: new IllegalStateException(messageOr("simulated model failure"));
+			}
+			this.ledger.record(attempt);
+			return this.unprintableResult ? new UnprintableResult() : "post for " + task.taskId();
 		}
-		this.ledger.record(attempt);
-		return this.unprintableResult ? new UnprintableResult() : "post for " + task.taskId();
+		finally {
+			this.ledger.handlerEnded();
+		}
 	}
 
 	/** A result whose {@code toString()} throws, as a lazy entity read outside its session does. */
