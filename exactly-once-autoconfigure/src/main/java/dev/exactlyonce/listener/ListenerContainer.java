@@ -23,6 +23,8 @@ import io.nats.client.PullSubscribeOptions;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.config.DurationText;
+
 /**
  * Pulls one durable consumer and hands each message to a worker. A pull never asks for more
  * messages than there are free workers, so no message waits in a client buffer while its ack
@@ -162,7 +164,7 @@ final class ListenerContainer {
 		if (!awaitSettled(started + (long) (budget * INTERRUPT_AT))) {
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
 					+ this.inFlight.size() + " message(s) still in flight after 80% of "
-					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout
+					+ "exactlyonce.listener.shutdown-timeout (" + DurationText.of(this.shutdownTimeout)
 					+ "); interrupting their handlers so their messages go to another instance");
 			this.inFlight.forEach(Delivery::interruptHandler);
 			if (!awaitSettled(started + (long) (budget * RELEASE_AT))) {
@@ -418,7 +420,7 @@ final class ListenerContainer {
 		if (!released.isEmpty()) {
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
 					+ "': handler(s) of sequence(s) " + released + " still running despite the interrupt at 90% of "
-					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + "); their claims were "
+					+ "exactlyonce.listener.shutdown-timeout (" + DurationText.of(this.shutdownTimeout) + "); their claims were "
 					+ "released and their messages nak'd for another instance. Make handlers honour interrupts, or "
 					+ "raise the shutdown timeout together with the pod's termination grace period.");
 		}
@@ -454,7 +456,7 @@ final class ListenerContainer {
 		if (!writing.isEmpty()) {
 			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
 					+ "': the completion records of sequence(s) " + writing + " were still being written at 95% of "
-					+ "exactlyonce.listener.shutdown-timeout (" + this.shutdownTimeout + "); their handlers ran. The "
+					+ "exactlyonce.listener.shutdown-timeout (" + DurationText.of(this.shutdownTimeout) + "); their handlers ran. The "
 					+ "retries stop now; each completion parked on NATS is recorded by the attempt that takes its key "
 					+ "over after its lease, without running the handler again (one that could not be parked returns "
 					+ "as an abandoned attempt: on-abandoned decides). Raise the shutdown timeout if the store can be "
