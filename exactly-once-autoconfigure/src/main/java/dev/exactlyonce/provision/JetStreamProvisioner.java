@@ -83,6 +83,13 @@ public class JetStreamProvisioner {
 							+ "publish and cannot be unsealed (" + drift + "). Delete and recreate it on the server.",
 							null);
 				}
+				if (server.getMirror() != null) {
+					throw new ProvisioningException("Stream '" + name + "' is a mirror of '"
+							+ server.getMirror().getSourceName() + "' on the server: it refuses publishes, and an update "
+							+ "would promote it to a stream of its own (nats-server 2.12 and newer), cutting it off "
+							+ "from its origin (" + drift + "). Promote it on the server yourself if that is what "
+							+ "you want (a failover), or declare another stream.", null);
+				}
 				update("Stream '" + name + "'", drift,
 						() -> this.management.updateStream(JetStreamConfigurations.streamUpdate(stream, server)));
 			}
