@@ -16,6 +16,15 @@
 #                                           latency, platform threads, heap, RSS (VirtualThreadsBenchmark; needs
 #                                           Java 21+, e.g. JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64)
 # Further -D options are passed on, e.g. scripts/benchmark.sh --quick -Dbenchmark.handlers=0 -Dbenchmark.messages=5000
+#   -Dbenchmark.rows='exactly-once nats-kv;exactly-once nats-kv, ack-mode async'   only these exactly-once rows
+#                                           (by label, ';'-separated; the raw rows and the floor always run)
+#   -Dbenchmark.jfr=target/jfr              a JFR recording (settings=profile) of each measured run's timed
+#                                           window, one file per run; exactly-once-benchmarks/jfr-stages.py
+#                                           turns them into CPU per stage (docs/benchmarks.md, "Where it goes")
+#   -Dbenchmark.threads=true                CPU µs/msg by thread group after each run, GC/JIT/VM threads included
+# The benchmark runs in Maven's JVM (exec:java, not forked): give it JVM options with MAVEN_OPTS, e.g.
+#   MAVEN_OPTS='-XX:StartFlightRecording=filename=bench.jfr,settings=profile' scripts/benchmark.sh ...
+# (that records the whole Maven run, build included; -Dbenchmark.jfr records only the measured windows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 main=dev.exactlyonce.benchmark.PipelineBenchmark

@@ -53,6 +53,8 @@ final class ExactlyOnceRun {
 			if (scenario.offeredRate() == 0) {
 				publish(publisher, subject, scenario.messages());
 			}
+			// started before the timed window and stopped after it: its start and its file are not in the figures
+			FlightRecording recording = FlightRecording.start();
 			long started = System.nanoTime();
 			long cpu = ProcessCpu.nanos();
 			long serverCpu = ServerCpu.nanos();
@@ -68,6 +70,7 @@ final class ExactlyOnceRun {
 			double cpuPerMessage = ProcessCpu.microsPerMessageSince(cpu, scenario.messages());
 			double serverCpuPerMessage = ServerCpu.microsPerMessageSince(serverCpu, scenario.messages());
 			threadCpu.print(scenario.label(), scenario.messages());
+			recording.stop(scenario.label());
 			return new RunResult(scenario.messages() / seconds, stopwatch.total(), stopwatch.segments(), cpuPerMessage,
 					serverCpuPerMessage);
 		}

@@ -38,7 +38,9 @@ import dev.exactlyonce.test.RedisServerProcess;
  * {@code -Dbenchmark.quick=true} for a smoke run, {@code -Dbenchmark.stores=nats-kv,jdbc} for some stores,
  * {@code -Dbenchmark.handlers=0} for some handler costs in ms, {@code -Dbenchmark.concurrency=1,8} for
  * some concurrencies, {@code -Dbenchmark.messages=N} for the messages of a no-op run,
- * {@code -Dbenchmark.threads=true} for CPU by thread group). Then each exactly-once no-op row at
+ * {@code -Dbenchmark.threads=true} for CPU by thread group, {@code -Dbenchmark.rows=<label>;<label>} for
+ * some rows by their consumer label (the raw rows and the floor are always run), {@code -Dbenchmark.jfr=<dir>} for a
+ * flight recording of each measured run, see {@link FlightRecording}). Then each exactly-once no-op row at
  * concurrency 8 and 64 runs once more under load: published at 80 % of its rate while it runs
  * ({@code -Dbenchmark.load=0.8}; 0 skips it), for its publish-to-ack latency. CPU µs per
  * message is this JVM's CPU time over a run divided by its messages: the servers run in other
@@ -76,6 +78,13 @@ public final class PipelineBenchmark {
 
 	/** The handler costs measured, in ms ({@code -Dbenchmark.handlers=0}). */
 	private static final String[] HANDLERS = System.getProperty("benchmark.handlers", "0,50").split(",");
+
+	/**
+	 * The rows measured, by consumer label ({@code -Dbenchmark.rows=exactly-once nats-kv;exactly-once nats-kv,
+	 * ack-mode async}); empty for all. The hand-written rows (raw and the floor) are always measured: the others
+	 * are read against them.
+	 */
+	private static final Set<String> ROWS = Set.of(System.getProperty("benchmark.rows", "").split(";"));
 
 	private int runNumber;
 
@@ -131,7 +140,8 @@ public final class PipelineBenchmark {
 				int messages = (work == 0) ? noOpMessages
 						: ((concurrency == 1) ? (quick ? 10 : 60) : concurrency * (quick ? 5 : 50));
 				for (ConsumerKind kind : KINDS) {
-					if (kind.handWritten() || STORES.contains(kind.store())) {
+					boolean selected = ROWS.equals(Set.of("")) || kind.handWritten() || ROWS.contains(kind.label());
+					if (selected && (kind.handWritten() || STORES.contains(kind.store()))) {
 						scenarios.add(new Scenario(kind, concurrency, work, messages));
 					}
 				}
@@ -146,6 +156,7 @@ public final class PipelineBenchmark {
 			measure(new Scenario(scenario.consumer(), scenario.concurrency(), scenario.workMillis(),
 					Math.max(10, scenario.messages() / 5)));
 		}
+		FlightRecording.measuring();
 		Map<Scenario, List<RunResult>> results = new LinkedHashMap<>();
 		for (int repetition = 0; repetition < repetitions; repetition++) {
 			for (Scenario scenario : scenarios) {
@@ -245,14 +256,16 @@ public final class PipelineBenchmark {
 			List<RunResult> runs = entry.getValue();
 			List<RunResult> rawSync = results.get(baseline(results, scenario, true));
 			List<RunResult> rawAck = results.get(baseline(results, scenario, false));
-			List<RunResult> floor = results.get(floor(results, scenario));
+			Scenario floorScenario = floor(results, scenario);
+			double floorRate = (floorScenario != null) ? median(results.get(floorScenario), RunResult::messagesPerSecond)
+					: Double.NaN;
 			double p50 = median(runs, (r) -> r.latency().percentileMillis(50));
 			System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %+.2f | %.2f | %.2f | %.0f | %.0f | %d |%n",
 					scenario.label(),
 					median(runs, RunResult::messagesPerSecond), p50, median(runs, (r) -> r.latency().percentileMillis(99)),
 					p50 - median(rawSync, (r) -> r.latency().percentileMillis(50)),
 					median(runs, RunResult::messagesPerSecond) / median(rawAck, RunResult::messagesPerSecond),
-					median(runs, RunResult::messagesPerSecond) / median(floor, RunResult::messagesPerSecond),
+					median(runs, RunResult::messagesPerSecond) / floorRate,
 					median(runs, RunResult::cpuMicrosPerMessage), median(runs, RunResult::serverCpuMicrosPerMessage),
 					runs.stream().mapToLong(RunResult::redelivered).sum());
 		}
@@ -285,7 +298,7 @@ public final class PipelineBenchmark {
 			.filter((s) -> s.consumer().floor() && s.concurrency() == scenario.concurrency()
 					&& s.workMillis() == scenario.workMillis())
 			.findFirst()
-			.orElseThrow();
+			.orElse(null);
 	}
 
 	private static double segment(List<RunResult> runs, String name) {

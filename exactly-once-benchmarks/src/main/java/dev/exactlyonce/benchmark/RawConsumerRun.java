@@ -53,6 +53,8 @@ final class RawConsumerRun {
 		Semaphore free = new Semaphore(scenario.concurrency());
 		ExecutorService workers = Executors.newFixedThreadPool(scenario.concurrency());
 		AtomicLong lastAck = new AtomicLong();
+		// started before the timed window and stopped after it: its start and its file are not in the figures
+		FlightRecording recording = FlightRecording.start();
 		long started = System.nanoTime();
 		long cpu = ProcessCpu.nanos();
 		long serverCpu = ServerCpu.nanos();
@@ -80,6 +82,7 @@ final class RawConsumerRun {
 			double cpuPerMessage = ProcessCpu.microsPerMessageSince(cpu, scenario.messages());
 			double serverCpuPerMessage = ServerCpu.microsPerMessageSince(serverCpu, scenario.messages());
 			threadCpu.print(scenario.label(), scenario.messages());
+			recording.stop(scenario.label());
 			return new RunResult(scenario.messages() / seconds, latency, Map.of(), cpuPerMessage, serverCpuPerMessage);
 		}
 		finally {
