@@ -6,8 +6,10 @@ import java.util.List;
 
 import io.nats.client.Message;
 import org.junit.jupiter.api.Test;
+import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.TypeReference;
 import org.springframework.aot.hint.annotation.ReflectiveRuntimeHintsRegistrar;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.beans.factory.aot.AotServices;
@@ -64,6 +66,9 @@ class RuntimeHintsTests {
 			.matches(RuntimeHintsPredicates.reflection().onMethodInvocation(MonthlyCounts.class, "published"));
 		assertThat(invocable("dev.exactlyonce.store.SealedJournal$StoredForm", "sealed")).isTrue();
 		assertThat(invocable("dev.exactlyonce.store.SealedJournal$Ref", "chunks")).isTrue();
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(TypeReference.of("dev.exactlyonce.store.StepJournalSerializer"))
+			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(this.hints);
 		assertThat(invocable("dev.exactlyonce.listener.CompletionParking$Parked", "completion")).isTrue();
 	}
 

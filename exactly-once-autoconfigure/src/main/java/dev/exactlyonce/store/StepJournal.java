@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonValue;
+import tools.jackson.databind.annotation.JsonSerialize;
 
 /**
  * The steps a task's attempts journaled, in the order they were first started; one entry per step
@@ -14,7 +14,8 @@ import com.fasterxml.jackson.annotation.JsonValue;
  *
  * @param steps the entries, in order
  */
-public record StepJournal(@JsonValue List<StepRecord> steps) {
+@JsonSerialize(using = StepJournalSerializer.class)
+public record StepJournal(List<StepRecord> steps) {
 
 	/** The journal of a task that journaled no step. */
 	public static final StepJournal EMPTY = new StepJournal(List.of());

@@ -1,0 +1,32 @@
+package dev.exactlyonce.store;
+
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.databind.SerializationContext;
+import tools.jackson.databind.ValueSerializer;
+import tools.jackson.databind.ser.std.StdSerializer;
+
+/**
+ * Writes a {@link StepJournal} as the JSON array of its entries. What {@code @JsonValue} on the
+ * {@code List<StepRecord>} wrote, byte for byte, without resolving the list's generic type on every
+ * write: that resolution was a fifth of the CPU samples of a claim or completion (docs/benchmarks.md,
+ * "Where it goes").
+ */
+final class StepJournalSerializer extends StdSerializer<StepJournal> {
+
+	StepJournalSerializer() {
+		super(StepJournal.class);
+	}
+
+	@Override
+	public void serialize(StepJournal journal, JsonGenerator generator, SerializationContext context) {
+		generator.writeStartArray(journal, journal.steps().size());
+		if (!journal.steps().isEmpty()) {
+			ValueSerializer<Object> entries = context.findValueSerializer(StepRecord.class);
+			for (StepRecord step : journal.steps()) {
+				entries.serialize(step, generator, context);
+			}
+		}
+		generator.writeEndArray();
+	}
+
+}
