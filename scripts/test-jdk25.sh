@@ -3,7 +3,7 @@
 # (a system property of the test JVM, so every test application's listeners run on virtual threads);
 # Maven itself and the compile stay on the default JDK (release 17). Fails when no JDK 25 is installed
 # under /usr/lib/jvm (JDK25_JAVA=<path to bin/java> points elsewhere) or when the tests did not run on it.
-#   scripts/test-jdk25.sh                    VirtualThreadsIntegrationTests and the shutdown and pipelined suites
+#   scripts/test-jdk25.sh                    the virtual-thread suites (VirtualThread*) and the shutdown and pipelined suites
 #   scripts/test-jdk25.sh '*IntegrationTests'   these classes (failsafe's it.test)
 # Further arguments go to Maven, e.g. -o.
 set -euo pipefail
@@ -22,7 +22,7 @@ version="$("$java" -XshowSettings:properties -version 2>&1 | awk -F' = ' '/java.
 [ "$version" = 25 ] || fail "$java is Java $version, not 25"
 echo "scripts/test-jdk25.sh: integration tests on $java (Java $version), spring.threads.virtual.enabled=true"
 
-tests='VirtualThreads*,*Shutdown*,PipelinedCompletion*'
+tests='VirtualThread*,*Shutdown*,PipelinedCompletion*'
 if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
   tests="$1"
   shift

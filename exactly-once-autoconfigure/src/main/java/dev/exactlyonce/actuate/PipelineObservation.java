@@ -1,5 +1,9 @@
 package dev.exactlyonce.actuate;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.core.Ordered;
@@ -13,9 +17,11 @@ import dev.exactlyonce.listener.StepOutcome;
 /**
  * Runs the handling of each delivery inside a Micrometer {@link Observation}, named
  * {@code exactlyonce.process} unless a {@link PipelineObservationConvention} says otherwise:
- * opened when the message is received, closed when it is settled, on the worker thread. A tracer
- * reads the parent trace context from the message headers (for example {@code traceparent}). A
- * delivery whose pipeline halted is closed when the same worker receives its next message.
+ * started when the message is received, stopped when it is settled, on whichever thread settles it
+ * (the worker, a pipelined listener's completion thread, a stopping container). Its scope is open
+ * on the worker's thread from receipt until the handler returned, so a tracer gives the handler's
+ * own spans the delivery as parent; it reads the parent trace context from the message headers
+ * (for example {@code traceparent}). A delivery whose pipeline halted is stopped as {@code halted}.
  */
 public class PipelineObservation implements PipelineObserver, Ordered {
 
@@ -31,7 +37,11 @@ public class PipelineObservation implements PipelineObserver, Ordered {
 
 	private final PipelineObservationConvention convention;
 
-	private final ThreadLocal<Observation.Scope> current = new ThreadLocal<>();
+	/** The observation of each delivery between receipt and settlement. */
+	private final Map<ExactlyOnceContext, Observation> open = Collections.synchronizedMap(new IdentityHashMap<>());
+
+	/** The scope open on this worker thread, and whose delivery it is. */
+	private final ThreadLocal<Opened> onThisThread = new ThreadLocal<>();
 
 	/**
 	 * Creates the observer.
@@ -46,15 +56,18 @@ public class PipelineObservation implements PipelineObserver, Ordered {
 
 	@Override
 	public void onPoint(PipelinePoint point, ExactlyOnceContext context) {
-		if (point != PipelinePoint.RECEIVED) {
-			return;
+		if (point == PipelinePoint.RECEIVED) {
+			leaveScope();
+			Observation observation = Observation
+				.createNotStarted(this.convention, DEFAULT_CONVENTION, () -> new PipelineObservationContext(context),
+						this.registry)
+				.start();
+			this.open.put(context, observation);
+			this.onThisThread.set(new Opened(context, observation.openScope()));
 		}
-		close(null);
-		Observation observation = Observation
-			.createNotStarted(this.convention, DEFAULT_CONVENTION, () -> new PipelineObservationContext(context),
-					this.registry)
-			.start();
-		this.current.set(observation.openScope());
+		else if (point == PipelinePoint.HANDLED) {
+			leaveScope();
+		}
 	}
 
 	/** First, so that the observation is open before any other observer runs. */
@@ -66,30 +79,51 @@ public class PipelineObservation implements PipelineObserver, Ordered {
 	/** Marks each durable step on the delivery's observation, as an event named after the step. */
 	@Override
 	public void onStep(ExactlyOnceContext context, String step, StepOutcome outcome) {
-		Observation.Scope scope = this.current.get();
-		if (scope != null) {
-			scope.getCurrentObservation()
-				.event(Observation.Event.of(STEP_EVENT, "step " + step + " " + outcome.tagValue()));
+		Observation observation = this.open.get(context);
+		if (observation != null) {
+			observation.event(Observation.Event.of(STEP_EVENT, "step " + step + " " + outcome.tagValue()));
 		}
 	}
 
 	@Override
 	public void onOutcome(DeliveryOutcome outcome, ExactlyOnceContext context) {
-		close(outcome);
+		stop(context, outcome.tagValue());
 	}
 
-	private void close(DeliveryOutcome outcome) {
-		Observation.Scope scope = this.current.get();
-		if (scope == null) {
-			return;
+	@Override
+	public void onHalted(ExactlyOnceContext context) {
+		stop(context, "halted");
+	}
+
+	private void stop(ExactlyOnceContext context, String outcome) {
+		Opened here = this.onThisThread.get();
+		if (here != null && here.context() == context) {
+			leaveScope();
 		}
-		this.current.remove();
-		Observation observation = scope.getCurrentObservation();
-		scope.close();
+		Observation observation = this.open.remove(context);
+		if (observation != null) {
+			stop(observation, outcome);
+		}
+	}
+
+	/** Closes the scope open on this thread, if any (a worker's scope is left at the latest here). */
+	private void leaveScope() {
+		Opened opened = this.onThisThread.get();
+		if (opened != null) {
+			this.onThisThread.remove();
+			opened.scope().close();
+		}
+	}
+
+	private static void stop(Observation observation, String outcome) {
 		if (observation.getContext() instanceof PipelineObservationContext pipeline) {
-			pipeline.setOutcome((outcome != null) ? outcome.tagValue() : "halted");
+			pipeline.setOutcome(outcome);
 		}
 		observation.stop();
+	}
+
+	/** A delivery's observation and its scope, open on the worker thread that received it. */
+	private record Opened(ExactlyOnceContext context, Observation.Scope scope) {
 	}
 
 }

@@ -57,6 +57,15 @@ final class Delivery implements ExactlyOnceContext {
 
 	private volatile Thread handlerThread;
 
+	/** Guards {@link #handlerThread} against the interrupt, and the two fields below. */
+	private final Object interruptLock = new Object();
+
+	/** How deep the handler's thread is in the pipeline's own calls (a step's journal write). */
+	private int pipelineCalls;
+
+	/** Whether the container interrupted the handler while it was in such a call. */
+	private boolean interruptDeferred;
+
 	private volatile StepSession steps;
 
 	private volatile Completion unrecordedCompletion;
@@ -110,19 +119,59 @@ final class Delivery implements ExactlyOnceContext {
 		this.handlerThread = Thread.currentThread();
 	}
 
+	/** Marks the listener method as returned: no interrupt reaches its thread from now on. */
 	void handlerReturned() {
-		this.handlerThread = null;
+		synchronized (this.interruptLock) {
+			this.handlerThread = null;
+			this.interruptDeferred = false;
+		}
 	}
 
 	/**
 	 * Interrupts the listener method if it is running: a stopping container interrupts handlers,
 	 * never the pipeline's own store and NATS calls (an applied claim whose answer was cut off would
-	 * look abandoned).
+	 * look abandoned). While the handler's thread is in such a call (a durable step's journal write),
+	 * the interrupt waits until the call returns: on a virtual thread an interrupt closes the socket of
+	 * a blocking read or write, which would lose a step's {@code DONE} entry after its side effect.
 	 */
 	void interruptHandler() {
-		Thread thread = this.handlerThread;
-		if (thread != null) {
-			thread.interrupt();
+		synchronized (this.interruptLock) {
+			Thread thread = this.handlerThread;
+			if (thread == null) {
+				return;
+			}
+			if (this.pipelineCalls > 0) {
+				this.interruptDeferred = true;
+			}
+			else {
+				thread.interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Enters one of the pipeline's own calls on the current thread: when it is the handler's, the
+	 * container's interrupt waits until {@link #leavePipelineCall()}.
+	 * @return whether the call is guarded (to be left with {@link #leavePipelineCall()})
+	 */
+	boolean enterPipelineCall() {
+		synchronized (this.interruptLock) {
+			if (this.handlerThread != Thread.currentThread()) {
+				return false;
+			}
+			this.pipelineCalls++;
+			return true;
+		}
+	}
+
+	/** Leaves a guarded pipeline call, delivering an interrupt that waited for it. */
+	void leavePipelineCall() {
+		synchronized (this.interruptLock) {
+			this.pipelineCalls--;
+			if (this.pipelineCalls == 0 && this.interruptDeferred) {
+				this.interruptDeferred = false;
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

@@ -105,11 +105,12 @@ final class DeliveryProcessor {
 		}
 	}
 
-	private static void leftUnsettled(Delivery delivery, Throwable failure) {
+	private void leftUnsettled(Delivery delivery, Throwable failure) {
 		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 				: failure;
 		if (cause instanceof PipelineHaltedException) {
 			logger.warn("Message at " + delivery.describe() + " left unsettled: " + cause.getMessage());
+			this.observers.halted(delivery);
 		}
 		else {
 			logger.error("Unexpected failure settling the message at " + delivery.describe()

@@ -27,6 +27,15 @@ public interface PipelineObserver {
 	}
 
 	/**
+	 * Called once when a delivery was left unsettled because an observer threw (the pipeline halted,
+	 * as a crash would): it gets no outcome, and the server redelivers the message. An exception
+	 * from this method is ignored.
+	 * @param context the delivery
+	 */
+	default void onHalted(ExactlyOnceContext context) {
+	}
+
+	/**
 	 * Called after each working ack (in-progress signal plus lease renewal) of a running handler.
 	 * @param context the delivery
 	 * @param leaseRenewed whether the store renewed the lease

@@ -50,6 +50,18 @@ final class PipelineObservers {
 		this.observers.forEach((observer) -> observer.onTiming(timing, context, elapsed));
 	}
 
+	/** Reports a delivery the pipeline left unsettled; what an observer throws here is ignored. */
+	void halted(ExactlyOnceContext context) {
+		for (PipelineObserver observer : this.observers) {
+			try {
+				observer.onHalted(context);
+			}
+			catch (RuntimeException ex) {
+				// the delivery is already left to its redelivery: nothing more can go wrong with it
+			}
+		}
+	}
+
 	void settled(DeliveryOutcome outcome, ExactlyOnceContext context) {
 		for (PipelineObserver observer : this.observers) {
 			observer.onOutcome(outcome, context);

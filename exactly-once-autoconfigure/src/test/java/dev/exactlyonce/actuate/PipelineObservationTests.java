@@ -37,13 +37,29 @@ class PipelineObservationTests {
 	}
 
 	@Test
-	void aDeliveryWhosePipelineHaltedIsClosedAsHaltedByTheNextOne() {
+	void aDeliveryWhosePipelineHaltedIsStoppedAsHalted() {
 		PipelineObservation observation = new PipelineObservation(this.observations.registry(), null);
 		ExactlyOnceContext delivery = delivery();
 		observation.onPoint(PipelinePoint.RECEIVED, delivery);
-		observation.onPoint(PipelinePoint.RECEIVED, delivery);
+		observation.onHalted(delivery);
 
 		assertThat(single().getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("halted");
+	}
+
+	@Test
+	void aDeliverySettledOnAnotherThreadIsStoppedWithItsOwnOutcomeWhileTheWorkerTookTheNext() throws Exception {
+		PipelineObservation observation = new PipelineObservation(this.observations.registry(), null);
+		ExactlyOnceContext first = delivery();
+		observation.onPoint(PipelinePoint.RECEIVED, first);
+		observation.onPoint(PipelinePoint.HANDLED, first);
+		observation.onPoint(PipelinePoint.RECEIVED, delivery());
+		Thread completion = new Thread(() -> observation.onOutcome(DeliveryOutcome.PROCESSED, first));
+		completion.start();
+		completion.join();
+
+		assertThat(single().getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("processed");
+		assertThat(this.observations.registry().getCurrentObservation()).as("the second delivery's, on its worker")
+			.isNotNull();
 	}
 
 	@Test
