@@ -3,17 +3,12 @@ package dev.exactlyonce.actuate;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
 
 import dev.exactlyonce.actuate.autoconfigure.ExactlyOnceMetricsAutoConfiguration;
 import dev.exactlyonce.actuate.autoconfigure.ExactlyOnceObservationAutoConfiguration;
@@ -27,7 +22,6 @@ import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.testapp.Ledger;
-import dev.exactlyonce.testapp.RecordingTaskHandler;
 import dev.exactlyonce.testapp.StoppedObservations;
 import dev.exactlyonce.testapp.TaskAssignment;
 
@@ -61,7 +55,7 @@ class VirtualThreadObservationsIntegrationTests {
 					ExactlyOnceStoreAutoConfiguration.class, ExactlyOnceAutoConfiguration.class,
 					ExactlyOnceReconciliationAutoConfiguration.class, ExactlyOnceMetricsAutoConfiguration.class,
 					ExactlyOnceObservationAutoConfiguration.class))
-			.withUserConfiguration(ObservedListener.class)
+			.withUserConfiguration(ObservabilityAutoConfigurationIntegrationTests.ObservedListener.class)
 			.withInitializer((context) -> context.getBeanFactory()
 				.setConversionService(ApplicationConversionService.getSharedInstance()))
 			.withPropertyValues("exactlyonce.nats.servers=" + nats.url(),
@@ -122,27 +116,6 @@ class VirtualThreadObservationsIntegrationTests {
 			if (point == PipelinePoint.HANDLED && "h-1".equals(context.key()) && this.halted.compareAndSet(false, true)) {
 				throw new IllegalStateException("observer down");
 			}
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@Import(RecordingTaskHandler.class)
-	static class ObservedListener {
-
-		@Bean
-		Ledger ledger() {
-			return new Ledger();
-		}
-
-		@Bean
-		StoppedObservations stoppedObservations() {
-			return new StoppedObservations();
-		}
-
-		@Bean
-		ObservationRegistry observationRegistry(StoppedObservations observations) {
-			return observations.registry();
 		}
 
 	}
