@@ -162,7 +162,8 @@ final class DeliverySettler {
 			return;
 		}
 		if (!retryable || lastDelivery || lastAttemptOfKey) {
-			String reason = !retryable ? "handler failed with a non-retryable exception"
+			String reason = !retryable
+					? "handler failed with a non-retryable exception (" + failure.getClass().getName() + ")"
 					: lastDelivery ? "handler failed on the last delivery (max-deliver reached)"
 							: "handler failed max-deliver (" + delivery.settings().maxDeliver()
 									+ ") times for this key across its copies";

@@ -14,6 +14,7 @@ import dev.exactlyonce.actuate.ExactlyOnceMeters;
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.listener.StepInterruptedException;
+import dev.exactlyonce.listener.StepRejectedException;
 import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyRecord;
@@ -284,6 +285,8 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 				"a record").doesNotContain("disable SerializationFeature.FAIL_ON_EMPTY_BEANS");
 		assertThat(instance.bean(SteppedTaskHandler.class).runs("draft")).as("paid calls").isEqualTo(1);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.DEAD_LETTERED);
+		assertThat(record(instance, "t-opaque").resultSummary()).as("what the task view answers")
+			.isEqualTo("handler failed with a non-retryable exception (" + StepRejectedException.class.getName() + ")");
 	}
 
 	@Test
