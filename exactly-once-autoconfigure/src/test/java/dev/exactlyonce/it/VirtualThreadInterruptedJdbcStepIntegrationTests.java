@@ -1,6 +1,8 @@
 package dev.exactlyonce.it;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -10,6 +12,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.test.PostgresServerProcess;
@@ -29,6 +34,7 @@ import static org.awaitility.Awaitility.await;
  * the same on platform threads.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(OutputCaptureExtension.class)
 class VirtualThreadInterruptedJdbcStepIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(5);
@@ -68,28 +74,27 @@ class VirtualThreadInterruptedJdbcStepIntegrationTests extends NatsIntegrationTe
 	}
 
 	@Test
-	void aStepsSideEffectRunsOnceWhenTheShutdownInterruptMeetsItsJournalWrite() throws Exception {
+	void aStepsSideEffectRunsOnceWhenTheShutdownInterruptMeetsItsJournalWrite(CapturedOutput output) throws Exception {
 		this.instances.ledger().close();
 		Instance leaving = this.instances.start("leaving", "test.steps.hang-after-commit=true");
 		leaving.bean(ExactlyOncePublisher.class).publish("agents.steps.tasks.write", TaskAssignment.of("t-1"), "t-1");
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.instances.ledger().commitsOf("t-1").size() == 1);
 		Instance staying = this.instances.start("staying");
 
-		long closing = System.nanoTime();
-		CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> leaving.context().close());
 		try (Connection locker = this.dataSource.getConnection()) {
 			locker.setAutoCommit(false);
-			sleepUntil(closing, 3600);
 			try (Statement statement = locker.createStatement()) {
-				// the record's row is busy for 0.7 s (another instance's scan, a vacuum, a slow disk...)
+				// the record's row is busy (another instance's scan, a vacuum, a slow disk...)
 				statement.executeQuery("SELECT record_key FROM exactlyonce_record FOR UPDATE").close();
 			}
-			sleepUntil(closing, 3700);
 			this.instances.ledger().open(); // the commit step's side effect is done: its DONE entry is journaled now
-			sleepUntil(closing, 4300); // the interrupt at 80% (4 s) came in the meantime
+			await().atMost(Duration.ofSeconds(10)).until(this::aWriteWaitsForTheRow);
+			CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> leaving.context().close());
+			await().atMost(SHUTDOWN_TIMEOUT)
+				.until(() -> output.getAll().contains("interrupting their handlers so their messages go to another"));
 			locker.rollback();
+			closed.get();
 		}
-		closed.get();
 
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(30)).until(() -> probe.drained("TASKS", "steps"));
@@ -100,10 +105,10 @@ class VirtualThreadInterruptedJdbcStepIntegrationTests extends NatsIntegrationTe
 			.hasSize(1);
 	}
 
-	private static void sleepUntil(long start, long millis) throws InterruptedException {
-		long left = Duration.ofMillis(millis).toNanos() - (System.nanoTime() - start);
-		if (left > 0) {
-			Thread.sleep(Duration.ofNanos(left).toMillis());
+	private boolean aWriteWaitsForTheRow() throws SQLException {
+		try (Connection connection = this.dataSource.getConnection(); Statement statement = connection.createStatement();
+				ResultSet waiting = statement.executeQuery("SELECT count(*) FROM pg_locks WHERE NOT granted")) {
+			return waiting.next() && waiting.getInt(1) > 0;
 		}
 	}
 
