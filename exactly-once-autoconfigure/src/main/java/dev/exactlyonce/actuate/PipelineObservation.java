@@ -1,8 +1,7 @@
 package dev.exactlyonce.actuate;
 
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -37,8 +36,8 @@ public class PipelineObservation implements PipelineObserver, Ordered {
 
 	private final PipelineObservationConvention convention;
 
-	/** The observation of each delivery between receipt and settlement. */
-	private final Map<ExactlyOnceContext, Observation> open = Collections.synchronizedMap(new IdentityHashMap<>());
+	/** The observation of each delivery between receipt and settlement (deliveries are equal only to themselves). */
+	private final Map<ExactlyOnceContext, Observation> open = new ConcurrentHashMap<>();
 
 	/** The scope open on this worker thread, and whose delivery it is. */
 	private final ThreadLocal<Opened> onThisThread = new ThreadLocal<>();

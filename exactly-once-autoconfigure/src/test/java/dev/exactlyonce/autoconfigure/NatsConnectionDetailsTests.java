@@ -55,21 +55,13 @@ class NatsConnectionDetailsTests extends NatsContextRunnerTestSupport {
 			.withBean(NatsConnectionDetails.class, () -> () -> List.of("nats://127.0.0.1:1"))
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				ExactlyOnceConfigurationException failure = configurationFailure(context.getStartupFailure());
+				ExactlyOnceConfigurationException failure = (ExactlyOnceConfigurationException) cause(
+						context.getStartupFailure(), ExactlyOnceConfigurationException.class);
 				assertThat(failure.getProblem())
 					.contains("Could not connect to NATS at [nats://127.0.0.1:1] (the NatsConnectionDetails bean ")
 					.doesNotContain("exactlyonce.nats.servers");
 				assertThat(failure.getAction()).doesNotContain("exactlyonce.nats.servers");
 			});
-	}
-
-	private static ExactlyOnceConfigurationException configurationFailure(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof ExactlyOnceConfigurationException configuration) {
-				return configuration;
-			}
-		}
-		throw new AssertionError("No ExactlyOnceConfigurationException in the start-up failure", failure);
 	}
 
 }
