@@ -20,6 +20,7 @@ import dev.exactlyonce.operations.Republisher;
 import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.operations.TaskResubmitter;
 import dev.exactlyonce.operations.TallyBucket;
+import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 
@@ -53,7 +54,8 @@ public final class ExactlyOnceOperationsAutoConfiguration {
 	MonthlyTally exactlyOnceMonthlyTally(Connection connection, ExactlyOnceProperties properties) {
 		JetStreamRequirement.check(connection);
 		ExactlyOnceProperties.Operations operations = properties.getOperations();
-		TallyBucket bucket = new TallyBucket(connection, operations.getTallyBucket());
+		TallyBucket bucket = new TallyBucket(connection, operations.getTallyBucket(),
+				properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE);
 		return new MonthlyTally(StartupRetry.call("Opening the monthly tally bucket '" + bucket.name()
 				+ "' (exactlyonce.operations.tally-bucket)", connection, bucket::open), Clock.systemUTC(),
 				operations.getTallyInterval());

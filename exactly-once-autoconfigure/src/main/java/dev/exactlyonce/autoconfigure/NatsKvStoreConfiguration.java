@@ -8,6 +8,7 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.store.natskv.NatsKvBucketProvisioner;
 import dev.exactlyonce.store.natskv.NatsKvIdempotencyStore;
 
@@ -24,7 +25,8 @@ class NatsKvStoreConfiguration {
 			ClaimRules rules) {
 		JetStreamRequirement.check(connection);
 		NatsKvBucketProvisioner provisioner = new NatsKvBucketProvisioner(connection,
-				properties.getNats().getRequestTimeout());
+				properties.getNats().getRequestTimeout(),
+				properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE);
 		return StartupRetry.call("Provisioning the idempotency bucket", connection,
 				() -> provisioner.provisionStore(properties.getStore().toBucketSpec(), rules,
 						connection.getServerInfo().getMaxPayload()));

@@ -19,6 +19,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.nats.KvBucketLock;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -56,14 +57,16 @@ public final class NatsKvCompletionParking implements CompletionParking {
 
 	/**
 	 * Opens the bucket, creating it when missing and allowed to (file storage, one revision per key,
-	 * entries kept for {@code ttl}); an existing bucket is used as it is.
+	 * entries kept for {@code ttl}, closed to roll-ups and purges: {@link KvBucketLock}); an existing
+	 * bucket open to them is closed when allowed to, refused otherwise.
 	 * @param connection the listeners' connection
 	 * @param name the bucket
 	 * @param ttl how long a parked completion is kept ({@code exactlyonce.store.completed-ttl})
 	 * @param requestTimeout how long one bucket operation may take
-	 * @param create whether a missing bucket is created
+	 * @param create whether a missing bucket is created and an open one closed
 	 * @return the parking
-	 * @throws ExactlyOnceConfigurationException when the bucket is missing and may not be created
+	 * @throws ExactlyOnceConfigurationException when the bucket is missing and may not be created, or
+	 * open to roll-ups or purges and may not or could not be closed
 	 * @throws IllegalStateException when the server refused or did not answer (the cause says why)
 	 */
 	public static NatsKvCompletionParking open(Connection connection, String name, Duration ttl,
@@ -71,16 +74,20 @@ public final class NatsKvCompletionParking implements CompletionParking {
 		KeyValueOptions options = KeyValueOptions.builder().jsRequestTimeout(requestTimeout).build();
 		try {
 			KeyValueManagement management = connection.keyValueManagement(options);
-			if (!exists(management, name)) {
+			KvBucketLock lock = new KvBucketLock(connection, options, name, "exactlyonce.listener.parking-bucket");
+			if (exists(management, name)) {
+				lock.enforce(create);
+			}
+			else {
 				if (!create) {
 					throw new ExactlyOnceConfigurationException("The completion parking bucket '" + name
 							+ "' (exactlyonce.listener.parking-bucket) does not exist and exactlyonce.provisioning.mode "
 							+ "does not create it",
-							"Create it where the streams are provisioned, e.g. 'nats kv add " + name + " --history 1 "
-									+ "--ttl " + ttl.toSeconds() + "s', or set exactlyonce.listener.completion-parking="
+							"Create it where the streams are provisioned (a start with exactlyonce.provisioning.mode="
+									+ "create-or-update does), or set exactlyonce.listener.completion-parking="
 									+ "false (a completion the store could not take is then lost with the process).");
 				}
-				createUnlessCreatedMeanwhile(management, name, ttl);
+				createUnlessCreatedMeanwhile(management, lock, name, ttl);
 			}
 			NatsKvCompletionParking parking = new NatsKvCompletionParking(connection.keyValue(name, options),
 					management);
@@ -94,10 +101,10 @@ public final class NatsKvCompletionParking implements CompletionParking {
 		}
 	}
 
-	private static void createUnlessCreatedMeanwhile(KeyValueManagement management, String name, Duration ttl)
-			throws IOException, JetStreamApiException {
+	private static void createUnlessCreatedMeanwhile(KeyValueManagement management, KvBucketLock lock, String name,
+			Duration ttl) throws IOException, JetStreamApiException {
 		try {
-			management.create(KeyValueConfiguration.builder()
+			lock.create(KeyValueConfiguration.builder()
 				.name(name)
 				.description("exactly-once completions parked while the idempotency store was unavailable")
 				.storageType(StorageType.File)
@@ -109,6 +116,7 @@ public final class NatsKvCompletionParking implements CompletionParking {
 			if (!exists(management, name)) {
 				throw ex;
 			}
+			lock.enforce(true);
 		}
 	}
 

@@ -8,18 +8,22 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.KeyValueManagement;
+import io.nats.client.KeyValueOptions;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
 import io.nats.client.api.StorageType;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.nats.KvBucketLock;
+
 /**
  * The NATS KV bucket that keeps the monthly counts of every instance: one key per month
  * ({@code yyyy-MM}), a JSON {@link MonthlyCounts}, added to with a compare-and-set on the key's
  * revision, so instances adding at once never lose each other's counts and restarts lose nothing
- * already added. Created (file storage, one revision per key, no TTL) when missing, by {@link #open()}
- * at start-up or on first use.
+ * already added. Created (file storage, one revision per key, no TTL, closed to roll-ups and purges:
+ * {@link KvBucketLock}) when missing, by {@link #open()} at start-up or on first use.
  */
 public class TallyBucket {
 
@@ -38,16 +42,21 @@ public class TallyBucket {
 
 	private final String name;
 
+	private final boolean update;
+
 	private volatile KeyValue bucket;
 
 	/**
 	 * Creates the bucket's client.
 	 * @param connection the NATS connection
 	 * @param name the bucket ({@code exactlyonce.operations.tally-bucket})
+	 * @param update whether an existing bucket open to roll-ups or purges is changed
+	 * ({@code exactlyonce.provisioning.mode=create-or-update}) or refused ({@link KvBucketLock})
 	 */
-	public TallyBucket(Connection connection, String name) {
+	public TallyBucket(Connection connection, String name, boolean update) {
 		this.connection = connection;
 		this.name = name;
+		this.update = update;
 	}
 
 	/**
@@ -63,6 +72,8 @@ public class TallyBucket {
 	 * without the bucket's permissions) shows at start-up instead of at every flush.
 	 * @return this bucket, open
 	 * @throws IllegalStateException when the bucket could not be created or read (the cause says why)
+	 * @throws ExactlyOnceConfigurationException when the bucket lets a writer erase records it does
+	 * not name and may not or could not be changed
 	 */
 	public TallyBucket open() {
 		try {
@@ -138,9 +149,14 @@ public class TallyBucket {
 		KeyValue kv = this.bucket;
 		if (kv == null) {
 			KeyValueManagement management = this.connection.keyValueManagement();
-			if (!exists(management)) {
+			KvBucketLock lock = new KvBucketLock(this.connection, KeyValueOptions.builder().build(), this.name,
+					"exactlyonce.operations.tally-bucket");
+			if (exists(management)) {
+				lock.enforce(this.update);
+			}
+			else {
 				try {
-					management.create(KeyValueConfiguration.builder()
+					lock.create(KeyValueConfiguration.builder()
 						.name(this.name)
 						.storageType(StorageType.File)
 						.maxHistoryPerKey(1)
@@ -151,6 +167,7 @@ public class TallyBucket {
 					if (!exists(management)) {
 						throw ex;
 					}
+					lock.enforce(this.update);
 				}
 			}
 			kv = this.connection.keyValue(this.name);

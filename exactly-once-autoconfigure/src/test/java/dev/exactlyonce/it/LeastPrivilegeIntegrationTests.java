@@ -52,62 +52,18 @@ import static org.awaitility.Awaitility.await;
 class LeastPrivilegeIntegrationTests {
 
 	/**
-	 * The worker block docs/security.md documents (provisioning.mode=validate), for stream TASKS, consumer
-	 * worker, the default bucket, the tally bucket and dead letters: no stream, bucket or durable
-	 * consumer may be created or changed.
+	 * The worker block docs/security.md documents (provisioning.mode=validate), read from the page, for stream
+	 * TASKS, consumer worker, the default bucket, the tally bucket and dead letters: no stream, bucket or
+	 * durable consumer may be created or changed.
 	 */
-	static final String WORKER_PERMISSIONS = """
-			permissions: {
-			  publish: {
-			    allow: [
-			      "$JS.API.INFO",
-			      "$JS.API.STREAM.NAMES",
-			      "$JS.API.STREAM.INFO.TASKS",
-			      "$JS.API.STREAM.MSG.GET.TASKS", "$JS.API.STREAM.MSG.DELETE.TASKS",
-			      "$JS.API.CONSUMER.INFO.TASKS.worker",
-			      "$JS.API.CONSUMER.MSG.NEXT.TASKS.worker",
-			      "$JS.ACK.TASKS.worker.>",
-			      "agents.*.tasks.>",
-			      "$JS.API.STREAM.INFO.DEAD_LETTERS",
-			      "$JS.API.STREAM.MSG.GET.DEAD_LETTERS", "$JS.API.STREAM.MSG.DELETE.DEAD_LETTERS",
-			      "deadletter.>",
-			      "$JS.API.STREAM.INFO.KV_exactly-once-idempotency",
-			      "$JS.API.DIRECT.GET.KV_exactly-once-idempotency", "$JS.API.DIRECT.GET.KV_exactly-once-idempotency.>",
-			      "$JS.API.CONSUMER.CREATE.KV_exactly-once-idempotency.>",
-			      "$JS.API.CONSUMER.INFO.KV_exactly-once-idempotency.>",
-			      "$JS.FC.KV_exactly-once-idempotency.>",
-			      "$KV.exactly-once-idempotency.>",
-			      "$JS.API.STREAM.INFO.KV_EXACTLYONCE_TALLIES",
-			      "$JS.API.DIRECT.GET.KV_EXACTLYONCE_TALLIES.>",
-			      "$JS.API.CONSUMER.CREATE.KV_EXACTLYONCE_TALLIES.>",
-			      "$JS.API.CONSUMER.INFO.KV_EXACTLYONCE_TALLIES.>",
-			      "$JS.FC.KV_EXACTLYONCE_TALLIES.>",
-			      "$KV.EXACTLYONCE_TALLIES.>",
-			      "$JS.API.STREAM.INFO.KV_EXACTLYONCE_PARKED_COMPLETIONS",
-			      "$JS.API.DIRECT.GET.KV_EXACTLYONCE_PARKED_COMPLETIONS.>",
-			      "$KV.EXACTLYONCE_PARKED_COMPLETIONS.>"
-			    ]
-			  }
-			  subscribe: {
-			    allow: [ "_INBOX.>", "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.TASKS.worker" ]
-			  }
-			}
-			""";
+	static final String WORKER_PERMISSIONS = SecurityDocumentation.workerPermissions();
 
 	/**
 	 * The provisioner block docs/security.md documents: the worker's, plus creating and updating the streams,
 	 * the buckets and the durable consumer (a deploy job, or the app with provisioning.mode
 	 * create-or-update).
 	 */
-	static final String PROVISIONER_PERMISSIONS = WORKER_PERMISSIONS.replace("""
-			      "$JS.API.STREAM.INFO.TASKS",
-			""", """
-			      "$JS.API.STREAM.INFO.TASKS", "$JS.API.STREAM.CREATE.TASKS", "$JS.API.STREAM.UPDATE.TASKS",
-			      "$JS.API.CONSUMER.CREATE.TASKS.worker", "$JS.API.CONSUMER.CREATE.TASKS.worker.>",
-			      "$JS.API.STREAM.CREATE.DEAD_LETTERS", "$JS.API.STREAM.UPDATE.DEAD_LETTERS",
-			      "$JS.API.STREAM.CREATE.KV_exactly-once-idempotency", "$JS.API.STREAM.CREATE.KV_EXACTLYONCE_TALLIES",
-			      "$JS.API.STREAM.CREATE.KV_EXACTLYONCE_PARKED_COMPLETIONS",
-			""");
+	static final String PROVISIONER_PERMISSIONS = SecurityDocumentation.provisionerPermissions();
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -274,13 +230,13 @@ class LeastPrivilegeIntegrationTests {
 	}
 
 	/** Provisions streams, buckets and the consumer as a deploy job would: as the provisioner, then stops. */
-	private static void provision(TestInstances instances) {
+	static void provision(TestInstances instances) {
 		Instance job = instances.start("deploy-job", "exactlyonce.nats.username=provisioner",
 				"exactlyonce.nats.password=provisioner-pw", "exactlyonce.listener.auto-startup=false");
 		job.context().close();
 	}
 
-	private static ExactlyOnceConfigurationException rootConfigurationFailure(Throwable failure) {
+	static ExactlyOnceConfigurationException rootConfigurationFailure(Throwable failure) {
 		assertThat(failure).as("start-up failure").isNotNull();
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			if (cause instanceof ExactlyOnceConfigurationException configuration) {
@@ -313,7 +269,7 @@ class LeastPrivilegeIntegrationTests {
 			.toList();
 	}
 
-	private TestInstances instances(NatsServerProcess nats) {
+	TestInstances instances(NatsServerProcess nats) {
 		this.resources.add(nats);
 		TestInstances instances = new TestInstances(nats);
 		this.resources.add(0, instances);

@@ -20,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.nats.KvBucketLock;
 import dev.exactlyonce.provision.ConfigurationDrift;
 import dev.exactlyonce.store.ClaimRules;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -29,7 +30,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * the store relies on: start-up fails when the bucket would lose records (memory storage, fewer
  * replicas, a shorter TTL, a size limit that evicts), refuse them (a value size limit below the
  * largest record) or keep older revisions (a scan reads every message of the bucket's stream as a
- * key's latest value); harmless differences are logged.
+ * key's latest value) or let a writer erase records it does not name (roll-ups, purges: see
+ * {@link KvBucketLock}); harmless differences are logged.
  */
 public class NatsKvBucketProvisioner {
 
@@ -41,15 +43,31 @@ public class NatsKvBucketProvisioner {
 
 	private final KeyValueOptions options;
 
+	private final boolean update;
+
 	/**
-	 * Creates the provisioner.
+	 * Creates a provisioner that may close an existing bucket to roll-ups and purges
+	 * ({@code exactlyonce.provisioning.mode=create-or-update}).
 	 * @param connection the NATS connection
 	 * @param requestTimeout how long one bucket operation may take before the store counts as
 	 * unavailable ({@code exactlyonce.nats.request-timeout})
 	 */
 	public NatsKvBucketProvisioner(Connection connection, Duration requestTimeout) {
+		this(connection, requestTimeout, true);
+	}
+
+	/**
+	 * Creates the provisioner.
+	 * @param connection the NATS connection
+	 * @param requestTimeout how long one bucket operation may take before the store counts as
+	 * unavailable ({@code exactlyonce.nats.request-timeout})
+	 * @param update whether an existing bucket open to roll-ups or purges is changed (create-or-update)
+	 * or fails start-up ({@link KvBucketLock})
+	 */
+	public NatsKvBucketProvisioner(Connection connection, Duration requestTimeout, boolean update) {
 		this.connection = connection;
 		this.options = KeyValueOptions.builder().jsRequestTimeout(requestTimeout).build();
+		this.update = update;
 	}
 
 	/**
@@ -62,12 +80,15 @@ public class NatsKvBucketProvisioner {
 	public KeyValue provision(NatsKvBucketSpec spec) {
 		try {
 			KeyValueManagement management = this.connection.keyValueManagement(this.options);
+			KvBucketLock lock = new KvBucketLock(this.connection, this.options, spec.name(),
+					"exactlyonce.store.nats-kv.bucket");
 			KeyValueStatus status = findStatus(management, spec.name());
-			if (status == null && !create(management, spec)) {
+			if (status == null && !create(management, lock, spec)) {
 				status = findStatus(management, spec.name());
 			}
 			if (status != null) {
-				ConfigurationDrift drift = drift(status, spec);
+				lock.enforce(this.update);
+				ConfigurationDrift drift = drift(management.getStatus(spec.name()), spec);
 				drift.warnings().forEach((warning) -> logger.warn("Idempotency bucket '" + spec.name()
 						+ "' on the server: " + warning + "; kept as it is"));
 				if (!drift.isEmpty()) {
@@ -145,10 +166,10 @@ public class NatsKvBucketProvisioner {
 	 * Creates the bucket; false when another instance created it first (two instances starting at
 	 * once on a new server), in which case the existing bucket is checked like any other.
 	 */
-	private boolean create(KeyValueManagement management, NatsKvBucketSpec spec)
+	private boolean create(KeyValueManagement management, KvBucketLock lock, NatsKvBucketSpec spec)
 			throws IOException, JetStreamApiException {
 		try {
-			management.create(KeyValueConfiguration.builder()
+			lock.create(KeyValueConfiguration.builder()
 				.name(spec.name())
 				.description("exactly-once idempotency records")
 				.maxHistoryPerKey(1)
@@ -213,6 +234,7 @@ public class NatsKvBucketProvisioner {
 					+ "dead-lettered without running");
 		}
 		StreamConfiguration stream = status.getBackingStreamInfo().getConfiguration();
+		differences.addAll(KvBucketLock.openings(stream));
 		if (stream.getMaxBytes() > 0 || stream.getMaxMsgs() > 0) {
 			String limit = "max bytes: server " + stream.getMaxBytes() + ", max values: server "
 					+ stream.getMaxMsgs() + ", declared unlimited";

@@ -1,0 +1,174 @@
+package dev.exactlyonce.it;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.KeyValueManagement;
+import io.nats.client.Message;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.Subscription;
+import io.nats.client.api.KeyValueConfiguration;
+import io.nats.client.api.StorageType;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.testapp.TestInstances;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What a worker holding docs/security.md's worker block, verbatim, can do with a raw client beyond
+ * what the docs mean (DESIGN invariant 17): erase records of a bucket it does not name (roll-up
+ * headers, KV purges), and make the server publish into a subject it is denied (a watcher's deliver
+ * subject, a pull request's reply subject).
+ */
+class WorkerPermissionAttacksIntegrationTests {
+
+	private static final List<String> BUCKETS = List.of("exactly-once-idempotency", "EXACTLYONCE_TALLIES",
+			"EXACTLYONCE_PARKED_COMPLETIONS");
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	@AfterEach
+	void close() throws Exception {
+		for (AutoCloseable resource : this.resources) {
+			resource.close();
+		}
+	}
+
+	@Test
+	void aRollupOrAPurgeFromTheWorkerErasesNoRecordOfItsBuckets() throws Exception {
+		NatsServerProcess nats = LeastPrivilegeIntegrationTests.server(LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS);
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection admin = connect(LeastPrivilegeIntegrationTests.adminUrl(nats));
+		for (String bucket : BUCKETS) {
+			admin.keyValue(bucket).put("other-consumer=3At-1", "completed");
+			admin.keyValue(bucket).put("other-consumer=3At-2", "completed");
+		}
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+		for (String bucket : BUCKETS) {
+			assertThatException().as("roll-up of %s", bucket)
+				.isThrownBy(() -> worker.jetStream().publish(NatsMessage.builder()
+					.subject("$KV." + bucket + ".anything")
+					.headers(new Headers().add("Nats-Rollup", "all"))
+					.data("x".getBytes(StandardCharsets.UTF_8))
+					.build()))
+				.withMessageContaining("10111");
+			assertThatException().as("KV purge of another key in %s", bucket)
+				.isThrownBy(() -> worker.keyValue(bucket).purge("other-consumer=3At-2"))
+				.withMessageContaining("10111");
+		}
+		for (String bucket : BUCKETS) {
+			assertThat(admin.keyValue(bucket).keys()).as(bucket).contains("other-consumer=3At-1", "other-consumer=3At-2");
+		}
+	}
+
+	@Test
+	void aBucketAnEarlierVersionCreatedIsRefusedToAWorkerAndClosedByTheProvisionerKeepingItsRecords()
+			throws Exception {
+		NatsServerProcess nats = LeastPrivilegeIntegrationTests.server(LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS);
+		TestInstances instances = instances(nats);
+		LeastPrivilegeIntegrationTests.provision(instances);
+		Connection admin = connect(LeastPrivilegeIntegrationTests.adminUrl(nats));
+		KeyValueManagement buckets = admin.keyValueManagement();
+		for (String bucket : BUCKETS) {
+			buckets.delete(bucket);
+			buckets.create(KeyValueConfiguration.builder().name(bucket).maxHistoryPerKey(1)
+				.storageType(StorageType.File).build());
+			admin.keyValue(bucket).put("kept", "record");
+		}
+
+		ExactlyOnceConfigurationException refused = LeastPrivilegeIntegrationTests.rootConfigurationFailure(catchThrowable(() -> instances.start("a",
+				"exactlyonce.nats.username=worker", "exactlyonce.nats.password=worker-pw",
+				"exactlyonce.provisioning.mode=validate")));
+		assertThat(refused.getProblemSentence()).contains("NATS KV bucket '")
+			.contains("allow_rollup_hdrs: true").contains("deny_purge: false");
+		assertThat(refused.getAction()).contains("exactlyonce.provisioning.mode=create-or-update")
+			.contains("\"$JS.API.STREAM.UPDATE.KV_");
+
+		LeastPrivilegeIntegrationTests.provision(instances);
+		JetStreamManagement streams = admin.jetStreamManagement();
+		for (String bucket : BUCKETS) {
+			assertThat(streams.getStreamInfo("KV_" + bucket).getConfiguration()).as(bucket)
+				.satisfies((stream) -> assertThat(stream.getAllowRollup()).isFalse())
+				.satisfies((stream) -> assertThat(stream.getDenyPurge()).isTrue())
+				.satisfies((stream) -> assertThat(stream.getDenyDelete()).isTrue());
+			assertThat(admin.keyValue(bucket).keys()).as(bucket).contains("kept");
+		}
+		instances.start("b", "exactlyonce.nats.username=worker", "exactlyonce.nats.password=worker-pw",
+				"exactlyonce.provisioning.mode=validate");
+		assertThat(LeastPrivilegeIntegrationTests.violations(nats)).isEmpty();
+	}
+
+	/**
+	 * The page's accounts example, with a witness in the workers' account (not in the example) who
+	 * subscribes to {@code payments.card} there: the server does deliver into it, inside {@code WORKERS},
+	 * and nothing crosses into {@code PAYMENTS}.
+	 */
+	@Test
+	void anotherAccountsSubjectIsOutOfTheWorkersReach() throws Exception {
+		String configuration = SecurityDocumentation.accounts("$PROVISIONER_PASSWORD", "provisioner-pw",
+				"$WORKER_PASSWORD", "worker-pw", "$PAYMENTS_PASSWORD", "payments-pw");
+		NatsServerProcess nats = NatsServerProcess.withConfiguration(configuration.replaceFirst("users = \\[\n",
+				"users = [\n      { user: witness, password: witness-pw }\n")).start();
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection provisioner = connect("nats://provisioner:provisioner-pw@127.0.0.1:" + nats.port());
+		provisioner.jetStream().publish("agents.marketing.tasks.blog-post", "{\"taskId\":\"t-1\"}".getBytes());
+		provisioner.keyValue("exactly-once-idempotency").put("worker=3At-0", "completed");
+		Connection payments = connect("nats://payments:payments-pw@127.0.0.1:" + nats.port());
+		Subscription card = payments.subscribe("payments.card");
+		payments.flush(Duration.ofSeconds(5));
+		Connection witness = connect("nats://witness:witness-pw@127.0.0.1:" + nats.port());
+		Set<String> delivered = ConcurrentHashMap.newKeySet();
+		witness.createDispatcher((message) -> delivered.add(message.getSubject())).subscribe("payments.card");
+		witness.flush(Duration.ofSeconds(5));
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+
+		Message created = worker.request("$JS.API.CONSUMER.CREATE.KV_exactly-once-idempotency.redirect."
+				+ "$KV.exactly-once-idempotency.>", ("{\"stream_name\":\"KV_exactly-once-idempotency\",\"config\":{"
+						+ "\"name\":\"redirect\",\"deliver_subject\":\"payments.card\",\"ack_policy\":\"none\","
+						+ "\"filter_subject\":\"$KV.exactly-once-idempotency.>\"}}").getBytes(StandardCharsets.UTF_8),
+				Duration.ofSeconds(5));
+		assertThat(new String(created.getData(), StandardCharsets.UTF_8)).as("the server's answer")
+			.doesNotContain("\"error\"");
+		worker.publish("$JS.API.CONSUMER.MSG.NEXT.TASKS.worker", "payments.card",
+				"{\"batch\":1,\"expires\":5000000000}".getBytes(StandardCharsets.UTF_8));
+		worker.flush(Duration.ofSeconds(5));
+
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(delivered)
+			.as("what the server published to payments.card inside WORKERS")
+			.contains("agents.marketing.tasks.blog-post", "$KV.exactly-once-idempotency.worker=3At-0"));
+		payments.flush(Duration.ofSeconds(5));
+		assertThat(card.getPendingMessageCount()).as("messages that reached payments.card in account PAYMENTS")
+			.isZero();
+	}
+
+	private Connection connect(String url) throws Exception {
+		Connection connection = Nats.connect(Options.builder().server(url).connectionTimeout(Duration.ofSeconds(5))
+			.build());
+		this.resources.add(0, connection);
+		return connection;
+	}
+
+	private TestInstances instances(NatsServerProcess nats) {
+		this.resources.add(nats);
+		TestInstances instances = new TestInstances(nats);
+		this.resources.add(0, instances);
+		return instances;
+	}
+
+}
