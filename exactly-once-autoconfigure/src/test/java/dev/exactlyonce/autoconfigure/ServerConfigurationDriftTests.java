@@ -100,7 +100,8 @@ class ServerConfigurationDriftTests {
 			Health health = context.getBean(ExactlyOnceHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails().get("problems").toString()).contains("Idempotency bucket 'b" + this.n + "'")
-				.contains("storage: server memory, declared file");
+				.contains("storage: server memory, declared file")
+				.contains("allow_rollup_hdrs: true");
 		});
 	}
 
