@@ -3,7 +3,6 @@ package dev.exactlyonce.sample;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -22,18 +21,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SampleWriteAccessIntegrationTests {
 
-	private static NatsServerProcess nats;
+	private static final NatsServerProcess nats = new NatsServerProcess();
 
 	@TempDir
 	static Path output;
 
-	@BeforeAll
-	static void startNats() {
-		nats = new NatsServerProcess().start();
-	}
-
 	@AfterAll
-	static void stopNats() {
+	static void closeNats() {
 		nats.close();
 	}
 
@@ -61,6 +55,7 @@ class SampleWriteAccessIntegrationTests {
 	}
 
 	private static ConfigurableApplicationContext start(String... profiles) {
+		nats.start();
 		return new SpringApplicationBuilder(SampleAgentApplication.class).profiles(profiles)
 			.run("--server.port=0", "--exactlyonce.nats.servers=" + nats.url(),
 					"--sample.output-dir=" + output.resolve(String.join("-", profiles) + "out"));
