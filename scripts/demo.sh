@@ -55,11 +55,14 @@ stop_app() {
   [ -z "$NATS_PID" ] || kill "$NATS_PID" 2>/dev/null || true
 }
 trap stop_app EXIT
-for _ in $(seq 1 120); do
+# a loaded machine can take minutes to start it: wait up to 5 minutes, then say so
+for _ in $(seq 1 600); do
   curl -fs "http://127.0.0.1:$PORT/posts" >/dev/null 2>&1 && break
   kill -0 "$APP_PID" 2>/dev/null || { echo "sample-agent-app exited; last lines of $OUT/app.log:" >&2; tail -30 "$OUT/app.log" >&2; exit 1; }
   sleep 0.5
 done
+curl -fs "http://127.0.0.1:$PORT/posts" >/dev/null 2>&1 \
+  || { echo "sample-agent-app did not answer on 127.0.0.1:$PORT within 5 minutes; see $OUT/app.log" >&2; exit 1; }
 
 assign() {
   curl -fs -X POST "http://127.0.0.1:$PORT/tasks" -H 'Content-Type: application/json' \
