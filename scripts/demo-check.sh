@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# Runs scripts/demo.sh as a stranger would, on free ports with a fresh nats-server and demo directory,
-# and checks what it prints: three tasks run once each, the duplicate publish suppressed, each task
-# drafted, committed and deployed once, the reconciliation and the monthly table shown. Used by .ci/run.
+# Runs scripts/demo.sh as a stranger would, on a free HTTP port with a fresh demo directory and no
+# NATS_URL, and checks what it prints: its own nats-server started on a free port (never 4222), three
+# tasks run once each, the duplicate publish suppressed, each task drafted, committed and deployed
+# once, the reconciliation and the monthly table shown. The demo directory is deleted when the check
+# passes, kept for a look when it fails. Used by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # shellcheck source=ports.sh
 source scripts/ports.sh
 
-NATS_PORT="$(free_port)"
 SERVER_PORT="$(free_port)"
 DEMO_HOME="$(mktemp -d "${TMPDIR:-/tmp}/exactlyonce-demo.XXXXXX")"
 OUTPUT="$DEMO_HOME/demo-output.txt"
-echo "==> scripts/demo.sh with NATS_PORT=$NATS_PORT SERVER_PORT=$SERVER_PORT DEMO_HOME=$DEMO_HOME"
-NATS_PORT="$NATS_PORT" SERVER_PORT="$SERVER_PORT" DEMO_HOME="$DEMO_HOME" scripts/demo.sh | tee "$OUTPUT"
+echo "==> scripts/demo.sh with SERVER_PORT=$SERVER_PORT DEMO_HOME=$DEMO_HOME"
+env -u NATS_URL -u NATS_PORT SERVER_PORT="$SERVER_PORT" DEMO_HOME="$DEMO_HOME" scripts/demo.sh | tee "$OUTPUT"
 
 failures=()
 expect() { grep -Eq "$1" "$OUTPUT" || failures+=("missing: $2"); }
 refuse() { ! grep -Eq "$1" "$OUTPUT" || failures+=("printed: $2"); }
-expect "starting nats-server with JetStream on localhost:$NATS_PORT" "the nats-server on the port it was given"
+expect '^==> starting its own nats-server with JetStream on localhost:[0-9]+ ' "its own nats-server, and where"
+refuse '^==> starting its own nats-server with JetStream on localhost:4222 ' "the default port 4222, where another server may run"
 expect '^tasks published \(unique\) +3$' "3 unique tasks"
 expect '^duplicates suppressed by stream dedup +1$' "the duplicate publish suppressed"
 expect '^executions +3$' "3 executions"
@@ -31,4 +33,5 @@ if [ ${#failures[@]} -gt 0 ]; then
   printf 'demo check failed: %s\n' "${failures[@]}" >&2
   exit 1
 fi
+rm -rf "$DEMO_HOME"
 echo "==> demo check passed"

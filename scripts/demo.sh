@@ -1,31 +1,35 @@
 #!/usr/bin/env bash
-# Starts the demo: makes sure a nats-server with JetStream runs on localhost:$NATS_PORT (4222;
-# installs Debian's nats-server if missing, starts it if nothing listens there, and stops the one it
-# started at the end), builds, runs sample-agent-app, assigns a few tasks (one of them published
-# twice) and prints what happened. KEEP_RUNNING=1 leaves the app (and a nats-server it started)
-# running afterwards; SERVER_PORT picks the app's HTTP port (8080), NATS_PORT the nats-server's.
+# Starts the demo: starts its own nats-server with JetStream on a free port of localhost (NATS_PORT
+# picks one; installs Debian's nats-server if missing, and stops it at the end) unless NATS_URL names
+# a server to use instead, builds, runs sample-agent-app in its demo profile (writes of the actuator
+# endpoints allowed, on the loopback interface only), assigns a few tasks (one of them published
+# twice) and prints what happened. KEEP_RUNNING=1 leaves the app (and the nats-server it started)
+# running afterwards; SERVER_PORT picks the app's HTTP port (8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# shellcheck source=ports.sh
+source scripts/ports.sh
+
 PORT="${SERVER_PORT:-8080}"
-NATS_PORT="${NATS_PORT:-4222}"
 DEMO_HOME="${DEMO_HOME:-$PWD/target/demo}"
 mkdir -p "$DEMO_HOME"
 
-listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; then
-  echo "==> installing nats-server (Debian package)"
-  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nats-server
-fi
-NATS_BIN="$(command -v nats-server || echo /usr/sbin/nats-server)"
 NATS_PID=""
-if listening "$NATS_PORT"; then
-  echo "==> using the nats-server already listening on localhost:$NATS_PORT"
+if [ -n "${NATS_URL:-}" ]; then
+  echo "==> using the nats-server at $NATS_URL (NATS_URL); the demo creates its streams there"
 else
-  echo "==> starting nats-server with JetStream on localhost:$NATS_PORT (data in $DEMO_HOME/nats)"
+  if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; then
+    echo "==> installing nats-server (Debian package)"
+    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nats-server
+  fi
+  NATS_BIN="$(command -v nats-server || echo /usr/sbin/nats-server)"
+  NATS_PORT="${NATS_PORT:-$(free_port)}"
+  listening "$NATS_PORT" && { echo "port $NATS_PORT (NATS_PORT) is taken: leave NATS_PORT unset for a free one, or set NATS_URL to use that server" >&2; exit 1; }
+  NATS_URL="nats://127.0.0.1:$NATS_PORT"
+  echo "==> starting its own nats-server with JetStream on localhost:$NATS_PORT (data in $DEMO_HOME/nats; NATS_URL=nats://host:port uses another server instead)"
   nohup "$NATS_BIN" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$DEMO_HOME/nats" > "$DEMO_HOME/nats-server.log" 2>&1 &
   NATS_PID=$!
   for _ in $(seq 1 50); do listening "$NATS_PORT" && break; sleep 0.2; done
@@ -40,9 +44,9 @@ rm -f sample-agent-app/target/sample-agent-app-*.jar sample-agent-app/target/sam
 RUN="$(date +%Y%m%d%H%M%S)"
 OUT="$DEMO_HOME/run-$RUN"
 mkdir -p "$OUT"
-echo "==> starting sample-agent-app on port $PORT (posts and ledger in $OUT)"
+echo "==> starting sample-agent-app (profile demo) on 127.0.0.1:$PORT against $NATS_URL (posts and ledger in $OUT)"
 java -jar sample-agent-app/target/sample-agent-app-0.1.0-SNAPSHOT.jar --server.port="$PORT" \
-  --exactlyonce.nats.servers="nats://127.0.0.1:$NATS_PORT" \
+  --spring.profiles.active=demo --exactlyonce.nats.servers="$NATS_URL" \
   --sample.output-dir="$OUT" --sample.work-duration=2s > "$OUT/app.log" 2>&1 &
 APP_PID=$!
 stop_app() {
@@ -51,14 +55,17 @@ stop_app() {
   [ -z "$NATS_PID" ] || kill "$NATS_PID" 2>/dev/null || true
 }
 trap stop_app EXIT
-for _ in $(seq 1 120); do
-  curl -fs "http://localhost:$PORT/posts" >/dev/null 2>&1 && break
+# a loaded machine can take minutes to start it: wait up to 5 minutes, then say so
+for _ in $(seq 1 600); do
+  curl -fs "http://127.0.0.1:$PORT/posts" >/dev/null 2>&1 && break
   kill -0 "$APP_PID" 2>/dev/null || { echo "sample-agent-app exited; last lines of $OUT/app.log:" >&2; tail -30 "$OUT/app.log" >&2; exit 1; }
   sleep 0.5
 done
+curl -fs "http://127.0.0.1:$PORT/posts" >/dev/null 2>&1 \
+  || { echo "sample-agent-app did not answer on 127.0.0.1:$PORT within 5 minutes; see $OUT/app.log" >&2; exit 1; }
 
 assign() {
-  curl -fs -X POST "http://localhost:$PORT/tasks" -H 'Content-Type: application/json' \
+  curl -fs -X POST "http://127.0.0.1:$PORT/tasks" -H 'Content-Type: application/json' \
     -d "{\"taskId\":\"$1\",\"assignee\":\"marketing\",\"type\":\"blog-post\",\"payload\":{\"topic\":\"$2\"}}"
 }
 echo "==> CEO agent assigns tasks"
@@ -107,9 +114,9 @@ for t in "${TASKS[@]}"; do
 done
 echo
 echo "==> reconciliation (stream sequences vs completion records vs acks vs dead letters, last hour)"
-curl -fs -X POST "http://localhost:$PORT/actuator/exactlyonce" -H 'Content-Type: application/json' \
+curl -fs -X POST "http://127.0.0.1:$PORT/actuator/exactlyonce" -H 'Content-Type: application/json' \
   -d '{"window":"1h"}' > "$OUT/reconciliation.json" || echo "    reconciliation failed; see $OUT/app.log"
-curl -fs "http://localhost:$PORT/actuator/exactlyonce/table" | sed 's/^/    /' || true
+curl -fs "http://127.0.0.1:$PORT/actuator/exactlyonce/table" | sed 's/^/    /' || true
 echo
 echo "posts:   curl http://localhost:$PORT/posts"
 echo "health:  curl http://localhost:$PORT/actuator/health"

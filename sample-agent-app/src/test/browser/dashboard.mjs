@@ -1,13 +1,19 @@
 // Drives the exactly-once dashboard in Debian's chromium, headless, for the dashboard's browser tests.
 // Usage: node dashboard.mjs <phase> <dashboard url> <screenshot dir> <task key>
 //   dead-letter: waits until the page lists the task's dead letter (payload hidden, the exception's message
-//                shown), checks at 1280 and 1920 px wide that the page does not scroll sideways, screenshots both
+//                shown, its long end readable once expanded), checks at 1280 and 1920 px wide that the page does
+//                not scroll sideways, screenshots both; says what the monthly table's Published counts; opens the
+//                dead letter's link and the task's link in fresh pages: the first marks the dead letter, the
+//                second shows the task dead-lettered with its exception's message
+//   no-metrics:  the metrics endpoint answers 404 (not exposed): the charts are hidden with a note saying how
+//                to expose it, and the page asks for metrics once, not on every refresh
 //   replay:      clicks Replay on it, gives a reason in the confirmation, waits until the page shows the
 //                task completed and no dead letter left, screenshots the confirmation and the result
 //   refused:     as replay, but expects the endpoint to refuse the write (403) and the page to say so
 //   stale:       the endpoints cannot answer (NATS paused): the page must say so, never stay on "Loading…"
 //   find:        finds the task (any key: slashes, percent signs...) of the consumer given as fifth argument
-//                with the page's form and waits until it shows it completed
+//                with the page's form and waits until it shows it completed; the page's address then opens
+//                the same task in a fresh page
 // DASHBOARD_USER and DASHBOARD_PASSWORD, when set, are sent as HTTP Basic credentials.
 import { chromium } from 'playwright-core';
 import path from 'node:path';
@@ -27,8 +33,29 @@ try {
 	const context = await browser.newContext({ viewport: { width: 1280, height: 1400 }, httpCredentials: credentials });
 	const page = await context.newPage();
 	page.setDefaultTimeout(TIMEOUT);
+	let metricsRequests = 0;
+	if (phase === 'no-metrics') {
+		await page.route('**/actuator/metrics**', (route) => {
+			metricsRequests++;
+			return route.fulfill({ status: 404, contentType: 'application/json', body: '{"status":404,"error":"Not Found"}' });
+		});
+	}
 	await page.goto(url);
-	if (phase === 'stale') {
+	if (phase === 'no-metrics') {
+		await page.locator('#charts-note', { hasText: 'The metrics endpoint is not exposed' }).waitFor();
+		if (await page.locator('#charts-body').isVisible()) {
+			throw new Error('the charts are shown although the metrics endpoint is not exposed');
+		}
+		for (let refreshes = 0; refreshes < 2; refreshes++) {
+			const before = await page.locator('#summary').textContent();
+			await page.waitForFunction((text) => document.getElementById('summary').textContent !== text, before);
+		}
+		if (metricsRequests !== 1) {
+			throw new Error('the page asked for metrics ' + metricsRequests + ' times in three refreshes, expected once');
+		}
+		await page.screenshot({ path: path.join(screenshots, prefix + '6-no-metrics.png'), fullPage: true });
+	}
+	else if (phase === 'stale') {
 		await page.locator('#summary', { hasText: 'Nothing read yet: ' }).waitFor();
 		const summary = await page.locator('#summary').textContent();
 		if (summary.includes('exposure.include')) {
@@ -44,6 +71,14 @@ try {
 		await page.locator('#task-detail .status-COMPLETED').waitFor();
 		await page.locator('#task-detail dd', { hasText: key }).first().waitFor();
 		await page.screenshot({ path: path.join(screenshots, prefix + '5-found.png'), fullPage: true });
+		const address = page.url();
+		if (!address.includes('#task=') || (key.includes('/') && !address.includes('%2F'))) {
+			throw new Error('the found task has no address of its own, or its key is not encoded: ' + address);
+		}
+		const linked = await context.newPage();
+		await linked.goto(address);
+		await linked.locator('#task-detail .status-COMPLETED').waitFor();
+		await linked.locator('#task-detail dd', { hasText: key }).first().waitFor();
 	}
 	else {
 		await deadLetterPhase(page);
@@ -62,7 +97,9 @@ async function deadLetterPhase(page) {
 		if (payload.trim() !== 'hidden') {
 			throw new Error('the payload of the dead letter is shown without show-payloads: ' + payload);
 		}
-		await row.locator('.why code', { hasText: 'RejectedTopicException: ' }).waitFor();
+		await row.locator('.why summary', { hasText: 'RejectedTopicException: ' }).waitFor();
+		await expandLongText(row.locator('.why'), 'then replay this dead letter');
+		await page.locator('#monthly-note', { hasText: 'follow-up tasks for other consumers' }).waitFor();
 		for (const width of [1280, 1920]) {
 			await page.setViewportSize({ width, height: 1400 });
 			const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -71,6 +108,17 @@ async function deadLetterPhase(page) {
 			}
 			await page.screenshot({ path: path.join(screenshots, prefix + '1-dead-letter-' + width + '.png'), fullPage: true });
 		}
+		await page.setViewportSize({ width: 1280, height: 1400 });
+		const deadLetterLink = await row.getByRole('link', { name: /^Link to dead letter/ }).getAttribute('href');
+		const linkedDead = await page.context().newPage();
+		await linkedDead.goto(url + deadLetterLink);
+		await linkedDead.locator('#dead-letters tr.linked', { hasText: key }).waitFor();
+		const taskLink = await row.getByRole('link', { name: key, exact: true }).getAttribute('href');
+		const linkedTask = await page.context().newPage();
+		await linkedTask.goto(url + taskLink);
+		await linkedTask.locator('#task-detail .status-DEAD_LETTERED').waitFor();
+		await expandLongText(linkedTask.locator('#task-detail'), 'then replay this dead letter');
+		await linkedTask.screenshot({ path: path.join(screenshots, prefix + '1-task-link.png'), fullPage: true });
 	}
 	else if (phase === 'replay' || phase === 'refused') {
 		await row.getByRole('button', { name: /^Replay dead letter/ }).click();
@@ -95,4 +143,11 @@ async function deadLetterPhase(page) {
 	else {
 		throw new Error('unknown phase ' + phase);
 	}
+}
+
+// Expands the long exception message inside the container and waits until its end is visible.
+async function expandLongText(container, end) {
+	const message = container.locator('details.long', { hasText: 'RejectedTopicException: ' }).first();
+	await message.locator('summary').click();
+	await message.locator('code', { hasText: end }).waitFor({ state: 'visible' });
 }

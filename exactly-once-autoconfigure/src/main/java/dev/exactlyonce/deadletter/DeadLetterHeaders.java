@@ -19,7 +19,8 @@ final class DeadLetterHeaders {
 
 	private static final String MESSAGE_ID = "Nats-Msg-Id";
 
-	private static final int MAX_TEXT = 512;
+	/** The longest reason or exception message kept whole: the starter's own reasons name their fix last. */
+	private static final int MAX_TEXT = 4096;
 
 	/** The starter's headers a dead letter can do without, dropped in this order when it is too large. */
 	private static final List<String> OPTIONAL = List.of(DeadLetterPublisher.HEADER_PREFIX + "Exception-Message",
@@ -92,9 +93,14 @@ final class DeadLetterHeaders {
 		return headers;
 	}
 
+	/** One line of at most {@link #MAX_TEXT} characters; a longer text is cut after a word and ends in an ellipsis. */
 	private static String truncate(String text) {
 		String singleLine = text.replace('\r', ' ').replace('\n', ' ');
-		return (singleLine.length() > MAX_TEXT) ? singleLine.substring(0, MAX_TEXT) : singleLine;
+		if (singleLine.length() <= MAX_TEXT) {
+			return singleLine;
+		}
+		int space = singleLine.lastIndexOf(' ', MAX_TEXT - 1);
+		return singleLine.substring(0, (space > MAX_TEXT / 2) ? space + 1 : MAX_TEXT - 1) + "…";
 	}
 
 }

@@ -19,7 +19,7 @@ import dev.exactlyonce.nats.HeaderEncoding;
  * @param key its idempotency key (without namespace), or {@code null} when none was resolved
  * @param reason why it was parked
  * @param exception the exception class, or {@code null}
- * @param exceptionMessage the exception's message (at most 512 characters), or {@code null}
+ * @param exceptionMessage the exception's message (at most 4096 characters), or {@code null}
  * @param deliveries how many times it was delivered, or {@code null} when unknown
  * @param at when it was parked
  * @param payload the payload as UTF-8 text, only with {@code exactlyonce.operations.show-payloads}; else {@code null}

@@ -2,7 +2,8 @@
 // The exactly-once dashboard: reads the exactlyonce and exactlyonceops actuator endpoints (and the
 // metrics endpoint when exposed) every 2 seconds; replay, discard and resubmit go through the same
 // endpoint operations, after a confirmation with a reason. Text from the server is only ever set
-// as text, never as HTML.
+// as text, never as HTML. Each task and each dead letter has a link of its own:
+// #task=<consumer>/<key> and #deadletter=<consumer>/<#>, each part URI-encoded (keys may hold '/').
 (function () {
 	const REFRESH_MS = 2000;
 	const STATES = ['IN_PROGRESS', 'ABANDONED', 'FAILED', 'DEAD_LETTERED', 'COMPLETED'];
@@ -11,8 +12,10 @@
 	const REQUEST_TIMEOUT_MS = 8000;
 	const TASK_PAGE = 20;
 	const DEAD_PAGE = 50;
+	const SHORT_TEXT = 160;
 	const state = { actuator: '/actuator', consumers: [], overview: null, listed: null, watched: null, processed: [],
-		lastProcessed: null, busy: false, pending: null, lastGood: null, deadFrom: {} };
+		lastProcessed: null, busy: false, pending: null, lastGood: null, deadFrom: {}, linkedDead: null, metrics: undefined,
+		expanded: new Set() };
 
 	const $ = (id) => document.getElementById(id);
 
@@ -27,11 +30,85 @@
 		return node;
 	}
 
+	function link(href, text, className) {
+		const anchor = el('a', text, className);
+		anchor.href = href;
+		return anchor;
+	}
+
+	function taskHref(consumer, key) {
+		return '#task=' + encodeURIComponent(consumer) + '/' + encodeURIComponent(key);
+	}
+
+	function deadLetterHref(consumer, sequence) {
+		return '#deadletter=' + encodeURIComponent(consumer) + '/' + sequence;
+	}
+
+	function taskLink(consumer, key) {
+		return link(taskHref(consumer, key), key, 'key');
+	}
+
+	// A text longer than SHORT_TEXT shows its start (cut at a word) and opens whole on a click; it stays
+	// open across refreshes.
+	function longText(tag, text, className) {
+		if (text.length <= SHORT_TEXT) {
+			return el(tag, text, className);
+		}
+		const cut = text.lastIndexOf(' ', SHORT_TEXT);
+		const details = el('details', null, 'long ' + (className || ''));
+		const summary = el('summary');
+		summary.append(el('span', text.slice(0, (cut > SHORT_TEXT / 2) ? cut : SHORT_TEXT) + ' …', 'start'),
+			el('span', 'show all ' + text.length + ' characters', 'more'));
+		details.append(summary, el(tag, text, className));
+		details.open = state.expanded.has(text);
+		details.addEventListener('toggle', () => {
+			if (details.open) {
+				state.expanded.add(text);
+			}
+			else {
+				state.expanded.delete(text);
+			}
+		});
+		return details;
+	}
+
+	// The target of the page's address: { kind: 'task' | 'deadletter', consumer, id }, or null.
+	function linked() {
+		const match = /^#(task|deadletter)=([^/]*)\/(.*)$/.exec(window.location.hash);
+		if (!match) {
+			return null;
+		}
+		try {
+			return { kind: match[1], consumer: decodeURIComponent(match[2]), id: decodeURIComponent(match[3]) };
+		}
+		catch (malformed) {
+			return null;
+		}
+	}
+
+	function openLinked() {
+		const target = linked();
+		if (!target) {
+			return;
+		}
+		if (target.kind === 'task') {
+			state.watched = { consumer: target.consumer, key: target.id };
+			$('find-key').value = target.id;
+			$('find-consumer').value = target.consumer;
+			renderWatched().then(() => $('task-title').scrollIntoView());
+		}
+		else if (/^[0-9]+$/.test(target.id)) {
+			state.deadFrom[target.consumer] = Number(target.id);
+			state.linkedDead = { consumer: target.consumer, sequence: Number(target.id), shown: false };
+			refresh();
+		}
+	}
+
 	function badge(status) {
 		return el('span', status.replace('_', ' ').toLowerCase(), 'status status-' + status);
 	}
 
-	function fill(tbody, rows, columns, emptyText) {
+	function fill(tbody, rows, columns, emptyText, rowId) {
 		tbody.replaceChildren();
 		if (rows.length === 0) {
 			const cell = el('td', emptyText, 'empty');
@@ -41,8 +118,11 @@
 			tbody.append(tr);
 			return;
 		}
-		rows.forEach((cells) => {
+		rows.forEach((cells, index) => {
 			const tr = el('tr');
+			if (rowId) {
+				tr.id = rowId(index);
+			}
 			cells.forEach((cell) => {
 				const td = el('td');
 				if (cell instanceof Node) {
@@ -191,7 +271,7 @@
 				continue;
 			}
 			const page = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/tasks?state=IN_PROGRESS&size=20');
-			page.tasks.forEach((task) => rows.push([consumer, task.key, task.owner, task.attempts,
+			page.tasks.forEach((task) => rows.push([consumer, taskLink(consumer, task.key), task.owner, task.attempts,
 				task.leaseLeftSeconds + ' s', currentStep(task)]));
 		}
 		fill($('in-flight').tBodies[0], rows, 6, overview.listable ? 'Nothing is running.'
@@ -247,7 +327,8 @@
 					consumer: listed.consumer, key: task.key
 				}));
 			}
-			return [task.key, task.attempts, time(task.startedAt), task.resultSummary, action];
+			return [taskLink(listed.consumer, task.key), task.attempts, time(task.startedAt),
+				task.resultSummary ? longText('span', task.resultSummary) : null, action];
 		}), 5, 'None.');
 	}
 
@@ -264,18 +345,44 @@
 
 	async function renderDeadLetters(overview) {
 		const rows = [];
+		const ids = [];
 		const pages = [];
 		for (const [consumer, info] of Object.entries(overview.consumers)) {
 			const from = state.deadFrom[consumer] || 1;
 			const letters = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters?from=' + from
 				+ '&size=' + DEAD_PAGE);
-			letters.forEach((letter) => rows.push(deadLetterRow(consumer, letter, overview.showPayloads)));
+			letters.forEach((letter) => {
+				rows.push(deadLetterRow(consumer, letter, overview.showPayloads));
+				ids.push('dead-' + consumer + '-' + letter.sequence);
+			});
 			if (from > 1 || letters.length === DEAD_PAGE) {
 				pages.push(deadLetterPager(consumer, from, letters, info.deadLetters));
 			}
 		}
-		fill($('dead-letters').tBodies[0], rows, 8, 'No dead letters.');
+		fill($('dead-letters').tBodies[0], rows, 8, 'No dead letters.', (index) => ids[index]);
 		$('dead-pages').replaceChildren(...pages);
+		showLinkedDeadLetter();
+	}
+
+	// Marks the dead letter the page's address names and scrolls to it once.
+	function showLinkedDeadLetter() {
+		const wanted = state.linkedDead;
+		if (!wanted) {
+			return;
+		}
+		const row = document.getElementById('dead-' + wanted.consumer + '-' + wanted.sequence);
+		if (!row) {
+			if (!wanted.shown) {
+				say('No dead letter #' + wanted.sequence + ' of ' + wanted.consumer + ' (replayed or discarded since?).', false);
+			}
+			state.linkedDead = null;
+			return;
+		}
+		row.classList.add('linked');
+		if (!wanted.shown) {
+			wanted.shown = true;
+			row.scrollIntoView({ block: 'center' });
+		}
 	}
 
 	function deadLetterPager(consumer, from, letters, total) {
@@ -297,10 +404,11 @@
 		return line;
 	}
 
-	// Finds a dead letter by its # (sequence) or by its task's key, reading pages of 500.
-	async function findDeadLetter(wanted) {
-		for (const consumer of state.consumers) {
-			if (/^[0-9]+$/.test(wanted)) {
+	// Finds a dead letter by its # (sequence; what is all digits, unless keyOnly) or by its task's key,
+	// reading pages of 500, in the given consumers (all by default).
+	async function findDeadLetter(wanted, consumers, keyOnly) {
+		for (const consumer of (consumers || state.consumers)) {
+			if (!keyOnly && /^[0-9]+$/.test(wanted)) {
 				const letters = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/deadletters?from=' + wanted + '&size=1');
 				if (letters.length && String(letters[0].sequence) === wanted) {
 					return { consumer, letter: letters[0] };
@@ -348,12 +456,18 @@
 		actions.append(replay, ' ', discard);
 		const payload = showPayloads ? el('span', letter.payload, 'payload') : 'hidden';
 		const why = el('span', null, 'why');
-		why.append(el('span', letter.reason));
+		why.append(longText('span', letter.reason));
 		if (letter.exception) {
-			why.append(el('code', letter.exception + (letter.exceptionMessage ? ': ' + letter.exceptionMessage : '')));
+			why.append(longText('code', failure(letter)));
 		}
-		return [letter.sequence, consumer, letter.key === null ? el('span', 'no key', 'empty') : el('span', letter.key, 'key'),
+		const number = link(deadLetterHref(consumer, letter.sequence), letter.sequence);
+		number.setAttribute('aria-label', 'Link to dead letter ' + letter.sequence);
+		return [number, consumer, letter.key === null ? el('span', 'no key', 'empty') : taskLink(consumer, letter.key),
 			why, letter.deliveries, time(letter.at), payload, actions];
+	}
+
+	function failure(letter) {
+		return letter.exception + (letter.exceptionMessage ? ': ' + letter.exceptionMessage : '');
 	}
 
 	async function renderMonthly() {
@@ -363,14 +477,50 @@
 			(row.netDuplicationRate * 100).toFixed(2) + ' %']), 7, 'Nothing counted yet.');
 	}
 
+	// Whether the metrics endpoint is exposed: asked once; without it the charts are hidden and never asked for.
+	async function metricsExposed() {
+		if (state.metrics === undefined) {
+			try {
+				await api('/metrics');
+				state.metrics = true;
+			}
+			catch (error) {
+				if (error.status !== 404) {
+					throw error;
+				}
+				state.metrics = false;
+				$('charts-body').hidden = true;
+				$('charts-note').textContent = 'The metrics endpoint is not exposed, so there are no charts: add metrics to '
+					+ 'management.endpoints.web.exposure.include to see them.';
+			}
+		}
+		return state.metrics;
+	}
+
+	// A delivery outcome's count; a meter or tag not registered yet (nothing had that outcome) counts 0.
+	async function outcomeCount(outcome) {
+		try {
+			const metric = await api('/metrics/exactlyonce.messages?tag=outcome:' + outcome);
+			return metric.measurements[0].value;
+		}
+		catch (error) {
+			if (error.status === 404) {
+				return 0;
+			}
+			throw error;
+		}
+	}
+
 	async function renderCharts() {
 		let counts;
 		try {
-			counts = await Promise.all(OUTCOMES.map((outcome) => api('/metrics/exactlyonce.messages?tag=outcome:' + outcome)
-				.then((metric) => metric.measurements[0].value)));
+			if (!await metricsExposed()) {
+				return;
+			}
+			counts = await Promise.all(OUTCOMES.map(outcomeCount));
 		}
 		catch (error) {
-			$('charts-note').textContent = 'Expose the metrics endpoint to see charts (management.endpoints.web.exposure.include=...,metrics).';
+			$('charts-note').textContent = 'The metrics could not be read: ' + error.message;
 			return;
 		}
 		$('charts-note').textContent = '';
@@ -406,6 +556,9 @@
 			return;
 		}
 		select.replaceChildren(...state.consumers.map((consumer) => el('option', consumer)));
+		if (state.watched) {
+			select.value = state.watched.consumer;
+		}
 	}
 
 	async function renderWatched() {
@@ -437,7 +590,11 @@
 		add('Attempts', task.attempts);
 		add('Lease left', task.status === 'IN_PROGRESS' ? task.leaseLeftSeconds + ' s' : '—');
 		add('Stream sequence', task.streamSequence || '—');
-		add('Result or failure', task.resultSummary);
+		add('Link', link(taskHref(task.consumer, task.key), 'link to this task'));
+		add('Result or failure', task.resultSummary ? longText('span', task.resultSummary) : null);
+		if (task.status === 'DEAD_LETTERED') {
+			add('Dead letter', await deadLetterOf(watched));
+		}
 		add('Steps', (task.steps || []).map((step) => step.name + ' ' + step.state.toLowerCase()).join(', ') || '—');
 		const previous = task.previousAttempt;
 		add('Attempt before', previous ? (previous.state === 'IN_PROGRESS' ? 'abandoned' : 'failed') + ', by ' + previous.owner
@@ -446,6 +603,25 @@
 		add('Audit', (task.audit || []).map((action) => action.kind.toLowerCase() + ' ' + action.number + ' by ' + action.operator
 			+ ' at ' + time(action.at) + ': ' + action.reason).join('; ') || '—');
 		detail.replaceChildren(list);
+	}
+
+	// The watched dead-lettered task's dead letter: its link and its failure with the message (looked up once).
+	async function deadLetterOf(watched) {
+		if (watched.deadLetter === undefined) {
+			const found = await findDeadLetter(watched.key, [watched.consumer], true);
+			watched.deadLetter = found ? found.letter : null;
+		}
+		const letter = watched.deadLetter;
+		if (!letter) {
+			return 'none left (discarded, or not yet parked)';
+		}
+		const shown = el('span', null, 'why');
+		shown.append(link(deadLetterHref(watched.consumer, letter.sequence), '#' + letter.sequence), ' ',
+			longText('span', letter.reason));
+		if (letter.exception) {
+			shown.append(longText('code', failure(letter)));
+		}
+		return shown;
 	}
 
 	function confirmAction(action) {
@@ -469,6 +645,7 @@
 		}
 		const action = state.pending;
 		$('confirm').close();
+		state.linkedDead = null;
 		try {
 			const outcome = await action.run(reason);
 			say(outcome.action.toLowerCase() + ' of task ' + outcome.key + ' done'
@@ -476,6 +653,7 @@
 				+ (outcome.duplicate ? ' (the stream already held this copy: an earlier request for the same dead letter '
 					+ 'or task stored it, and it runs once)' : '') + '.', true);
 			state.watched = { consumer: action.consumer, key: action.key };
+			window.history.replaceState(null, '', taskHref(action.consumer, action.key));
 			$('find-consumer').value = action.consumer;
 			$('find-key').value = action.key;
 			await refresh();
@@ -503,13 +681,20 @@
 	});
 	$('find-task').addEventListener('submit', (event) => {
 		event.preventDefault();
-		state.watched = { consumer: $('find-consumer').value, key: $('find-key').value.trim() };
-		renderWatched();
+		const href = taskHref($('find-consumer').value, $('find-key').value.trim());
+		if (window.location.hash === href) {
+			openLinked();
+		}
+		else {
+			window.location.hash = href;
+		}
 	});
+	window.addEventListener('hashchange', openLinked);
 
 	fetch('config.json').then((response) => response.json()).then((config) => {
 		state.actuator = config.actuator;
 	}).catch(() => { /* the default /actuator */ }).finally(() => {
+		openLinked();
 		refresh();
 		setInterval(refresh, REFRESH_MS);
 	});

@@ -19,7 +19,11 @@ import java.util.concurrent.TimeoutException;
  * directory: started, stopped gracefully, killed with SIGKILL and restarted on the same port and
  * directory, so fault tests can take it away for real. Stopping and killing reach the launched
  * process's descendants too (a launcher script's JVM, for example), and a JVM shutdown hook kills
- * whatever a test left running. Its output goes to a log file in that directory.
+ * whatever a test left running. Its output goes to a log file in that directory, which
+ * {@link #close()} (or the JVM's exit, for a server nobody closed) deletes unless the system property
+ * {@code exactlyonce.test.keep-server-directories} or the environment variable
+ * {@code EXACTLYONCE_TEST_KEEP_SERVER_DIRECTORIES} is {@code true}; {@link #stop()} keeps it for a
+ * restart.
  */
 public abstract class ServerProcess implements AutoCloseable {
 
@@ -27,11 +31,11 @@ public abstract class ServerProcess implements AutoCloseable {
 
 	private final int port;
 
-	private final Path directory;
+	private final ServerDirectory directory;
 
 	private Process process;
 
-	private boolean shutdownHookAdded;
+	private final Thread onExit;
 
 	private boolean prepared;
 
@@ -42,12 +46,9 @@ public abstract class ServerProcess implements AutoCloseable {
 	protected ServerProcess(String name) {
 		this.name = name;
 		this.port = FreePorts.next();
-		try {
-			this.directory = Files.createTempDirectory("exactlyonce-" + name + "-");
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		this.directory = new ServerDirectory(name);
+		this.onExit = new Thread(this::close, name + "-killer");
+		Runtime.getRuntime().addShutdownHook(this.onExit);
 	}
 
 	/**
@@ -86,9 +87,9 @@ public abstract class ServerProcess implements AutoCloseable {
 	 * @throws IllegalStateException when it fails, with its output
 	 */
 	protected void prepare(List<String> command) {
-		Path log = this.directory.resolve(this.name + "-prepare.log");
+		Path log = this.directory.path().resolve(this.name + "-prepare.log");
 		try {
-			Process process = new ProcessBuilder(command).directory(this.directory.toFile())
+			Process process = new ProcessBuilder(command).directory(this.directory.path().toFile())
 				.redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
 				.start();
@@ -134,18 +135,14 @@ public abstract class ServerProcess implements AutoCloseable {
 			this.prepared = true;
 		}
 		try {
-			this.process = new ProcessBuilder(command()).directory(this.directory.toFile())
+			this.process = new ProcessBuilder(command()).directory(this.directory.path().toFile())
 				.redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.directory.resolve(this.name + ".log").toFile()))
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.directory.path().resolve(this.name + ".log").toFile()))
 				.start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + this.name + " with " + command() + " ("
 					+ ex.getMessage() + ")" + ((installHint() != null) ? ": " + installHint() : ""), ex);
-		}
-		if (!this.shutdownHookAdded) {
-			Runtime.getRuntime().addShutdownHook(new Thread(this::kill, this.name + "-killer"));
-			this.shutdownHookAdded = true;
 		}
 		awaitListening();
 		return this;
@@ -260,12 +257,23 @@ public abstract class ServerProcess implements AutoCloseable {
 	 * @return the directory
 	 */
 	public Path directory() {
-		return this.directory;
+		return this.directory.path();
 	}
 
+	/**
+	 * Kills the server and deletes its directory (unless kept for debugging, see above); it cannot be
+	 * started again.
+	 */
 	@Override
-	public void close() {
+	public synchronized void close() {
 		kill();
+		this.directory.delete();
+		try {
+			Runtime.getRuntime().removeShutdownHook(this.onExit);
+		}
+		catch (IllegalStateException ex) {
+			// the JVM is shutting down: this is the hook
+		}
 	}
 
 	private void signal(String signal) {
@@ -293,7 +301,7 @@ public abstract class ServerProcess implements AutoCloseable {
 		long deadline = System.nanoTime() + startupTimeout().toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
-				throw new IllegalStateException(this.name + " exited at start-up; see " + this.directory);
+				throw new IllegalStateException(this.name + " exited at start-up; see " + this.directory.path());
 			}
 			try (Socket socket = new Socket()) {
 				socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 200);
@@ -304,7 +312,7 @@ public abstract class ServerProcess implements AutoCloseable {
 			}
 		}
 		throw new IllegalStateException(this.name + " did not listen on port " + this.port + " within "
-				+ startupTimeout() + "; see " + this.directory);
+				+ startupTimeout() + "; see " + this.directory.path());
 	}
 
 	private void awaitExit(List<ProcessHandle> descendants) {

@@ -8,7 +8,9 @@ package dev.exactlyonce.sample;
 class RejectedTopicException extends RuntimeException {
 
 	RejectedTopicException(String taskId, String topic) {
-		super("Task " + taskId + " has topic '" + topic + "', which sample.rejected-topics refuses");
+		super("Task " + taskId + " has topic '" + topic + "', which sample.rejected-topics refuses (the sample's stand-in for "
+				+ "a bug in the handler). To fix it, remove the topic from sample.rejected-topics, then replay this dead letter "
+				+ "(the dashboard's Replay button, or POST /actuator/exactlyonceops/<consumer>/deadletters/<#>)");
 	}
 
 }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -24,9 +25,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The sample end to end over HTTP against its own nats-server: a task assigned twice is
- * published once, drafted once, committed once and deployed once.
+ * published once, drafted once, committed once and deployed once; in the demo profile scripts/demo.sh runs.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("demo")
 @DirtiesContext
 @EmbeddedNats
 class SampleAgentApplicationIntegrationTests {

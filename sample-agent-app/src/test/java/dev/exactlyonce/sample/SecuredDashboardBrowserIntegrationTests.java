@@ -26,9 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Spring Security recipe of docs/operating.md, as written there, in a real browser: a user in
  * role VIEWER reads the page and is refused a replay (403, said on the page); a user in role OPERATOR
  * replays from the page, and the audit names them. A write without the page's CSRF token (what a
- * forged cross-site request would be) is refused although the credentials are right.
+ * forged cross-site request would be) is refused although the credentials are right. An anonymous
+ * health check shows the status only, an authenticated one the details ({@code when-authorized}).
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = "management.endpoint.exactlyonceops.access=unrestricted")
 @ActiveProfiles("secured-dashboard")
 @DirtiesContext
 class SecuredDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
@@ -46,6 +48,10 @@ class SecuredDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 			.header("Content-Type", "application/json")
 			.exchange((request, response) -> response.getStatusCode());
 		assertThat(forged.value()).isEqualTo(403);
+		RestClient health = RestClient.create("http://localhost:" + this.port + "/actuator/health");
+		assertThat(health.get().retrieve().body(String.class)).contains("\"status\":\"UP\"").doesNotContain("components");
+		assertThat(health.get().headers((headers) -> headers.setBasicAuth("viewer", "viewer-pw")).retrieve()
+			.body(String.class)).contains("marketing-task-worker");
 
 		browser("refused", "viewer");
 		assertThat(this.deadLetters.list(CONSUMER, 1, 10)).hasSize(1);
