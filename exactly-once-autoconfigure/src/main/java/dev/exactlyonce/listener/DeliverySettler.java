@@ -12,6 +12,8 @@ import org.apache.commons.logging.LogFactory;
 import dev.exactlyonce.deadletter.DeadLetter;
 import dev.exactlyonce.deadletter.DeadLetterException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.listener.logging.HandlerFailureLog;
+import dev.exactlyonce.listener.logging.OutcomeLog;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -30,6 +32,9 @@ final class DeliverySettler {
 
 	private static final Duration SHORTEST_NAK_DELAY = Duration.ofSeconds(1);
 
+	/** Stack traces of handler failures logged per minute at most, so a poison flood cannot fill the disk. */
+	private static final int TRACES_PER_MINUTE = 20;
+
 	private final IdempotencyStore store;
 
 	private final DeadLetterPublisher deadLetters;
@@ -47,6 +52,8 @@ final class DeliverySettler {
 	private final DuplicateTrace duplicates;
 
 	private final HolderWaits holderWaits = new HolderWaits();
+
+	private final HandlerFailureLog failures = new HandlerFailureLog(TRACES_PER_MINUTE, Duration.ofMinutes(1));
 
 	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, Requeue requeue,
 			PipelineObservers observers, Duration ackTimeout, boolean confirmAcks, Clock clock) {
@@ -70,10 +77,6 @@ final class DeliverySettler {
 			ack(delivery, DeliveryOutcome.PROCESSED);
 		}
 		else if (settlement instanceof Settlement.Duplicate) {
-			if (logger.isDebugEnabled()) {
-				logger.debug("Message at " + delivery.describe() + " is a duplicate of key '" + delivery.key()
-						+ "', completed before; acknowledged without running");
-			}
 			this.duplicates.note(delivery);
 			ack(delivery, DeliveryOutcome.DUPLICATE);
 		}
@@ -170,8 +173,7 @@ final class DeliverySettler {
 			deadLetter(delivery, reason, failure);
 			return;
 		}
-		logger.warn("Handler failed on the message at " + delivery.describe() + ", redelivery requested: "
-				+ failure.getClass().getName());
+		this.failures.retried(delivery.describe(), delivery.key(), failure);
 		release(delivery, failure.getClass().getName());
 		Duration delay = shuttingDown ? Duration.ZERO : delivery.settings().retryDelayAfter(delivery.deliveryCount());
 		nak(delivery, delay, DeliveryOutcome.RETRIED);
@@ -241,8 +243,8 @@ final class DeliverySettler {
 					+ ") but the dead letter was not stored; it stays on the stream: " + ex.getMessage());
 			return false;
 		}
-		logger.error("Message at " + delivery.describe() + " dead-lettered to '" + settings.deadLetterSubject() + "': "
-				+ reason + ((failure != null) ? " (" + describe(failure) + ")" : ""));
+		this.failures.deadLettered(delivery.describe(), settings.deadLetterSubject(), reason, failure,
+				!(failure instanceof PoisonMessageException));
 		return true;
 	}
 
@@ -345,19 +347,8 @@ final class DeliverySettler {
 	}
 
 	void outcome(Delivery delivery, DeliveryOutcome outcome) {
+		OutcomeLog.settled(delivery.describe(), delivery.key(), outcome.tagValue(), delivery.held());
 		this.observers.settled(outcome, delivery);
-	}
-
-	/**
-	 * A failure for the log: its type, and the message of the starter's own durable-step failures
-	 * (they name the step, the type and the fix, and never hold a payload); an application's
-	 * exception message may hold one, so it goes to the dead letter's headers only.
-	 */
-	private static String describe(Throwable failure) {
-		if (failure instanceof StepRejectedException || failure instanceof StepInterruptedException) {
-			return failure.getClass().getName() + ": " + failure.getMessage();
-		}
-		return failure.getClass().getName();
 	}
 
 }
