@@ -10,7 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
 import dev.exactlyonce.config.DurationText;
-import dev.exactlyonce.listener.RateLimitedLog;
+import dev.exactlyonce.listener.logging.RateLimitedLog;
 import dev.exactlyonce.store.jdbc.JdbcRecordPurge;
 
 /**

@@ -38,9 +38,17 @@ final class PropertyKeyTree {
 
 	private final PropertyKeyTree element;
 
+	/** The enum a value binds to, else {@code null}. */
+	private final Class<?> enumType;
+
 	private PropertyKeyTree(Kind kind, PropertyKeyTree element) {
+		this(kind, element, null);
+	}
+
+	private PropertyKeyTree(Kind kind, PropertyKeyTree element, Class<?> enumType) {
 		this.kind = kind;
 		this.element = element;
+		this.enumType = enumType;
 	}
 
 	/**
@@ -95,7 +103,7 @@ final class PropertyKeyTree {
 			group.addProperties(raw, roots);
 			return group;
 		}
-		return new PropertyKeyTree(Kind.VALUE, null);
+		return new PropertyKeyTree(Kind.VALUE, null, raw.isEnum() ? raw : null);
 	}
 
 	/**
@@ -117,19 +125,32 @@ final class PropertyKeyTree {
 	 * point at which it could not be matched
 	 */
 	Miss miss(ConfigurationPropertyName name, boolean environment) {
-		Miss miss = miss(name, 0, environment);
-		return (miss != null) ? new Miss(miss.index(), miss.node(), this) : null;
+		Miss miss = walk(name, 0, environment);
+		return (miss.index() < name.getNumberOfElements()) ? new Miss(miss.index(), miss.node(), this) : null;
 	}
 
-	private Miss miss(ConfigurationPropertyName name, int index, boolean environment) {
+	/**
+	 * The enum a name's value binds to.
+	 * @param name the name as a property source gives it
+	 * @param environment whether it comes from environment variables
+	 * @return the enum type when the name is a key whose value is one of an enum's constants
+	 */
+	Optional<Class<?>> enumType(ConfigurationPropertyName name, boolean environment) {
+		Miss end = walk(name, 0, environment);
+		return (end.index() == name.getNumberOfElements()) ? Optional.ofNullable(end.node().enumType)
+				: Optional.empty();
+	}
+
+	/** Follows a name down the tree: where it left it, or (at its last element's index) the node it names. */
+	private Miss walk(ConfigurationPropertyName name, int index, boolean environment) {
 		if (index == name.getNumberOfElements()) {
-			return null;
+			return new Miss(index, this, null);
 		}
 		return switch (this.kind) {
 			case VALUE -> new Miss(index, this, null);
-			case LIST -> name.isNumericIndex(index) ? this.element.miss(name, index + 1, environment)
+			case LIST -> name.isNumericIndex(index) ? this.element.walk(name, index + 1, environment)
 					: new Miss(index, this, null);
-			case MAP -> this.element.miss(name, index + 1, environment);
+			case MAP -> this.element.walk(name, index + 1, environment);
 			case GROUP -> groupMiss(name, index, environment);
 		};
 	}
@@ -138,9 +159,9 @@ final class PropertyKeyTree {
 		Miss deepest = new Miss(index, this, null);
 		for (Map.Entry<String, PropertyKeyTree> child : this.children.entrySet()) {
 			for (int elements : spellings(child.getKey(), name, index, environment)) {
-				Miss miss = child.getValue().miss(name, index + elements, environment);
-				if (miss == null) {
-					return null;
+				Miss miss = child.getValue().walk(name, index + elements, environment);
+				if (miss.index() == name.getNumberOfElements()) {
+					return miss;
 				}
 				if (miss.index() > deepest.index()) {
 					deepest = miss;

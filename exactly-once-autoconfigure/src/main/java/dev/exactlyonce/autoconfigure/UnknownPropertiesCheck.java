@@ -2,6 +2,7 @@ package dev.exactlyonce.autoconfigure;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -22,11 +23,12 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
 /**
- * Fails start-up when a key under {@code exactlyonce.*} binds to no property, naming the key,
+ * Fails start-up when a key under {@code exactlyonce.*} binds to no property, or its value to none
+ * of the constants of its enum ({@link EnumValue}), naming the key,
  * where it was set and the closest valid name: Spring Boot ignores unknown keys, and a misspelled
  * timing ({@code ack-wiat: 5m}) would silently keep its default. Checks every enumerable property
  * source (files, command line, system properties, test properties), including keys inside
- * {@code streams.<name>} and {@code consumers.<name>}. Environment variables are only logged: the
+ * {@code streams.<name>} and {@code consumers.<name>}. Unknown environment variables are only logged: the
  * environment holds variables the application does not own (a Kubernetes Service named
  * {@code exactlyonce-nats} injects {@code EXACTLYONCE_NATS_SERVICE_HOST}). Runs before any bean is
  * created, so nothing connects with a half-applied configuration.
@@ -60,6 +62,7 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor {
 	 */
 	void check() {
 		Set<String> unknown = new TreeSet<>();
+		Set<String> invalid = new TreeSet<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
 			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
 				continue;
@@ -69,6 +72,9 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor {
 			iterable.stream().filter((name) -> ROOT.isAncestorOf(name)).forEach((name) -> {
 				PropertyKeyTree.Miss miss = KEYS.miss(name, variables);
 				if (miss == null) {
+					invalidValue(source, name, variables).ifPresent((problem) -> invalid.add(names.render(name) + "="
+							+ source.getConfigurationProperty(name).getValue() + " (" + origin(source, name) + "): "
+							+ problem));
 					return;
 				}
 				if (variables) {
@@ -87,6 +93,19 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor {
 					"Correct or remove these keys (docs/properties.md lists every key); keep settings of "
 							+ "your own application under a prefix other than exactlyonce");
 		}
+		if (!invalid.isEmpty()) {
+			throw new ExactlyOnceConfigurationException("Invalid values under exactlyonce.*; Spring Boot would "
+					+ "bind them loosely to another value or fail with a stack trace:\n - " + String.join("\n - ", invalid),
+					"Set each of these properties to one of its accepted values (docs/properties.md lists them)");
+		}
+	}
+
+	/** What is wrong with the value of a key of enum type, if anything. */
+	private static Optional<String> invalidValue(ConfigurationPropertySource source, ConfigurationPropertyName name,
+			boolean variables) {
+		ConfigurationProperty property = source.getConfigurationProperty(name);
+		return KEYS.enumType(name, variables)
+			.flatMap((type) -> (property != null) ? EnumValue.problem(property.getValue(), type) : Optional.empty());
 	}
 
 	private static String origin(ConfigurationPropertySource source, ConfigurationPropertyName name) {

@@ -10,6 +10,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+
 /**
  * Resolves the arguments of a listener method from a delivery: the payload (JSON, or raw
  * {@code byte[]} / {@code String}), the {@link ExactlyOnceContext} and the raw {@link Message}. A
@@ -35,6 +37,7 @@ final class ArgumentResolver {
 		Parameter[] parameters = method.getParameters();
 		this.kinds = new Kind[parameters.length];
 		Type payload = null;
+		int payloadIndex = -1;
 		for (int i = 0; i < parameters.length; i++) {
 			Class<?> type = parameters[i].getType();
 			if (type == ExactlyOnceContext.class) {
@@ -46,10 +49,13 @@ final class ArgumentResolver {
 			else if (payload == null) {
 				this.kinds[i] = Kind.PAYLOAD;
 				payload = parameters[i].getParameterizedType();
+				payloadIndex = i;
 			}
 			else {
-				throw new IllegalStateException("@ExactlyOnceListener method " + method
-						+ " has more than one payload parameter; keep one and use ExactlyOnceContext or Message for the rest");
+				throw new ExactlyOnceConfigurationException("@ExactlyOnceListener method " + method
+						+ " has more than one payload parameter (parameters " + payloadIndex + " and " + i + "): a "
+						+ "message has one payload", "Keep one payload parameter; take anything else from "
+								+ "ExactlyOnceContext (key, headers, subject, previous attempt) or io.nats.client.Message");
 			}
 		}
 		this.payloadType = (payload != null) ? mapper.constructType(payload) : null;

@@ -6,6 +6,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.config.DurationText;
+import dev.exactlyonce.listener.logging.RateLimitedLog;
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.ClaimResult;

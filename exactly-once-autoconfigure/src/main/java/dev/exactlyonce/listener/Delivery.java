@@ -41,6 +41,9 @@ final class Delivery implements ExactlyOnceContext {
 
 	private final Executor completions;
 
+	/** When the delivery entered the pipeline ({@link System#nanoTime()}). */
+	private final long receivedNanos = System.nanoTime();
+
 	private String key;
 
 	private boolean entered;
@@ -104,6 +107,11 @@ final class Delivery implements ExactlyOnceContext {
 
 	Message message() {
 		return this.message;
+	}
+
+	/** How long since the delivery entered the pipeline. */
+	Duration held() {
+		return Duration.ofNanos(System.nanoTime() - this.receivedNanos);
 	}
 
 	ListenerEndpoint endpoint() {

@@ -6,12 +6,13 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
 import io.nats.client.JetStreamApiException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.deadletter.DeadLetter;
 import dev.exactlyonce.deadletter.DeadLetterException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.listener.logging.HandlerFailureLog;
+import dev.exactlyonce.listener.logging.OutcomeLog;
+import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -26,9 +27,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
  */
 final class DeliverySettler {
 
-	private static final Log logger = LogFactory.getLog(DeliverySettler.class);
-
 	private static final Duration SHORTEST_NAK_DELAY = Duration.ofSeconds(1);
+
+	/** Stack traces of handler failures logged per minute at most, so a poison flood cannot fill the disk. */
+	private static final int TRACES_PER_MINUTE = 20;
 
 	private final IdempotencyStore store;
 
@@ -47,6 +49,8 @@ final class DeliverySettler {
 	private final DuplicateTrace duplicates;
 
 	private final HolderWaits holderWaits = new HolderWaits();
+
+	private final HandlerFailureLog failures = new HandlerFailureLog(TRACES_PER_MINUTE, Duration.ofMinutes(1));
 
 	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, Requeue requeue,
 			PipelineObservers observers, Duration ackTimeout, boolean confirmAcks, Clock clock) {
@@ -70,10 +74,6 @@ final class DeliverySettler {
 			ack(delivery, DeliveryOutcome.PROCESSED);
 		}
 		else if (settlement instanceof Settlement.Duplicate) {
-			if (logger.isDebugEnabled()) {
-				logger.debug("Message at " + delivery.describe() + " is a duplicate of key '" + delivery.key()
-						+ "', completed before; acknowledged without running");
-			}
 			this.duplicates.note(delivery);
 			ack(delivery, DeliveryOutcome.DUPLICATE);
 		}
@@ -84,7 +84,7 @@ final class DeliverySettler {
 					DeliveryOutcome.IN_PROGRESS_ELSEWHERE);
 		}
 		else if (settlement instanceof Settlement.AlreadyDeadLettered) {
-			logger.warn(alreadyDeadLettered(delivery, "terminated without running it"));
+			SettlementLog.alreadyDeadLettered(alreadyDeadLettered(delivery, "terminated without running it"));
 			this.duplicates.note(delivery);
 			term(delivery);
 			outcome(delivery, DeliveryOutcome.ALREADY_DEAD_LETTERED);
@@ -94,8 +94,7 @@ final class DeliverySettler {
 					+ " times across its copies (max-deliver " + delivery.settings().maxDeliver() + ")", null);
 		}
 		else if (settlement instanceof Settlement.StoreUnavailable unavailable) {
-			logger.warn("No claim on the message at " + delivery.describe() + "; not running it, redelivery "
-					+ "requested: " + unavailable.cause().getMessage());
+			SettlementLog.noClaim(delivery.describe(), unavailable.cause().getMessage());
 			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
 		}
 		else if (settlement instanceof Settlement.AbandonedToDeadLetter) {
@@ -105,25 +104,18 @@ final class DeliverySettler {
 			claimLost(delivery, "completion refused");
 		}
 		else if (settlement instanceof Settlement.CompletionUnrecorded unrecorded) {
-			logger.error("Handler of the message at " + delivery.describe() + " succeeded but its completion record "
-					+ "could not be written before the listener stopped, nor parked on NATS; not acknowledged, it "
-					+ "returns as an abandoned attempt (on-abandoned decides): " + unrecorded.cause().getMessage());
+			SettlementLog.completionUnrecorded(delivery.describe(), unrecorded.cause().getMessage());
 			outcome(delivery, DeliveryOutcome.COMPLETION_UNRECORDED);
 		}
 		else if (settlement instanceof Settlement.CompletionParked parked) {
-			logger.warn("Handler of the message at " + delivery.describe() + " succeeded but the listener stopped "
-					+ "before its completion record could be written (" + parked.cause().getMessage() + "); the "
-					+ "completion is parked on NATS and the attempt that takes the key over next records it without "
-					+ "running the handler again; not acknowledged");
+			SettlementLog.completionParked(delivery.describe(), parked.cause().getMessage());
 			outcome(delivery, DeliveryOutcome.COMPLETION_PARKED);
 		}
 		else if (settlement instanceof Settlement.CompletionRecovered recovered) {
 			if (recovered.otherCopy()) {
 				this.duplicates.note(delivery);
 			}
-			logger.info("Message at " + delivery.describe() + ": the attempt this one took over had finished key '"
-					+ delivery.key() + "' and parked its completion; recorded now, acknowledged without running the "
-					+ "handler again");
+			SettlementLog.completionRecovered(delivery.describe(), delivery.key());
 			ack(delivery, DeliveryOutcome.COMPLETION_RECOVERED);
 		}
 	}
@@ -135,8 +127,7 @@ final class DeliverySettler {
 			return;
 		}
 		if (shuttingDown) {
-			logger.warn("Handler of the message at " + delivery.describe() + " stopped by shutdown ("
-					+ failure.getClass().getName() + "); released for another instance");
+			SettlementLog.stoppedByShutdown(delivery.describe(), failure.getClass().getName());
 			release(delivery, IdempotencyStore.RELEASED_BY_SHUTDOWN);
 			if (delivery.settings().isLastDelivery(delivery.deliveryCount()) && requeued(delivery, SHUTDOWNS)) {
 				term(delivery);
@@ -170,8 +161,7 @@ final class DeliverySettler {
 			deadLetter(delivery, reason, failure);
 			return;
 		}
-		logger.warn("Handler failed on the message at " + delivery.describe() + ", redelivery requested: "
-				+ failure.getClass().getName());
+		this.failures.retried(delivery.describe(), delivery.key(), failure);
 		release(delivery, failure.getClass().getName());
 		Duration delay = shuttingDown ? Duration.ZERO : delivery.settings().retryDelayAfter(delivery.deliveryCount());
 		nak(delivery, delay, DeliveryOutcome.RETRIED);
@@ -188,8 +178,8 @@ final class DeliverySettler {
 			return true;
 		}
 		catch (IOException | JetStreamApiException | RuntimeException ex) {
-			logger.warn("Could not requeue the message at " + delivery.describe() + ", released on its last "
-					+ "delivery; nak'd instead, it is requeued once its deliveries ran out: " + ex.getMessage());
+			SettlementLog.couldNot("requeue", delivery.describe(), ", released on its last delivery; nak'd instead, "
+					+ "it is requeued once its deliveries ran out", ex.getMessage());
 			return false;
 		}
 	}
@@ -237,12 +227,11 @@ final class DeliverySettler {
 					failure));
 		}
 		catch (DeadLetterException ex) {
-			logger.error("Message at " + delivery.describe() + " must be dead-lettered (" + reason
-					+ ") but the dead letter was not stored; it stays on the stream: " + ex.getMessage());
+			SettlementLog.deadLetterNotStored(delivery.describe(), reason, ex.getMessage());
 			return false;
 		}
-		logger.error("Message at " + delivery.describe() + " dead-lettered to '" + settings.deadLetterSubject() + "': "
-				+ reason + ((failure != null) ? " (" + describe(failure) + ")" : ""));
+		this.failures.deadLettered(delivery.describe(), settings.deadLetterSubject(), reason, failure,
+				!(failure instanceof PoisonMessageException));
 		return true;
 	}
 
@@ -256,16 +245,13 @@ final class DeliverySettler {
 					Completion.deadLettered(delivery.consumer(), delivery.streamSequence(), reason));
 		}
 		catch (ClaimLostException | StoreUnavailableException ex) {
-			logger.warn("Could not mark the key of the dead-lettered message at " + delivery.describe() + ": "
-					+ ex.getMessage());
+			SettlementLog.couldNot("mark the key of", delivery.describe(), " (dead-lettered)", ex.getMessage());
 		}
 	}
 
 	/** Leaves a delivery whose claim was taken over unsettled: the holder's attempt decides its fate. */
 	private void claimLost(Delivery delivery, String refused) {
-		logger.warn("Claim on the message at " + delivery.describe() + " was taken over while its handler ran "
-				+ "(lease lost); " + refused + ", not acknowledged. Raise exactlyonce.store.lease if handlers "
-				+ "are paused longer than it.");
+		SettlementLog.claimLost(delivery.describe(), refused);
 		outcome(delivery, DeliveryOutcome.CLAIM_LOST);
 	}
 
@@ -286,8 +272,8 @@ final class DeliverySettler {
 			this.store.release(delivery.claim(), failure);
 		}
 		catch (ClaimLostException | StoreUnavailableException ex) {
-			logger.warn("Could not release the claim on the message at " + delivery.describe()
-					+ "; it becomes claimable when its lease ends: " + ex.getMessage());
+			SettlementLog.couldNot("release the claim on", delivery.describe(),
+					"; it becomes claimable when its lease ends", ex.getMessage());
 		}
 	}
 
@@ -308,8 +294,8 @@ final class DeliverySettler {
 			throw ex;
 		}
 		catch (TimeoutException | RuntimeException ex) {
-			logger.warn("Ack of the message at " + delivery.describe() + " not confirmed (" + ex.getMessage()
-					+ "); its redelivery will be recognised as a duplicate");
+			SettlementLog.signalFailed("Ack", delivery.describe(), "not confirmed", ex.getMessage(),
+					"its redelivery will be recognised as a duplicate");
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -328,8 +314,8 @@ final class DeliverySettler {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Nak of the message at " + delivery.describe() + " not sent (" + ex.getMessage()
-					+ "); the server redelivers it after its ack wait");
+			SettlementLog.signalFailed("Nak", delivery.describe(), "not sent", ex.getMessage(),
+					"the server redelivers it after its ack wait");
 		}
 		outcome(delivery, outcome);
 	}
@@ -339,25 +325,14 @@ final class DeliverySettler {
 			delivery.message().term();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Termination of the message at " + delivery.describe() + " not sent (" + ex.getMessage()
-					+ "); its redelivery finds its key settled");
+			SettlementLog.signalFailed("Termination", delivery.describe(), "not sent", ex.getMessage(),
+					"its redelivery finds its key settled");
 		}
 	}
 
 	void outcome(Delivery delivery, DeliveryOutcome outcome) {
+		OutcomeLog.settled(delivery.describe(), delivery.key(), outcome.tagValue(), delivery.held());
 		this.observers.settled(outcome, delivery);
-	}
-
-	/**
-	 * A failure for the log: its type, and the message of the starter's own durable-step failures
-	 * (they name the step, the type and the fix, and never hold a payload); an application's
-	 * exception message may hold one, so it goes to the dead letter's headers only.
-	 */
-	private static String describe(Throwable failure) {
-		if (failure instanceof StepRejectedException || failure instanceof StepInterruptedException) {
-			return failure.getClass().getName() + ": " + failure.getMessage();
-		}
-		return failure.getClass().getName();
 	}
 
 }

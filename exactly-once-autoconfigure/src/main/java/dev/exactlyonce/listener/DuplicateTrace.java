@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.listener.logging.RateLimitedLog;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**

@@ -9,6 +9,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.listener.logging.TakeoverLog;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.PreviousAttempt;
@@ -70,6 +71,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return null;
 		}
 		delivery.claimed(acquired.claim(), acquired.previousAttempt());
+		logTakeover(delivery, acquired.previousAttempt());
 		if (recoveredParkedCompletion(delivery, acquired)) {
 			return null;
 		}
@@ -245,6 +247,16 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		}
 		finally {
 			heartbeat.stop();
+		}
+	}
+
+	/** Says when this attempt took over the claim of one that died mid-work, and what happens now. */
+	private static void logTakeover(Delivery delivery, PreviousAttempt previous) {
+		if (previous != null && previous.abandoned()) {
+			TakeoverLog.claimTakenOver(delivery.describe(), delivery.key(), previous.owner(), previous.startedAt(),
+					(delivery.settings().onAbandoned() == AbandonedPolicy.DEAD_LETTER)
+							? "it is dead-lettered unless its journal lets it resume (on-abandoned: dead-letter)"
+							: "it runs again (on-abandoned: retry)");
 		}
 	}
 

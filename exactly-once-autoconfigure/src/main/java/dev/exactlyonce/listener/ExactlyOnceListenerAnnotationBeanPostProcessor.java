@@ -81,12 +81,13 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 	private ListenerEndpoint endpoint(Object bean, String beanName, Method method, ExactlyOnceListener annotation) {
 		checkInterceptable(beanName, method);
 		if (method.getReturnType().isPrimitive() && method.getReturnType() != void.class) {
-			throw new IllegalStateException("@ExactlyOnceListener method " + method
-					+ " returns a primitive; return void or an object (a skipped duplicate returns null)");
+			throw new ExactlyOnceConfigurationException("@ExactlyOnceListener method " + method
+					+ " returns a primitive, but a skipped duplicate returns null", "Return void or an object.");
 		}
 		String consumer = this.attributes.resolve(annotation.consumer());
 		if (consumer == null || consumer.isBlank()) {
-			throw new IllegalStateException("@ExactlyOnceListener method " + method + " names no consumer");
+			throw new ExactlyOnceConfigurationException("@ExactlyOnceListener method " + method + " names no consumer",
+					"Set consumer = \"<name>\" to a consumer declared under exactlyonce.consumers.");
 		}
 		String namespace = this.attributes.resolve(annotation.namespace());
 		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
@@ -120,8 +121,9 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 			return this.parser.parseExpression(key);
 		}
 		catch (ParseException ex) {
-			throw new IllegalStateException("Key expression '" + key + "' of @ExactlyOnceListener method " + method
-					+ " does not parse: " + ex.getMessage(), ex);
+			throw new ExactlyOnceConfigurationException("Key expression '" + key + "' of @ExactlyOnceListener method "
+					+ method + " does not parse: " + ex.getMessage(), "Correct the key expression: SpEL over payload, "
+							+ "headers and subject, e.g. key = \"payload.taskId\".", ex);
 		}
 	}
 

@@ -25,6 +25,7 @@ import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.listener.logging.RateLimitedLog;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
 import dev.exactlyonce.store.ClaimResult;

@@ -13,6 +13,7 @@ import io.nats.client.api.StreamInfo;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.listener.logging.RateLimitedLog;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
 

@@ -20,10 +20,7 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.PullSubscribeOptions;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
-import dev.exactlyonce.config.DurationText;
+import dev.exactlyonce.listener.logging.ContainerLog;
 
 /**
  * Pulls one durable consumer and hands each message to a worker. A pull never asks for more
@@ -49,8 +46,6 @@ import dev.exactlyonce.config.DurationText;
  * handlers keep every carrier of the virtual threads busy, so pulls and shutdown naks go on.
  */
 final class ListenerContainer {
-
-	private static final Log logger = LogFactory.getLog(ListenerContainer.class);
 
 	private static final Duration PAUSE_AFTER_ERROR = Duration.ofSeconds(1);
 
@@ -108,6 +103,8 @@ final class ListenerContainer {
 
 	private final Consumer<Delivery> parkUnrecordedCompletion;
 
+	private final ContainerLog log;
+
 	ListenerContainer(ConsumerSettings settings, Connection connection, DeliveryProcessor processor,
 			Duration shutdownTimeout, boolean pipelined, ListenerThreads threads,
 			Consumer<Delivery> parkUnrecordedCompletion) {
@@ -120,6 +117,7 @@ final class ListenerContainer {
 		this.threads = threads;
 		this.freeWorkers = new Semaphore(settings.concurrency());
 		this.freeSlots = new Semaphore(slots());
+		this.log = new ContainerLog(settings.stream(), settings.consumer(), shutdownTimeout);
 	}
 
 	synchronized void start() {
@@ -136,11 +134,8 @@ final class ListenerContainer {
 		}
 		this.poller = daemon(this::pollLoop, name + "-poller");
 		this.poller.start();
-		String kind = this.threads.name().toLowerCase(Locale.ROOT);
-		logger.info("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
-				+ this.settings.concurrency() + " worker(s) on " + kind + " threads"
-				+ (this.pipelined ? ", pipelined: " + slots() + " completion " + kind
-						+ " thread(s) write records and ack, up to " + slots() + " messages in flight" : ""));
+		this.log.started(this.settings.concurrency(), this.threads.name().toLowerCase(Locale.ROOT),
+				this.pipelined ? slots() : 0);
 	}
 
 	/**
@@ -162,10 +157,7 @@ final class ListenerContainer {
 		this.workers.shutdown();
 		parkUnrecordedCompletions();
 		if (!awaitSettled(started + (long) (budget * INTERRUPT_AT))) {
-			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream() + "': "
-					+ this.inFlight.size() + " message(s) still in flight after 80% of "
-					+ "exactlyonce.listener.shutdown-timeout (" + DurationText.of(this.shutdownTimeout)
-					+ "); interrupting their handlers so their messages go to another instance");
+			this.log.interrupting(this.inFlight.size());
 			this.inFlight.forEach(Delivery::interruptHandler);
 			if (!awaitSettled(started + (long) (budget * RELEASE_AT))) {
 				releaseStillInFlight();
@@ -232,8 +224,7 @@ final class ListenerContainer {
 			}
 			catch (IOException | JetStreamApiException | RuntimeException ex) {
 				if (!this.stopping) {
-					logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
-							+ "': pull failed, retrying in " + PAUSE_AFTER_ERROR + ": " + ex.getMessage());
+					this.log.failed("pull failed, retrying in " + PAUSE_AFTER_ERROR, ex.getMessage());
 					pause();
 				}
 			}
@@ -320,8 +311,7 @@ final class ListenerContainer {
 			}
 			this.freeWorkers.release();
 			this.freeSlots.release();
-			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
-					+ "': could not hand a message to a worker, nak'd for redelivery: " + ex);
+			this.log.failed("could not hand a message to a worker, nak'd for redelivery", ex);
 			nakUnhandled(message);
 		}
 	}
@@ -342,8 +332,7 @@ final class ListenerContainer {
 			settled = this.processor.process(delivery, () -> this.stopping);
 		}
 		catch (RuntimeException ex) {
-			logger.error("Unexpected failure handling the message at " + delivery.describe()
-					+ "; it stays unacknowledged and will be redelivered", ex);
+			this.log.unexpected(delivery.describe(), ex);
 		}
 		finally {
 			this.freeWorkers.release();
@@ -413,16 +402,12 @@ final class ListenerContainer {
 				}
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Could not release and nak the message at " + delivery.describe() + " on shutdown; "
-						+ "it returns when its lease and ack wait end: " + ex);
+				this.log.couldNot("release and nak", delivery.describe(),
+						" on shutdown; it returns when its lease and ack wait end", ex);
 			}
 		}
 		if (!released.isEmpty()) {
-			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
-					+ "': handler(s) of sequence(s) " + released + " still running despite the interrupt at 90% of "
-					+ "exactlyonce.listener.shutdown-timeout (" + DurationText.of(this.shutdownTimeout) + "); their claims were "
-					+ "released and their messages nak'd for another instance. Make handlers honour interrupts, or "
-					+ "raise the shutdown timeout together with the pod's termination grace period.");
+			this.log.released(released);
 		}
 	}
 
@@ -437,7 +422,7 @@ final class ListenerContainer {
 				Uninterrupted.run(() -> this.parkUnrecordedCompletion.accept(delivery));
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Could not park the completion of the message at " + delivery.describe() + ": " + ex);
+				this.log.couldNot("park the completion of", delivery.describe(), "", ex);
 			}
 		}
 	}
@@ -454,13 +439,7 @@ final class ListenerContainer {
 			}
 		}
 		if (!writing.isEmpty()) {
-			logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
-					+ "': the completion records of sequence(s) " + writing + " were still being written at 95% of "
-					+ "exactlyonce.listener.shutdown-timeout (" + DurationText.of(this.shutdownTimeout) + "); their handlers ran. The "
-					+ "retries stop now; each completion parked on NATS is recorded by the attempt that takes its key "
-					+ "over after its lease, without running the handler again (one that could not be parked returns "
-					+ "as an abandoned attempt: on-abandoned decides). Raise the shutdown timeout if the store can be "
-					+ "this slow.");
+			this.log.recordsStillWriting(writing);
 		}
 	}
 
@@ -470,9 +449,8 @@ final class ListenerContainer {
 				message.nak();
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
-						+ "': could not nak a message that was not handled; it returns after the ack wait: "
-						+ ex.getMessage());
+				this.log.failed("could not nak a message that was not handled; it returns after the ack wait",
+						ex.getMessage());
 			}
 		});
 	}
@@ -486,8 +464,7 @@ final class ListenerContainer {
 				this.connection.flush(remainingUntil(deadline));
 			}
 			catch (Exception ex) {
-				logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
-						+ "': could not flush the last acks and naks before the shutdown timeout: " + ex.getMessage());
+				this.log.failed("could not flush the last acks and naks before the shutdown timeout", ex.getMessage());
 			}
 		});
 	}

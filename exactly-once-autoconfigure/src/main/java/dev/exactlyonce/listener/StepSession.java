@@ -11,8 +11,10 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.ParameterizedTypeReference;
 
+import dev.exactlyonce.listener.logging.TakeoverLog;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishResult;
+import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
@@ -65,6 +67,7 @@ final class StepSession {
 						+ this.delivery.endpoint().describe() + " returned null: return Optional.empty() when the "
 						+ "side effect is absent, Optional.of(result) when it happened", null);
 			}
+			TakeoverLog.probed(this.delivery.describe(), this.delivery.key(), name, previousOwner(), found.isPresent());
 			if (found.isEmpty()) {
 				return execute(name, type, origin, (id) -> action.run(), StepOutcome.PROBE_ABSENT);
 			}
@@ -76,6 +79,8 @@ final class StepSession {
 		if (this.delivery.settings().onAbandoned() == AbandonedPolicy.DEAD_LETTER) {
 			throw new StepInterruptedException(name, earlier.attempt(), this.delivery.consumer());
 		}
+		TakeoverLog.rerunWithoutProbe(this.delivery.describe(), this.delivery.key(), name, previousOwner(),
+				"exactlyonce.consumers." + this.delivery.consumer() + ".on-abandoned");
 		return execute(name, type, origin, (id) -> action.run(), StepOutcome.EXECUTED);
 	}
 
@@ -107,6 +112,11 @@ final class StepSession {
 					+ "): step names must be unique within a run, e.g. add an index to steps run in a loop", null);
 		}
 		return this.earlierAttempts.find(name).orElse(null);
+	}
+
+	/** The owner of the attempt before this one, which left a step unfinished. */
+	private String previousOwner() {
+		return this.delivery.previousAttempt().map(PreviousAttempt::owner).orElse("unknown");
 	}
 
 	/** The origin of an unfinished earlier run of the step, else this claim's fencing token. */

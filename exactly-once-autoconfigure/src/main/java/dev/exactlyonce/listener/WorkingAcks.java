@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.listener.logging.RateLimitedLog;
 import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.IdempotencyStore;
 

@@ -63,8 +63,24 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	@Test
 	void unknownStoreTypeFailsNamingTheProperty() {
 		this.runner.withPropertyValues(declaration("exactlyonce.store.type=cassandra"))
-			.run((context) -> assertThat(context).getFailure()
-				.hasStackTraceContaining("Failed to bind properties under 'exactlyonce.store.type'"));
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
+				.hasMessageContaining("exactlyonce.store.type=cassandra (")
+				.hasMessageContaining("accepted values are nats-kv, redis, firestore, jdbc, memory"));
+	}
+
+	@Test
+	void listenerWithTwoPayloadParametersIsAnalysedAsProblemAndFix() {
+		this.runner.withUserConfiguration(TwoPayloadsListener.class)
+			.withPropertyValues(declaration("test.consumer=%c"))
+			.run((context) -> {
+				FailureAnalysis analysis = new ExactlyOnceFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).as("failure analysis").isNotNull();
+				assertThat(analysis.getDescription()).contains("@ExactlyOnceListener method ")
+					.contains("TwoPayloadsHandler.handle(java.lang.String,java.lang.String)")
+					.contains("has more than one payload parameter (parameters 0 and 1): a message has one payload");
+				assertThat(analysis.getAction()).isEqualTo("Keep one payload parameter; take anything else from "
+						+ "ExactlyOnceContext (key, headers, subject, previous attempt) or io.nats.client.Message");
+			});
 	}
 
 	@Test
@@ -411,6 +427,24 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 
 			@ExactlyOnceListener(consumer = "not-declared")
 			public final void handle(String payload) {
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoPayloadsListener {
+
+		@Bean
+		TwoPayloadsHandler twoPayloadsHandler() {
+			return new TwoPayloadsHandler();
+		}
+
+		static class TwoPayloadsHandler {
+
+			@ExactlyOnceListener(consumer = "${test.consumer}")
+			public void handle(String payload, String other) {
 			}
 
 		}

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -31,6 +32,7 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A key under {@code exactlyonce.*} that binds to nothing fails start-up, naming the key, where it
@@ -155,7 +157,8 @@ class UnknownPropertiesTests extends NatsContextRunnerTestSupport {
 	@Test
 	void everyKeyOfThePropertyReferenceIsValid() throws IOException {
 		Map<String, Object> documented = new LinkedHashMap<>();
-		documentedPropertyReference().forEach((name) -> documented.put(name, "x"));
+		// keys only: a value that is not text is not checked against an enum's constants
+		documentedPropertyReference().forEach((name) -> documented.put(name, 1));
 		assertThat(documented).containsKeys("exactlyonce.consumers.worker.ack-wait",
 				"exactlyonce.streams.TASKS.duplicate-window", "exactlyonce.nats.tls.bundle",
 				"exactlyonce.nats.credentials-file", "exactlyonce.reconciliation.max-sequences",
@@ -177,6 +180,45 @@ class UnknownPropertiesTests extends NatsContextRunnerTestSupport {
 			}
 		}
 		assertThat(UnknownPropertiesCheck.PROPERTIES_CLASSES).containsExactlyInAnyOrderElementsOf(underExactlyOnce);
+	}
+
+	@Test
+	void misspelledStoreTypeFailsStartUpNamingPropertyValueAcceptedValuesAndTheClosest() {
+		this.runner.withPropertyValues("exactlyonce.nats.servers=" + nats.url(), "exactlyonce.store.type=natskv")
+			.run((context) -> {
+				FailureAnalysis analysis = new ExactlyOnceFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).as("failure analysis").isNotNull();
+				assertThat(analysis.getDescription()).startsWith("Invalid values under exactlyonce.*")
+					.contains("exactlyonce.store.type=natskv (", "): accepted values are nats-kv, redis, firestore, "
+							+ "jdbc, memory; did you mean nats-kv?");
+				assertThat(analysis.getAction())
+					.isEqualTo("Set each of these properties to one of its accepted values (docs/properties.md lists them)");
+			});
+	}
+
+	@Test
+	void invalidValueOfAnEnumInsideAConsumerOrStreamFailsStartUp() {
+		assertThatCheckFails(Map.of("exactlyonce.consumers.worker.on-abandoned", "deadletter",
+				"exactlyonce.streams.TASKS.retention", "work-queue"),
+				"exactlyonce.consumers.worker.on-abandoned=deadletter (",
+				"): accepted values are retry, dead-letter; did you mean dead-letter?",
+				"exactlyonce.streams.TASKS.retention=work-queue (", "did you mean workqueue?");
+	}
+
+	@Test
+	void enumValuesInAnyCaseWithDashesOrUnderscoresAreValid() {
+		assertThatNoException().isThrownBy(() -> check(new MapPropertySource("test",
+				Map.of("exactlyonce.store.type", "NATS_KV", "exactlyonce.consumers.worker.on-abandoned", "Dead-Letter",
+						"exactlyonce.provisioning.mode", "create_or_update"))));
+	}
+
+	@Test
+	void invalidEnumValueInAnEnvironmentVariableFailsStartUp() {
+		assertThatThrownBy(() -> check(new SystemEnvironmentPropertySource("test-systemEnvironment",
+				Map.of("EXACTLYONCE_STORE_TYPE", "natskv"))))
+			.isInstanceOf(ExactlyOnceConfigurationException.class)
+			.hasMessageContaining("EXACTLYONCE_STORE_TYPE=natskv (")
+			.hasMessageContaining("did you mean nats-kv?");
 	}
 
 	private void assertStartupError(List<String> properties, String... messageParts) {

@@ -9,6 +9,9 @@ import java.util.stream.Collectors;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nats.client.api.MessageInfo;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.actuate.ExactlyOnceMeters;
 import dev.exactlyonce.listener.DeliveryOutcome;
@@ -36,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * its finished work: after a failure, after a crash inside a step (resolved by a probe, by the
  * retry policy, or parked by the dead-letter policy), and its follow-up publish is stored once.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static final String DEPLOYS = "agents.devops.tasks.deploy";
@@ -74,7 +78,8 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
-	void aCrashAfterAStepsSideEffectIsResolvedByItsProbeWithoutRunningTheStepAgain() throws Exception {
+	void aCrashAfterAStepsSideEffectIsResolvedByItsProbeWithoutRunningTheStepAgain(CapturedOutput output)
+			throws Exception {
 		Instance instance = this.instances.start("a", "test.steps.probe=true");
 		crashAfterTheSideEffectOfStep(instance, 2);
 
@@ -91,6 +96,13 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(deploys()).hasSize(1);
 		assertThat(steps(instance, "probe_found")).isEqualTo(1);
 		assertThat(steps(instance, "replayed")).isEqualTo(1);
+		assertThat(output).containsPattern("INFO .*Took over the abandoned claim on key 't-probed' \\(message at stream "
+				+ "'TASKS', consumer 'steps', sequence 1, delivery \\d\\): the attempt of 'a#1', started \\S+, died "
+				+ "mid-work \\(its lease ran out without a completion\\); it runs again \\(on-abandoned: retry\\)")
+			.containsPattern("INFO .*Step 'commit' of key 't-probed' \\(message at stream 'TASKS', consumer 'steps', "
+					+ "sequence 1, delivery \\d\\) was left unfinished by the previous attempt of 'a#1'; its probe found "
+					+ "its result: journaled, the step does not run again")
+			.doesNotContain("has no probe");
 	}
 
 	@Test
@@ -159,7 +171,8 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
-	void withoutAProbeTheRetryPolicyRunsOnlyTheInterruptedStepAgainWithTheFirstDraft() throws Exception {
+	void withoutAProbeTheRetryPolicyRunsOnlyTheInterruptedStepAgainWithTheFirstDraft(CapturedOutput output)
+			throws Exception {
 		Instance instance = this.instances.start("a");
 		crashAfterTheSideEffectOfStep(instance, 2);
 
@@ -170,6 +183,15 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(handler.runs("commit")).as("commits, the interrupted one run again").isEqualTo(2);
 		assertThat(handler.committedDrafts()).hasSize(2).containsOnly(handler.committedDrafts().get(0));
 		assertThat(deploys()).hasSize(1);
+		assertThat(output).containsPattern("INFO .*Took over the abandoned claim on key 't-rerun'");
+		assertThat(output.getAll().lines().filter((line) -> line.contains("has no probe")))
+			.as("one warning for the one step run again").singleElement().satisfies((line) -> assertThat(line)
+				.containsPattern("WARN .*Step 'commit' of key 't-rerun' \\(message at stream 'TASKS', consumer "
+						+ "'steps', sequence 1, delivery \\d\\) was started by the previous attempt of 'a#1', which "
+						+ "never finished it, and the step has no probe: it runs again \\(on-abandoned: retry\\), so "
+						+ "its side effect may happen twice. Give the step a probe that finds its result "
+						+ "\\(context.step\\(name, type, action, probe\\)\\), or set "
+						+ "exactlyonce.consumers.steps.on-abandoned=dead-letter to park such tasks for a person"));
 	}
 
 	@Test

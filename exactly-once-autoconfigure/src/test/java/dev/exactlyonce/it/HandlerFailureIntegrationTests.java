@@ -2,7 +2,9 @@ package dev.exactlyonce.it;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
@@ -103,6 +105,39 @@ class HandlerFailureIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(instance.bean(IdempotencyStore.class).find("worker:t-doomed").orElseThrow().state())
 			.isEqualTo(RecordState.DEAD_LETTERED);
 		assertThat(instance.recorder().outcomes()).endsWith(DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	@Test
+	void eachFailureLogsTheExceptionsMessageAndAStackTraceOnlyOnItsFirstAndLastDeliveryAndEachOutcomeOneDebugLine(
+			CapturedOutput output) throws Exception {
+		Instance instance = this.instances.start("a", "test.failures=99",
+				"logging.level.dev.exactlyonce.listener=DEBUG");
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, task("t-logged"), "t-logged");
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> probe.messages("DEAD_LETTERS", DEAD_LETTER_SUBJECT).size() == 1 && probe.drained("TASKS", "worker"));
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> instance.recorder().outcomes().size() == 4);
+		String where = "stream 'TASKS', consumer 'worker', sequence 1, delivery ";
+		for (int delivery = 1; delivery <= 3; delivery++) {
+			assertThat(output).contains("Handler failed on the message at " + where + delivery
+					+ " (key 't-logged'), redelivery requested: java.lang.IllegalStateException: simulated model failure");
+		}
+		assertThat(output).contains("Message at " + where + "4 dead-lettered to '" + DEAD_LETTER_SUBJECT
+				+ "': handler failed on the last delivery (max-deliver reached) (java.lang.IllegalStateException: "
+				+ "simulated model failure)");
+		assertThat(occurrences(output.getAll(), "java.lang.IllegalStateException: simulated model failure" + System.lineSeparator() + "\tat "))
+			.as("stack traces: the first delivery and the one that dead-lettered").isEqualTo(2);
+		List<String> outcomeLines = output.getAll().lines()
+			.filter((line) -> line.contains("DEBUG") && line.contains("Message at " + where))
+			.toList();
+		assertThat(outcomeLines).as("one DEBUG line per outcome").hasSize(4);
+		assertThat(outcomeLines.get(0)).containsPattern("sequence 1, delivery 1, key 't-logged': retried in \\d+ ms$");
+		assertThat(outcomeLines.get(3)).containsPattern("sequence 1, delivery 4, key 't-logged': dead_lettered in \\d+ ms$");
+	}
+
+	private static int occurrences(String text, String regex) {
+		return (int) Pattern.compile(regex).matcher(text).results().count();
 	}
 
 	@Test

@@ -1,4 +1,4 @@
-package dev.exactlyonce.listener;
+package dev.exactlyonce.listener.logging;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,0 +1,107 @@
+package dev.exactlyonce.listener.logging;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Logs a handler's failures: its exception's type and message on every delivery, and its stack
+ * trace the first time a key fails with a failure and again when the key is dead-lettered. Stack
+ * traces are rate-limited ({@link TraceBudget}), so a flood of poison messages cannot fill the
+ * disk. A payload is never logged; a failure the caller marks as not the handler's (an unreadable
+ * payload, whose parser's message may quote it) is logged by type only, without a trace.
+ */
+public final class HandlerFailureLog {
+
+	private static final Log logger = LogFactory.getLog(HandlerFailureLog.class);
+
+	/** Key-and-failure pairs remembered to trace each once: the oldest are forgotten first. */
+	private static final int REMEMBERED = 4096;
+
+	private final Set<String> traced = Collections.newSetFromMap(new LinkedHashMap<>(16, 0.75f, true) {
+
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+			return size() > REMEMBERED;
+		}
+
+	});
+
+	private final TraceBudget budget;
+
+	/**
+	 * Creates the log with at most {@code traces} stack traces per {@code interval}.
+	 * @param traces stack traces allowed per interval
+	 * @param interval the interval
+	 */
+	public HandlerFailureLog(int traces, Duration interval) {
+		this.budget = new TraceBudget(traces, interval);
+	}
+
+	/**
+	 * Logs a failure after which the message is redelivered.
+	 * @param where where the message is (stream, consumer, sequence, delivery)
+	 * @param key the message's idempotency key
+	 * @param failure what the handler threw
+	 */
+	public void retried(String where, String key, Throwable failure) {
+		String line = "Handler failed on the message at " + where + " (key '" + key + "'), redelivery requested: "
+				+ text(failure, true);
+		boolean first;
+		synchronized (this.traced) {
+			first = this.traced.add(key + '\u0000' + failure.getClass().getName() + '\u0000' + failure.getMessage());
+		}
+		warnWithTrace(line, first ? failure : null);
+	}
+
+	/**
+	 * Logs a message parked in its dead-letter subject, with the trace of the handler's failure.
+	 * @param where where the message is
+	 * @param subject the dead-letter subject
+	 * @param reason why it was dead-lettered
+	 * @param failure what the handler threw, or {@code null}
+	 * @param handlerFailure whether the handler threw it (else only its type is logged, no trace)
+	 */
+	public void deadLettered(String where, String subject, String reason, Throwable failure, boolean handlerFailure) {
+		String line = "Message at " + where + " dead-lettered to '" + subject + "': " + reason
+				+ ((failure != null) ? " (" + text(failure, handlerFailure) + ")" : "");
+		Throwable trace = (failure != null && handlerFailure) ? failure : null;
+		if (trace != null && this.budget.take()) {
+			logger.error(line, trace);
+		}
+		else {
+			logger.error(line + omitted(trace));
+		}
+	}
+
+	private void warnWithTrace(String line, Throwable trace) {
+		if (trace != null && this.budget.take()) {
+			logger.warn(line, trace);
+		}
+		else {
+			logger.warn(line + omitted(trace));
+		}
+	}
+
+	/** Says why a wanted trace was left out; empty when none was wanted. */
+	private String omitted(Throwable trace) {
+		return (trace != null) ? " (stack trace left out: " + this.budget.describe() + ")" : "";
+	}
+
+	/**
+	 * A failure for a log line: its type and, unless withMessage is false, its message.
+	 * @param failure the failure
+	 * @param withMessage whether to add the message
+	 * @return the text
+	 */
+	static String text(Throwable failure, boolean withMessage) {
+		String message = withMessage ? failure.getMessage() : null;
+		return failure.getClass().getName() + ((message != null) ? ": " + message : "");
+	}
+
+}
