@@ -151,9 +151,15 @@ public final class JdbcRecordTable {
 		return "SELECT entry FROM " + stepTableName() + " WHERE record_key = ? AND position <= ? ORDER BY position";
 	}
 
-	/** The position of a step's row, through the unique index on its name: record key, name digest. */
+	/**
+	 * The position of a step's row, through the unique index on its name: record key, name digest. A
+	 * locking read, so it sees the latest committed row at any isolation level (a plain read inside a
+	 * handler's REPEATABLE READ transaction on MariaDB reads the snapshot its first read took, which
+	 * misses a STARTED row committed since); it waits for nothing, since every writer of a record's
+	 * step rows holds the record's row lock first.
+	 */
 	String selectStepPosition() {
-		return "SELECT position FROM " + stepTableName() + " WHERE record_key = ? AND name_digest = ?";
+		return "SELECT position FROM " + stepTableName() + " WHERE record_key = ? AND name_digest = ? FOR UPDATE";
 	}
 
 	/** Replaces the entry of a step row: entry, record key, position. */
