@@ -18,6 +18,17 @@ public record ClaimDecision(IdempotencyRecord toWrite, ClaimResult result) {
 	}
 
 	/**
+	 * Whether the claim needs the record's whole step journal: only when it acquires a record (a
+	 * takeover, which resumes the journal and writes it on). A store that keeps part of a journal
+	 * outside the record reads the claim's record without that part, decides, and reads the whole
+	 * journal and decides again only when this is {@code true}: every other answer carries no journal.
+	 * @return {@code true} for an acquired claim
+	 */
+	public boolean needsWholeJournal() {
+		return this.result instanceof ClaimResult.Acquired;
+	}
+
+	/**
 	 * Whether the store has to write before answering.
 	 * @return {@code true} when {@link #toWrite()} is set
 	 */

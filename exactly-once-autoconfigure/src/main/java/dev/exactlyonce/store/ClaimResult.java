@@ -3,7 +3,10 @@ package dev.exactlyonce.store;
 import java.time.Instant;
 
 /**
- * What {@link IdempotencyStore#tryClaim} found for a key.
+ * What {@link IdempotencyStore#tryClaim} found for a key. Only {@link Acquired} carries the step
+ * journal (an attempt that takes a task over resumes it): a store reads a record's whole journal on a
+ * claim only when {@link ClaimDecision#needsWholeJournal()} says so, so a duplicate of a task with a
+ * long journal costs what a duplicate of a task without steps costs.
  */
 public sealed interface ClaimResult {
 
@@ -30,9 +33,19 @@ public sealed interface ClaimResult {
 
 	/**
 	 * The key was completed before: do not run it again.
-	 * @param record the completion record
+	 * @param record the completion record, without its step journal: a duplicate is answered without
+	 * reading or shipping the journal ({@link IdempotencyStore#find} reads it whole)
 	 */
 	record Completed(IdempotencyRecord record) implements ClaimResult {
+
+		/**
+		 * Creates the answer, dropping the record's journal.
+		 * @param record the completion record
+		 */
+		public Completed {
+			record = record.withJournal(StepJournal.EMPTY);
+		}
+
 	}
 
 	/**
@@ -45,9 +58,18 @@ public sealed interface ClaimResult {
 
 	/**
 	 * The key was parked in a dead letter and must not run again until a person releases it.
-	 * @param record the record of the key
+	 * @param record the record of the key, without its step journal (as {@link Completed})
 	 */
 	record DeadLettered(IdempotencyRecord record) implements ClaimResult {
+
+		/**
+		 * Creates the answer, dropping the record's journal.
+		 * @param record the record of the key
+		 */
+		public DeadLettered {
+			record = record.withJournal(StepJournal.EMPTY);
+		}
+
 	}
 
 }

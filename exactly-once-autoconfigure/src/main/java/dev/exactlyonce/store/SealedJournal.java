@@ -200,8 +200,9 @@ public final class SealedJournal {
 	}
 
 	/**
-	 * The stored form after a step's entry was journaled: in the tail, and the tail sealed (its
-	 * values written) when it grew past {@value #SEAL_BYTES} bytes.
+	 * The stored form after a step's entry was journaled: in the tail (replacing the entry of the
+	 * same name, whose size no longer counts), and the tail sealed (its values written) when it grew
+	 * past {@value #SEAL_BYTES} bytes.
 	 * @param storeKey the record's key in the bucket
 	 * @param before the stored form and tail before
 	 * @param step the entry
@@ -213,7 +214,9 @@ public final class SealedJournal {
 	public Appended append(String storeKey, Appended before, StepRecord step, String writer, String write) {
 		StepJournal grown = before.tail().with(step);
 		int tailBytes = (before.tailBytes() >= 0) ? before.tailBytes() : this.mapper.writeValueAsBytes(before.tail()).length;
-		int grownBytes = tailBytes + this.mapper.writeValueAsBytes(step).length;
+		int replacedBytes = before.tail().find(step.name()).map((replaced) -> this.mapper.writeValueAsBytes(replaced).length)
+			.orElse(0);
+		int grownBytes = tailBytes - replacedBytes + this.mapper.writeValueAsBytes(step).length;
 		if (grownBytes <= SEAL_BYTES) {
 			return new Appended(before.stored(), grown, grownBytes);
 		}

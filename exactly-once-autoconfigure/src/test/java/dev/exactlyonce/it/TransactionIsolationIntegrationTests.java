@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -20,6 +21,7 @@ import dev.exactlyonce.test.PostgresServerProcess;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
+import dev.exactlyonce.testapp.TransactionalPostHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -29,7 +31,8 @@ import static org.awaitility.Awaitility.await;
  * Transactional listeners at the isolation levels of the application's pool: on MariaDB at READ
  * COMMITTED, REPEATABLE READ (its default) and SERIALIZABLE a handler that outlives several lease
  * renewals completes once; on PostgreSQL above READ COMMITTED start-up is refused with the reason,
- * since the completion would fail on every attempt.
+ * since the completion would fail on every attempt. A handler that reads before its durable step
+ * runs the step once at every level start-up accepts, on both databases.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TransactionIsolationIntegrationTests extends NatsIntegrationTestSupport {
@@ -42,6 +45,8 @@ class TransactionIsolationIntegrationTests extends NatsIntegrationTestSupport {
 
 	private HikariDataSource mariaDbPosts;
 
+	private HikariDataSource postgresPosts;
+
 	@BeforeAll
 	void startDatabases() {
 		this.postgres = new PostgresServerProcess().start();
@@ -51,11 +56,16 @@ class TransactionIsolationIntegrationTests extends NatsIntegrationTestSupport {
 		this.mariaDbPosts.setUsername("root");
 		new JdbcTemplate(this.mariaDbPosts).execute("CREATE TABLE posts (task_id VARCHAR(64) NOT NULL, "
 				+ "instance VARCHAR(64) NOT NULL)");
+		this.postgresPosts = new HikariDataSource();
+		this.postgresPosts.setJdbcUrl(this.postgres.jdbcUrl());
+		this.postgresPosts.setUsername(this.postgres.user());
+		new JdbcTemplate(this.postgresPosts).execute("CREATE TABLE posts (task_id TEXT NOT NULL, instance TEXT NOT NULL)");
 	}
 
 	@AfterAll
 	void stopDatabases() {
 		this.mariaDbPosts.close();
+		this.postgresPosts.close();
 		this.mariaDb.close();
 		this.postgres.close();
 	}
@@ -90,6 +100,31 @@ class TransactionIsolationIntegrationTests extends NatsIntegrationTestSupport {
 				Integer.class, taskId)).isOne();
 		assertThat(instance.bean(IdempotencyStore.class).find("posts:" + taskId).orElseThrow().state())
 			.isEqualTo(RecordState.COMPLETED);
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "mariadb, TRANSACTION_READ_UNCOMMITTED", "mariadb, TRANSACTION_READ_COMMITTED",
+			"mariadb, TRANSACTION_REPEATABLE_READ", "mariadb, TRANSACTION_SERIALIZABLE",
+			"postgresql, TRANSACTION_READ_UNCOMMITTED", "postgresql, TRANSACTION_READ_COMMITTED" })
+	void aHandlerThatReadsBeforeItsStepRunsTheStepOnce(String database, String isolation) throws Exception {
+		String taskId = "t-read-" + database + "-" + isolation.toLowerCase().replace('_', '-');
+		boolean mariaDb = database.equals("mariadb");
+		Instance instance = this.instances.start("a",
+				"spring.datasource.url=" + (mariaDb ? this.mariaDb.jdbcUrl() : this.postgres.jdbcUrl()),
+				"spring.datasource.username=" + (mariaDb ? "root" : this.postgres.user()),
+				"spring.datasource.hikari.transaction-isolation=" + isolation, "test.posts.in-step=true",
+				"test.posts.read-first=true");
+
+		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of(taskId), taskId);
+
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes()
+				.contains(DeliveryOutcome.PROCESSED) && probe.drained("TASKS", "posts"));
+		}
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.PROCESSED);
+		assertThat(instance.bean(TransactionalPostHandler.class).stepRuns()).as("step action runs").isOne();
+		assertThat(new JdbcTemplate(mariaDb ? this.mariaDbPosts : this.postgresPosts)
+			.queryForObject("SELECT COUNT(*) FROM posts WHERE task_id = ?", Integer.class, taskId)).isOne();
 	}
 
 	@ParameterizedTest

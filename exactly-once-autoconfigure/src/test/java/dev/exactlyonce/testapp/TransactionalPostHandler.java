@@ -17,7 +17,9 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * task's row into the {@code posts} table through the application's {@code DataSource}, waits at
  * the {@link Ledger}'s gate, and fails its first {@code test.failures} attempts after the insert. With
  * {@code test.posts.in-step} the insert is the durable step {@code insert}; with
- * {@code test.posts.summary-delay} the result's {@code toString()} takes that long.
+ * {@code test.posts.summary-delay} the result's {@code toString()} takes that long; with
+ * {@code test.posts.read-first} it counts the task's rows before the step, as most handlers read
+ * before they write (which starts a snapshot at REPEATABLE READ).
  */
 @ConditionalOnProperty("test.posts.enabled")
 public class TransactionalPostHandler {
@@ -34,11 +36,15 @@ public class TransactionalPostHandler {
 
 	private final Duration summaryDelay;
 
+	private final boolean readFirst;
+
 	private final AtomicInteger stepRuns = new AtomicInteger();
 
 	public TransactionalPostHandler(DataSource dataSource, Ledger ledger, @Value("${test.instance:a}") String instance,
 			@Value("${test.failures:0}") int failures, @Value("${test.posts.in-step:false}") boolean inStep,
-			@Value("${test.posts.summary-delay:0ms}") Duration summaryDelay) {
+			@Value("${test.posts.summary-delay:0ms}") Duration summaryDelay,
+			@Value("${test.posts.read-first:false}") boolean readFirst) {
+		this.readFirst = readFirst;
 		this.inStep = inStep;
 		this.summaryDelay = summaryDelay;
 		this.jdbc = new JdbcTemplate(dataSource);
@@ -52,6 +58,9 @@ public class TransactionalPostHandler {
 		Ledger.Execution attempt = new Ledger.Execution(task.taskId(), context.deliveryCount(), this.instance,
 				context.fencingToken(), context.previousAttempt().orElse(null));
 		this.ledger.recordStart(attempt);
+		if (this.readFirst) {
+			this.jdbc.queryForObject("SELECT COUNT(*) FROM posts WHERE task_id = ?", Integer.class, task.taskId());
+		}
 		if (this.inStep) {
 			context.step("insert", Integer.class, () -> {
 				this.stepRuns.incrementAndGet();

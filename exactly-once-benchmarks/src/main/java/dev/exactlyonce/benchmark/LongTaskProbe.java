@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.ClaimResult;
+import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StepRecord;
 
@@ -14,7 +15,8 @@ import dev.exactlyonce.store.StepRecord;
  * to a number of steps (each its STARTED and DONE) in one claimed task and reports the step latency
  * over the first, the middle and the last 100 steps journaled, the first step the store refused
  * and how long reading the whole journal back takes; then whether one step with a 1 MiB result can
- * be journaled and read back.
+ * be journaled and read back; then the p50 of a duplicate's claim (of a completed task) without steps
+ * and of the long task once completed.
  */
 final class LongTaskProbe {
 
@@ -23,6 +25,8 @@ final class LongTaskProbe {
 	private static final int WINDOW = 100;
 
 	private static final int ONE_MIB = 1024 * 1024;
+
+	private static final int DUPLICATE_CLAIMS = 50;
 
 	private final IdempotencyStore store;
 
@@ -40,10 +44,11 @@ final class LongTaskProbe {
 	static void printHeader(int steps, int resultBytes) {
 		System.out.printf(Locale.ROOT, "%nOne task of up to %d steps (STARTED + DONE, %d-byte result each); p50 ms "
 				+ "per step over the first %d steps journaled, the %d around the middle and the last %d; then one "
-				+ "step with a 1 MiB result%n%n", steps, resultBytes, WINDOW, WINDOW, WINDOW);
+				+ "step with a 1 MiB result; then the p50 ms of %d duplicate claims of a completed task without steps "
+				+ "and of the long task completed%n%n", steps, resultBytes, WINDOW, WINDOW, WINDOW, DUPLICATE_CLAIMS);
 		System.out.println("| store | steps journaled | p50 first | p50 middle | p50 last | last / first | stopped by "
-				+ "| whole journal read | 1 MiB result |");
-		System.out.println("|---|---:|---:|---:|---:|---:|---|---:|---|");
+				+ "| whole journal read | 1 MiB result | duplicate p50, 0 steps | duplicate p50, long task |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---|---:|---|---:|---:|");
 	}
 
 	/** Runs the probe and prints its row. */
@@ -69,9 +74,26 @@ final class LongTaskProbe {
 		}
 		double first = median(nanos, 0);
 		double last = median(nanos, Math.max(0, journaled - WINDOW));
-		System.out.printf(Locale.ROOT, "| %s | %d | %.3f | %.3f | %.3f | %.2f | %s | %s | %s |%n", label, journaled,
-				first, median(nanos, Math.max(0, journaled / 2 - WINDOW / 2)), last, last / first, stoppedBy,
-				wholeJournalRead(claim.key(), journaled), largeResult());
+		String wholeJournalRead = wholeJournalRead(claim.key(), journaled);
+		String largeResult = largeResult();
+		Claim withoutSteps = claim("benchmark:no-steps");
+		System.out.printf(Locale.ROOT, "| %s | %d | %.3f | %.3f | %.3f | %.2f | %s | %s | %s | %.3f | %.3f |%n", label,
+				journaled, first, median(nanos, Math.max(0, journaled / 2 - WINDOW / 2)), last, last / first, stoppedBy,
+				wholeJournalRead, largeResult, duplicateClaim(withoutSteps), duplicateClaim(claim));
+	}
+
+	/** Completes a claim, then the p50 of {@value #DUPLICATE_CLAIMS} claims of its key, in ms. */
+	private double duplicateClaim(Claim claim) {
+		this.store.complete(claim, Completion.completed("benchmark", 1, "done"));
+		LatencyRecorder claims = new LatencyRecorder(DUPLICATE_CLAIMS);
+		for (int i = 0; i < DUPLICATE_CLAIMS; i++) {
+			long start = System.nanoTime();
+			if (!(this.store.tryClaim(claim.key(), "duplicate", LEASE) instanceof ClaimResult.Completed)) {
+				throw new IllegalStateException("Completed key " + claim.key() + " was not answered as completed");
+			}
+			claims.recordNanos(System.nanoTime() - start);
+		}
+		return claims.percentileMillis(50);
 	}
 
 	/** How long reading the task's whole journal back takes (what a resumed attempt reads), in ms. */

@@ -133,8 +133,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 			DocumentSnapshot snapshot = transaction.get(document).get();
 			Held current = held(id, snapshot, false);
 			ClaimDecision decision = this.rules.claim(recordOf(current), key, owner, lease, token);
-			if (current != null && !current.journaled().stored().isPlain()
-					&& decision.result() instanceof ClaimResult.Acquired) {
+			if (current != null && !current.journaled().stored().isPlain() && decision.needsWholeJournal()) {
 				// an attempt that takes the task over resumes its whole journal
 				current = held(id, snapshot, true);
 				decision = this.rules.claim(recordOf(current), key, owner, lease, token);

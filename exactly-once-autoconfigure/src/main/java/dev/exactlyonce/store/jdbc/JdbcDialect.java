@@ -70,15 +70,16 @@ public enum JdbcDialect {
 	}
 
 	/**
-	 * An {@code INSERT} that inserts nothing, without an error, when the key's row exists: so a
-	 * claim of a key seen before leaves no duplicate-key error in the database's or the driver's
-	 * logs (which would name the key). H2 reports the duplicate as an error, which the store expects.
+	 * An {@code INSERT} that inserts nothing, without an error, when a row with one of its unique
+	 * keys exists: so a claim of a key seen before leaves no duplicate-key error in the database's or
+	 * the driver's logs (which would name the key), and a failed insert does not abort a PostgreSQL
+	 * transaction. H2 reports the duplicate as an error, which the store expects.
 	 * @param insert an {@code INSERT INTO table ...} statement
 	 * @return the statement
 	 */
 	String insertUnlessPresent(String insert) {
 		return switch (this) {
-			case POSTGRESQL -> insert + " ON CONFLICT (record_key) DO NOTHING";
+			case POSTGRESQL -> insert + " ON CONFLICT DO NOTHING";
 			case MARIADB -> "INSERT IGNORE" + insert.substring("INSERT".length());
 			case H2 -> insert;
 		};

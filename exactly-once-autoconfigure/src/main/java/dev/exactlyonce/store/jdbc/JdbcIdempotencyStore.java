@@ -125,7 +125,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	/**
 	 * Claims a key: a key without a row is inserted first (so a claim whose answer is lost has
 	 * landed, and is found by its token), then read back for its times; a key with a row is decided
-	 * by the claim rules and written as a compare-and-set.
+	 * by the claim rules on the row without its step rows (read only for a takeover) and written as
+	 * a compare-and-set.
 	 */
 	private ClaimResult claim(String key, String owner, Duration lease, String token) {
 		if (insertFirstClaim(key, owner, lease, token)) {
@@ -135,8 +136,13 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 			}
 		}
 		for (int conflict = 0; conflict < MAX_CONFLICTS; conflict++) {
-			JdbcRecordRow row = readWhole(this.ownConnections, key);
+			JdbcRecordRow row = read(this.ownConnections, key);
 			ClaimDecision decision = rules(row).claim(row.record(), key, owner, lease, token);
+			if (decision.needsWholeJournal() && row.stepRows() > 0) {
+				// a takeover resumes the whole journal; no other answer carries it
+				row = readWhole(this.ownConnections, key);
+				decision = rules(row).claim(row.record(), key, owner, lease, token);
+			}
 			if (!decision.requiresWrite() || write(this.ownConnections, row, decision.toWrite())) {
 				return decision.result();
 			}

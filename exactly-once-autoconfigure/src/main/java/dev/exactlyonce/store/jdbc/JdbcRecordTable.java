@@ -151,19 +151,33 @@ public final class JdbcRecordTable {
 		return "SELECT entry FROM " + stepTableName() + " WHERE record_key = ? AND position <= ? ORDER BY position";
 	}
 
-	/** The position of a step's row, through the unique index on its name: record key, name digest. */
+	/**
+	 * The position of a step's row, through the unique index on its name: record key, name digest. A
+	 * locking read, so it sees the latest committed row at any isolation level (a plain read inside a
+	 * handler's REPEATABLE READ transaction on MariaDB reads the snapshot its first read took, which
+	 * misses a STARTED row committed since); it waits for nothing, since every writer of a record's
+	 * step rows holds the record's row lock first.
+	 */
 	String selectStepPosition() {
-		return "SELECT position FROM " + stepTableName() + " WHERE record_key = ? AND name_digest = ?";
+		return "SELECT position FROM " + stepTableName() + " WHERE record_key = ? AND name_digest = ? FOR UPDATE";
 	}
 
-	/** Replaces the entry of a step row: entry, record key, position. */
+	/**
+	 * Replaces the entry of a step row, found through the unique index on its name (a statement by
+	 * position lets PostgreSQL's generic plan, made while the table looks empty, scan that index's
+	 * rows of the record instead of the primary key): entry, record key, name digest.
+	 */
 	String updateStep() {
-		return "UPDATE " + stepTableName() + " SET entry = ? WHERE record_key = ? AND position = ?";
+		return "UPDATE " + stepTableName() + " SET entry = ? WHERE record_key = ? AND name_digest = ?";
 	}
 
-	/** Adds a step row: record key, position, name digest, entry. */
+	/**
+	 * Adds a step row unless a row holds its position or name (a row no record names, left by a
+	 * journal that was replaced): record key, position, name digest, entry.
+	 */
 	String insertStep() {
-		return "INSERT INTO " + stepTableName() + " (record_key, position, name_digest, entry) VALUES (?, ?, ?, ?)";
+		return this.dialect.insertUnlessPresent("INSERT INTO " + stepTableName()
+				+ " (record_key, position, name_digest, entry) VALUES (?, ?, ?, ?)");
 	}
 
 	/** Deletes a record's step rows past a position (rows no record names): record key, position. */

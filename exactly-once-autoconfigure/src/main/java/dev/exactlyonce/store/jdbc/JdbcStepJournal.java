@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -22,7 +23,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * <p>
  * The record's {@code journal} column says how many step rows it names: a JSON object
  * {@code {"stepRows": n}} (the rows at positions 1 to n are its journal, in the order the steps first
- * started; rows past n belong to no record and are deleted before a row is added there). A record
+ * started; rows past n belong to no record and are deleted when a row added there meets one). A record
  * written before the step table held its whole journal there as a JSON array; its first step since
  * moves those entries into rows. Earlier versions, reading only the array, refuse the object as
  * unreadable instead of resuming the task without its steps. Rows and record are written in one
@@ -109,16 +110,36 @@ final class JdbcStepJournal {
 		Integer position = jdbc.query(this.table.selectStepPosition(), (rs) -> rs.next() ? rs.getInt(1) : null,
 				recordKey, digest(step.name()));
 		if (position != null && position <= rows) {
-			jdbc.update(this.table.updateStep(), this.codec.encodeStep(step), recordKey, position);
+			jdbc.update(this.table.updateStep(), this.codec.encodeStep(step), recordKey, digest(step.name()));
 			return rows;
 		}
 		return add(jdbc, recordKey, rows, step);
 	}
 
+	/**
+	 * Adds a row at {@code rows + 1}; when a row no record names holds that position or the step's
+	 * name, deletes the rows past {@code rows} first (only then: a delete by position on every step
+	 * costs PostgreSQL a scan of the record's rows under a generic plan).
+	 */
 	private int add(JdbcTemplate jdbc, String recordKey, int rows, StepRecord step) {
-		jdbc.update(this.table.deleteStepsAfter(), recordKey, rows);
-		jdbc.update(this.table.insertStep(), recordKey, rows + 1, digest(step.name()), this.codec.encodeStep(step));
+		if (!insert(jdbc, recordKey, rows, step)) {
+			jdbc.update(this.table.deleteStepsAfter(), recordKey, rows);
+			if (!insert(jdbc, recordKey, rows, step)) {
+				throw new StoreUnavailableException("JDBC step row " + (rows + 1) + " of store key '" + recordKey
+						+ "' in table " + this.table.stepTableName() + " conflicts with a row the record names", null);
+			}
+		}
 		return rows + 1;
+	}
+
+	private boolean insert(JdbcTemplate jdbc, String recordKey, int rows, StepRecord step) {
+		try {
+			return jdbc.update(this.table.insertStep(), recordKey, rows + 1, digest(step.name()),
+					this.codec.encodeStep(step)) == 1;
+		}
+		catch (DuplicateKeyException ex) {
+			return false;
+		}
 	}
 
 	private static String digest(String name) {

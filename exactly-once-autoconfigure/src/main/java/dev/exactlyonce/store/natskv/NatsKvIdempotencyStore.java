@@ -128,8 +128,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 			KeyValueEntry entry = read(storeKey);
 			Held current = decode(entry, false);
 			ClaimDecision decision = this.rules.claim(recordOf(current), key, owner, lease, token);
-			if (current != null && !current.journaled().stored().isPlain()
-					&& decision.result() instanceof ClaimResult.Acquired) {
+			if (current != null && !current.journaled().stored().isPlain() && decision.needsWholeJournal()) {
 				// an attempt that takes the task over resumes its whole journal (where it was included)
 				current = decode(entry, true);
 				decision = this.rules.claim(recordOf(current), key, owner, lease, token);

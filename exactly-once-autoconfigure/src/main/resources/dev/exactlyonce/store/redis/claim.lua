@@ -4,8 +4,9 @@
 -- holding this owner's token is the caller's own claim from a call that got no answer), ARGV[4] lease (ms),
 -- ARGV[5] record TTL (ms)
 -- Returns {status, now (ms), field, value, ...}: ACQUIRED with the record as written (the attempt it took
--- over in the previous* fields, its step journal, operators' audit and noted copies kept), HELD (a live claim,
--- without its step entries) or FINAL with the record as it is.
+-- over in the previous* fields, its step journal, operators' audit and noted copies kept), HELD (a live claim)
+-- or FINAL with the record as it is; only ACQUIRED carries the step journal (ClaimDecision.needsWholeJournal:
+-- a duplicate of a long task is answered without reading its steps).
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(value)
@@ -14,7 +15,7 @@ end
 local fields = readRecord(KEYS[1])
 
 local function reply(status)
-	return appendRecord({ status, ms(now) }, KEYS[1], status ~= 'HELD')
+	return appendRecord({ status, ms(now) }, KEYS[1], status == 'ACQUIRED')
 end
 
 local ttl = tonumber(ARGV[5])

@@ -1,5 +1,8 @@
 package dev.exactlyonce.store.jdbc;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,9 +10,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.MetaDataAccessException;
 
+import dev.exactlyonce.store.Claim;
+import dev.exactlyonce.store.JournalSteps;
+import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.test.PostgresServerProcess;
 import dev.exactlyonce.test.ServerProcess;
 
@@ -34,6 +41,64 @@ class PostgresIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotencySt
 	@Override
 	protected String user() {
 		return "postgres";
+	}
+
+	/**
+	 * A step's statements as the driver runs them once they are server-prepared (PostgreSQL's generic
+	 * plan, made while the table was never analyzed) reach the step's row through an index condition,
+	 * never by filtering the record's rows: a step then costs the same at step 10,000 as at step 1.
+	 * An update by position had the planner pick the name index and filter every row of the record.
+	 */
+	@Test
+	void aStepsStatementsUnderGenericPlansFindItsRowThroughAnIndexNotAFilter() throws MetaDataAccessException {
+		JdbcRecordTable table = new JdbcRecordTable("generic_plans", JdbcDialect.of(dataSource()));
+		table.createIfMissing(dataSource());
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource(), table, LONG_TTL);
+		Claim claim = JournalSteps.acquire(store, "planned", "worker-1", Duration.ofMinutes(1));
+		for (int step = 1; step <= 300; step++) {
+			JournalSteps.journal(store, claim, "step-" + step, JournalSteps.RESULT);
+		}
+		String recordKey = "'" + new StoreKeyEncoder(255).encode("planned") + "'";
+		String digest = "'" + "0".repeat(64) + "'";
+
+		new JdbcTemplate(dataSource()).execute((ConnectionCallback<Void>) (connection) -> {
+			try (Statement sql = connection.createStatement()) {
+				sql.execute("SET plan_cache_mode = force_generic_plan");
+				connection.setAutoCommit(false);
+				sql.execute("PREPARE position_of AS " + numbered(table.selectStepPosition()));
+				assertFoundThroughTheNameIndex(explain(sql, "EXECUTE position_of(" + recordKey + ", " + digest + ")"));
+				sql.execute("PREPARE update_step AS " + numbered(table.updateStep()));
+				assertFoundThroughTheNameIndex(explain(sql, "EXECUTE update_step('{}', " + recordKey + ", '1')"));
+				connection.rollback();
+				connection.setAutoCommit(true);
+				sql.execute("DEALLOCATE ALL");
+				sql.execute("RESET plan_cache_mode");
+				return null;
+			}
+		});
+	}
+
+	private static void assertFoundThroughTheNameIndex(String plan) {
+		assertThat(plan).contains("generic_plans_step_name").contains("name_digest = ").doesNotContain("Filter");
+	}
+
+	private static String numbered(String statement) {
+		StringBuilder numbered = new StringBuilder();
+		int parameter = 0;
+		for (char c : statement.toCharArray()) {
+			numbered.append((c == '?') ? "$" + (++parameter) : String.valueOf(c));
+		}
+		return numbered.toString();
+	}
+
+	private static String explain(Statement sql, String execute) throws SQLException {
+		StringBuilder plan = new StringBuilder();
+		try (ResultSet lines = sql.executeQuery("EXPLAIN (ANALYZE) " + execute)) {
+			while (lines.next()) {
+				plan.append(lines.getString(1)).append('\n');
+			}
+		}
+		return plan.toString();
 	}
 
 	@Test
