@@ -65,6 +65,9 @@ public class KeyReopener {
 	 * the record is not changed then, and the audit is this class's INFO log line only. A dead letter
 	 * whose key's record expired (or was never written) gets a dead-lettered record first, so the
 	 * action is decided and audited like any other
+	 * A resubmit asked again by the operator whose resubmit of the key has not run yet gets that
+	 * resubmit's number (so its copy is published again under the same message id); by anyone else
+	 * it is refused
 	 * @throws OperationRefusedException when the task's state does not allow the action, or the
 	 * dead letter was replayed (for a discard) or discarded (for a replay) already
 	 */
@@ -93,6 +96,13 @@ public class KeyReopener {
 				log(kind, 1, consumer, key, deadLetterSequence, operator, reason,
 						" (the key was completed by another copy: its record is left as it is)");
 				return 1;
+			}
+			Optional<OperatorAction> pending = record.pendingReopen()
+				.filter((action) -> kind == OperatorAction.Kind.RESUBMIT && action.kind() == kind
+						&& action.operator().equals(operator));
+			if (pending.isPresent()) {
+				// the same operator asks again before its copy ran (its publish may have failed): the same copy
+				return pending.get().number();
 			}
 			refuseWhenNotAllowed(record, kind, consumer, key);
 			OperatorAction action = new OperatorAction(kind, record.nextActionNumber(kind), operator, reason,

@@ -423,6 +423,34 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 			.containsExactly(tuple(OperatorAction.Kind.RESUBMIT, "alice"), tuple(OperatorAction.Kind.RESUBMIT, "bob"));
 	}
 
+	@Test
+	void aPublisherResubmitAskedAgainBeforeItsCopyRanPublishesTheSameCopyAndAnotherOperatorsIsRefused()
+			throws Exception {
+		Instance a = this.instances.start("a");
+		ExactlyOncePublisher publisher = a.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-done"), "t-done");
+		await().atMost(WAIT).ignoreExceptions().until(() -> task(a, "t-done").status() == TaskStatus.COMPLETED);
+		a.bean(ExactlyOnceListenerRegistry.class).stop();
+
+		PublishResult first = publisher.resubmit("worker", "t-done", SUBJECT, TaskAssignment.of("t-done"),
+				"billing-service", "wrong output");
+		PublishResult again = publisher.resubmit("worker", "t-done", SUBJECT, TaskAssignment.of("t-done"),
+				"billing-service", "wrong output");
+
+		assertThat(first.duplicate()).isFalse();
+		assertThat(again.duplicate()).as("the same copy, stored by the first call").isTrue();
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> publisher.resubmit("worker", "t-done", SUBJECT, TaskAssignment.of("t-done"), "alice",
+					"again"))
+			.withMessageContaining("RESUBMIT 1 by billing-service at ")
+			.withMessageContaining("has not run yet");
+		this.instances.start("b");
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-done") == 2
+				&& task(a, "t-done").status() == TaskStatus.COMPLETED);
+		assertThat(task(a, "t-done").audit()).extracting(OperatorAction::kind, OperatorAction::operator)
+			.containsExactly(tuple(OperatorAction.Kind.RESUBMIT, "billing-service"));
+	}
+
 	private DeadLetterView awaitAnotherDeadLetter(Instance instance, DeadLetterView before) {
 		DeadLetterOperations deadLetters = instance.bean(DeadLetterOperations.class);
 		await().atMost(WAIT).until(() -> deadLetters.list("worker", 1, 10).stream()
