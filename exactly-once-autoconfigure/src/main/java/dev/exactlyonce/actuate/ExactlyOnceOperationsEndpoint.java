@@ -46,12 +46,15 @@ import dev.exactlyonce.store.JournalPartMissingException;
  * {@code DELETE .../{consumer}/deadletters/{sequence}?reason=...} (discard). Read-only by default:
  * allow the writes with {@code management.endpoint.exactlyonceops.access=unrestricted}, behind
  * authentication; the authenticated user's name goes into the audit. A refused request answers
- * 400 with {@code {"error": "..."}} saying why and what to do instead.
+ * 400, 404, 409 or 503 by its {@link OperationRefusedException.Kind} with {@code {"error": "..."}}
+ * saying why and what to do instead.
  */
 @Endpoint(id = "exactlyonceops", defaultAccess = Access.READ_ONLY)
 public class ExactlyOnceOperationsEndpoint {
 
 	private static final int CONFLICT = 409;
+
+	private static final int UNAVAILABLE = 503;
 
 	private static final String TASKS = "tasks";
 
@@ -140,7 +143,7 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param from the first dead-letter stream sequence listed (dead letters only; 1 by default)
 	 * @param key one task's key, without namespace (tasks only: answers that task as {@code tasks/{key}}
 	 * does, for keys a path cannot carry)
-	 * @return the page or list, a 400 answer when refused, or {@code null} (404) for another view
+	 * @return the page or list, an error answer when refused, or {@code null} (404) for another view
 	 */
 	@ReadOperation
 	public @Nullable Object list(@Selector String consumer, @Selector String view, @Nullable TaskStatus state,
@@ -152,7 +155,7 @@ public class ExactlyOnceOperationsEndpoint {
 		return switch (view) {
 			case TASKS -> answer(() -> {
 				if (state == null) {
-					throw new OperationRefusedException("Name the status to list: ?state=IN_PROGRESS, ABANDONED, "
+					throw OperationRefusedException.badRequest("Name the status to list: ?state=IN_PROGRESS, ABANDONED, "
 							+ "FAILED, DEAD_LETTERED or COMPLETED");
 				}
 				return this.inspector.tasks(consumer, state, (page != null) ? page : 0, limit);
@@ -193,7 +196,7 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param key the task's key, without namespace
 	 * @param reason why, kept in the task's audit (required: a request without it is refused)
 	 * @param securityContext who asks
-	 * @return what was done, a 400 answer saying why it was refused, or {@code null} (404) for another view
+	 * @return what was done, an error answer saying why it was refused, or {@code null} (404) for another view
 	 */
 	@WriteOperation
 	public @Nullable Object actOnKey(@Selector String consumer, @Selector String view, String action,
@@ -204,7 +207,7 @@ public class ExactlyOnceOperationsEndpoint {
 		String operator = operator(securityContext);
 		return answer(() -> {
 			if (key == null || key.isEmpty() || !"resubmit".equals(action)) {
-				throw new OperationRefusedException("POST to tasks resubmits the task named in the body: "
+				throw OperationRefusedException.badRequest("POST to tasks resubmits the task named in the body: "
 						+ "{\"action\":\"resubmit\",\"key\":\"...\",\"reason\":\"...\"}");
 			}
 			requireReason(reason, "add \"reason\" to the JSON body");
@@ -221,7 +224,7 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param action {@code replay} or {@code resubmit}
 	 * @param reason why, kept in the task's audit (required: a request without it is refused)
 	 * @param securityContext who asks
-	 * @return what was done, or a 400 answer saying why it was refused
+	 * @return what was done, or an error answer saying why it was refused
 	 */
 	@WriteOperation
 	public Object act(@Selector String consumer, @Selector String view, @Selector(match = Match.ALL_REMAINING) String[] id,
@@ -235,7 +238,7 @@ public class ExactlyOnceOperationsEndpoint {
 			if (TASKS.equals(view) && "resubmit".equals(action)) {
 				return this.resubmitter.resubmit(consumer, String.join("/", id), operator, reason);
 			}
-			throw new OperationRefusedException("'" + action + "' on " + view + " is not an operation: POST "
+			throw OperationRefusedException.badRequest("'" + action + "' on " + view + " is not an operation: POST "
 					+ "{\"action\":\"replay\"} to deadletters/<sequence>, or {\"action\":\"resubmit\"} to tasks/<key>");
 		});
 	}
@@ -247,7 +250,7 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param id the dead letter's sequence
 	 * @param reason why, kept in the task's audit (required: a request without it is refused)
 	 * @param securityContext who asks
-	 * @return what was done, a 400 answer saying why it was refused, or {@code null} (404) for another view
+	 * @return what was done, an error answer saying why it was refused, or {@code null} (404) for another view
 	 */
 	@DeleteOperation
 	public @Nullable Object discard(@Selector String consumer, @Selector String view,
@@ -265,7 +268,7 @@ public class ExactlyOnceOperationsEndpoint {
 
 	private static void requireReason(@Nullable String reason, String fix) {
 		if (reason == null || reason.isBlank()) {
-			throw new OperationRefusedException("A reason is required (it is kept in the task's audit): " + fix);
+			throw OperationRefusedException.badRequest("A reason is required (it is kept in the task's audit): " + fix);
 		}
 	}
 
@@ -297,7 +300,7 @@ public class ExactlyOnceOperationsEndpoint {
 			return Long.parseLong(String.join("/", id));
 		}
 		catch (NumberFormatException ex) {
-			throw new OperationRefusedException("'" + String.join("/", id) + "' is not a dead-letter sequence: use the "
+			throw OperationRefusedException.badRequest("'" + String.join("/", id) + "' is not a dead-letter sequence: use the "
 					+ "sequence the dead-letter listing shows");
 		}
 	}
@@ -306,16 +309,27 @@ public class ExactlyOnceOperationsEndpoint {
 		return (securityContext.getPrincipal() != null) ? securityContext.getPrincipal().getName() : "anonymous";
 	}
 
+	private static int status(OperationRefusedException.Kind kind) {
+		return switch (kind) {
+			case BAD_REQUEST -> WebEndpointResponse.STATUS_BAD_REQUEST;
+			case NOT_FOUND -> WebEndpointResponse.STATUS_NOT_FOUND;
+			case CONFLICT -> CONFLICT;
+			case UNAVAILABLE -> UNAVAILABLE;
+		};
+	}
+
 	/**
-	 * The result, or an answer with the message (Boot's error page would hide it): 400 for a refusal,
-	 * 409 for a task whose step journal lost a sealed part (it names the part and what can be done).
+	 * The result, or an answer with the message (Boot's error page would hide it): a refusal answers
+	 * by its kind (400 a wrong request, 404 nothing by that name, 409 a state that does not allow it,
+	 * 503 NATS did not answer), a task whose step journal lost a sealed part 409 (it names the part
+	 * and what can be done).
 	 */
 	private static @Nullable Object answer(Supplier<@Nullable Object> operation) {
 		try {
 			return operation.get();
 		}
 		catch (OperationRefusedException ex) {
-			return new WebEndpointResponse<>(Map.of("error", ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+			return new WebEndpointResponse<>(Map.of("error", ex.getMessage()), status(ex.kind()));
 		}
 		catch (JournalPartMissingException ex) {
 			return new WebEndpointResponse<>(Map.of("error", ex.getMessage()), CONFLICT);

@@ -141,7 +141,7 @@ final class DeliveryProcessor {
 			args = this.arguments.arguments(delivery, payload.get());
 		}
 		catch (PoisonMessageException ex) {
-			return () -> this.settler.deadLetter(delivery, "poison message: " + ex.getMessage(), ex);
+			return () -> this.settler.deadLetterUnclaimed(delivery, "poison message: " + ex.getMessage(), ex);
 		}
 		Throwable failure = invoke(delivery, args);
 		if (failure != null) {

@@ -14,8 +14,10 @@ import dev.exactlyonce.listener.logging.HandlerFailureLog;
 import dev.exactlyonce.listener.logging.OutcomeLog;
 import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.store.ClaimLostException;
+import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -52,9 +54,12 @@ final class DeliverySettler {
 
 	private final HandlerFailureLog failures = new HandlerFailureLog(TRACES_PER_MINUTE, Duration.ofMinutes(1));
 
+	private final String owner;
+
 	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, Requeue requeue,
-			PipelineObservers observers, Duration ackTimeout, boolean confirmAcks, Clock clock) {
+			PipelineObservers observers, Duration ackTimeout, boolean confirmAcks, Clock clock, String owner) {
 		this.store = store;
+		this.owner = owner;
 		this.duplicates = new DuplicateTrace(store);
 		this.deadLetters = deadLetters;
 		this.requeue = requeue;
@@ -201,6 +206,66 @@ final class DeliverySettler {
 		markDeadLettered(delivery, reason);
 		term(delivery);
 		outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	/**
+	 * Parks a delivery that can never run as it is (a poison message: found before any claim) in its
+	 * dead-letter subject, marks its key, then terminates it. A key that no attempt holds and no final
+	 * record settles (never claimed, or released, or reopened by an operator's replay or resubmit) is
+	 * claimed and marked {@link dev.exactlyonce.store.RecordState#DEAD_LETTERED}, so the dead letter
+	 * can be replayed or discarded; a key held by a running attempt, or whose record is final, is
+	 * left to that record.
+	 */
+	void deadLetterUnclaimed(Delivery delivery, String reason, Throwable failure) {
+		if (!publishDeadLetter(delivery, reason, failure)) {
+			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
+			return;
+		}
+		if (delivery.key() != null && isUnsettled(delivery)) {
+			claimAndMark(delivery, reason);
+		}
+		term(delivery);
+		outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	/** Whether a key has no record, or one that no attempt holds and nothing settled (released or reopened). */
+	private boolean isUnsettled(Delivery delivery) {
+		try {
+			return this.store.find(delivery.storeKey())
+				.map((record) -> record.state() == RecordState.FAILED)
+				.orElse(true);
+		}
+		catch (StoreUnavailableException ex) {
+			SettlementLog.couldNot("read the key of", delivery.describe(), " (dead-lettered)", ex.getMessage());
+			return false;
+		}
+	}
+
+	/**
+	 * Claims the key of a dead-lettered delivery that holds no claim and marks it
+	 * {@link dev.exactlyonce.store.RecordState#DEAD_LETTERED}; a key held by a running attempt or
+	 * that the store cannot reach is left as it is (and said so).
+	 * @param delivery the delivery, dead-lettered already
+	 * @param reason why it was dead-lettered
+	 */
+	void claimAndMark(Delivery delivery, String reason) {
+		if (delivery.key() == null) {
+			return;
+		}
+		try {
+			ClaimResult result = this.store.tryClaim(delivery.storeKey(), ClaimAttempts.ownerOf(this.owner, delivery),
+					delivery.settings().lease());
+			if (result instanceof ClaimResult.Acquired acquired) {
+				delivery.claimed(acquired.claim(), acquired.previousAttempt());
+				markDeadLettered(delivery, reason);
+			}
+		}
+		catch (StoreUnavailableException ex) {
+			SettlementLog.couldNot("mark the key of", delivery.describe(), " (dead-lettered)", ex.getMessage());
+		}
+		if (delivery.claim() == null) {
+			SettlementLog.deadLetteredKeyUnmarked(delivery.describe());
+		}
 	}
 
 	/**

@@ -131,7 +131,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.requeue = new Requeue(connection);
 		this.parking = parking;
 		this.settler = new DeliverySettler(store, deadLetters, this.requeue, this.observers, settings.ackTimeout(),
-				settings.ackMode() == AckMode.SYNC, clock);
+				settings.ackMode() == AckMode.SYNC, clock, owner);
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength(),
 						parking),

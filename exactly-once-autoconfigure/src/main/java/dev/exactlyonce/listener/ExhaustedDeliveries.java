@@ -314,7 +314,7 @@ final class ExhaustedDeliveries {
 			if (!this.settler.publishDeadLetter(delivery, reason, null)) {
 				throw new DeadLetterNotStored();
 			}
-			claimAndMark(delivery, reason);
+			this.settler.claimAndMark(delivery, reason);
 			outcome = DeliveryOutcome.DEAD_LETTERED;
 		}
 		if (removedFromWorkQueue(stored.sequence())) {
@@ -433,28 +433,6 @@ final class ExhaustedDeliveries {
 			this.duplicates.note(delivery);
 		}
 		return true;
-	}
-
-	private void claimAndMark(Delivery delivery, String reason) {
-		if (delivery.key() == null) {
-			return;
-		}
-		try {
-			ClaimResult result = this.store.tryClaim(delivery.storeKey(), ClaimAttempts.ownerOf(this.owner, delivery),
-					this.settings.lease());
-			if (result instanceof ClaimResult.Acquired acquired) {
-				delivery.claimed(acquired.claim(), acquired.previousAttempt());
-				this.settler.markDeadLettered(delivery, reason);
-			}
-		}
-		catch (StoreUnavailableException ex) {
-			logger.warn("Could not mark the key of the dead-lettered message at " + delivery.describe() + ": "
-					+ ex.getMessage());
-		}
-		if (delivery.claim() == null) {
-			logger.warn("Key of the dead-lettered message at " + delivery.describe() + " is held by a running "
-					+ "attempt or unreachable; it was not marked " + RecordState.DEAD_LETTERED);
-		}
 	}
 
 }

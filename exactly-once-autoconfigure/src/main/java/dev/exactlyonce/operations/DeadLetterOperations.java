@@ -83,7 +83,7 @@ public class DeadLetterOperations {
 	public List<DeadLetterView> list(String consumer, long fromSequence, int limit) {
 		ConsumerSettings settings = this.consumers.settings(consumer);
 		if (limit < 1 || limit > MAX_LIST) {
-			throw new OperationRefusedException("limit " + limit + " is not between 1 and " + MAX_LIST);
+			throw OperationRefusedException.badRequest("limit " + limit + " is not between 1 and " + MAX_LIST);
 		}
 		try {
 			return this.deadLetters.messages(settings.deadLetterSubject(), fromSequence, limit)
@@ -145,13 +145,13 @@ public class DeadLetterOperations {
 			throw unreadable(ex);
 		}
 		if (letter == null || !settings.deadLetterSubject().equals(letter.getSubject())) {
-			throw new OperationRefusedException("No dead letter of consumer '" + consumer + "' at sequence " + sequence
+			throw OperationRefusedException.notFound("No dead letter of consumer '" + consumer + "' at sequence " + sequence
 					+ " of stream '" + this.deadLetters.stream() + "' (replayed or discarded already?): list them again");
 		}
 		String owner = header(letter, "Consumer");
 		String stream = header(letter, "Stream");
 		if ((owner != null && !owner.equals(consumer)) || (stream != null && !stream.equals(settings.stream()))) {
-			throw new OperationRefusedException("Dead letter " + sequence + " of stream '" + this.deadLetters.stream()
+			throw OperationRefusedException.notFound("Dead letter " + sequence + " of stream '" + this.deadLetters.stream()
 					+ "' was parked by consumer '" + owner + "' of stream '" + stream + "', not by consumer '" + consumer
 					+ "' (they share dead-letter subject '" + settings.deadLetterSubject() + "'): act on it as consumer '"
 					+ owner + "'");
@@ -162,7 +162,7 @@ public class DeadLetterOperations {
 	private String keyOf(String consumer, MessageInfo letter) {
 		String key = header(letter, "Key");
 		if (key == null || key.isBlank()) {
-			throw new OperationRefusedException("Dead letter " + letter.getSeq() + " of consumer '" + consumer
+			throw OperationRefusedException.conflict("Dead letter " + letter.getSeq() + " of consumer '" + consumer
 					+ "' names no idempotency key (none could be resolved, or the header was trimmed to fit), so it "
 					+ "cannot be replayed safely: publish its payload again with ExactlyOncePublisher and a message "
 					+ "id, then discard it");
@@ -175,7 +175,7 @@ public class DeadLetterOperations {
 			this.deadLetters.remove(sequence);
 		}
 		catch (IOException | JetStreamApiException ex) {
-			throw new OperationRefusedException("Dead letter " + sequence + " was acted on but not removed from '"
+			throw OperationRefusedException.unavailable("Dead letter " + sequence + " was acted on but not removed from '"
 					+ this.deadLetters.stream() + "': " + ex.getMessage() + ". Ask again: the action is not repeated",
 					ex);
 		}

@@ -2,6 +2,7 @@ package dev.exactlyonce.operations;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -64,6 +65,9 @@ public class KeyReopener {
 	 * the record is not changed then, and the audit is this class's INFO log line only. A dead letter
 	 * whose key's record expired (or was never written) gets a dead-lettered record first, so the
 	 * action is decided and audited like any other
+	 * A resubmit asked again by the operator whose resubmit of the key has not run yet gets that
+	 * resubmit's number (so its copy is published again under the same message id); by anyone else
+	 * it is refused
 	 * @throws OperationRefusedException when the task's state does not allow the action, or the
 	 * dead letter was replayed (for a discard) or discarded (for a replay) already
 	 */
@@ -74,7 +78,7 @@ public class KeyReopener {
 			Optional<IdempotencyRecord> found = find(storeKey, kind, consumer, key);
 			if (found.isEmpty()) {
 				if (kind == OperatorAction.Kind.RESUBMIT) {
-					throw new OperationRefusedException("The store holds no record of key '" + key + "' of consumer '"
+					throw OperationRefusedException.notFound("The store holds no record of key '" + key + "' of consumer '"
 							+ consumer + "' (never claimed, or older than exactlyonce.store.completed-ttl): publish "
 							+ "it as a new task instead of resubmitting it");
 				}
@@ -93,11 +97,14 @@ public class KeyReopener {
 						" (the key was completed by another copy: its record is left as it is)");
 				return 1;
 			}
-			if (!kind.appliesTo(record.state())) {
-				throw new OperationRefusedException("Task '" + key + "' of consumer '" + consumer + "' is "
-						+ TaskStatus.of(record, this.clock.instant()) + "; " + kind + " applies to "
-						+ allowed(kind) + " tasks only" + advice(kind));
+			Optional<OperatorAction> pending = record.pendingReopen()
+				.filter((action) -> kind == OperatorAction.Kind.RESUBMIT && action.kind() == kind
+						&& action.operator().equals(operator));
+			if (pending.isPresent()) {
+				// the same operator asks again before its copy ran (its publish may have failed): the same copy
+				return pending.get().number();
 			}
+			refuseWhenNotAllowed(record, kind, consumer, key);
 			OperatorAction action = new OperatorAction(kind, record.nextActionNumber(kind), operator, reason,
 					this.clock.instant(), deadLetterSequence);
 			try {
@@ -109,7 +116,7 @@ public class KeyReopener {
 				// someone acted (or an attempt claimed it) since the read: decide again on what it holds now
 			}
 		}
-		throw new OperationRefusedException("Task '" + key + "' of consumer '" + consumer + "' kept changing while "
+		throw OperationRefusedException.conflict("Task '" + key + "' of consumer '" + consumer + "' kept changing while "
 				+ kind + " was recorded: try again");
 	}
 
@@ -137,7 +144,7 @@ public class KeyReopener {
 	 * first of them: the other is refused, saying who did what when, so both operators are told the
 	 * truth (the task runs, or it never does).
 	 */
-	private static void refuseWhenTheOtherActionWon(IdempotencyRecord record, OperatorAction.Kind kind,
+	private void refuseWhenTheOtherActionWon(IdempotencyRecord record, OperatorAction.Kind kind,
 			long deadLetterSequence, String consumer, String key) {
 		if (deadLetterSequence <= 0 || kind == OperatorAction.Kind.RESUBMIT) {
 			return;
@@ -145,33 +152,45 @@ public class KeyReopener {
 		OperatorAction.Kind other = (kind == OperatorAction.Kind.REPLAY) ? OperatorAction.Kind.DISCARD
 				: OperatorAction.Kind.REPLAY;
 		record.actionOn(other, deadLetterSequence).ifPresent((won) -> {
-			throw new OperationRefusedException("Dead letter " + deadLetterSequence + " of task '" + key
+			throw OperationRefusedException.conflict("Dead letter " + deadLetterSequence + " of task '" + key
 					+ "' of consumer '" + consumer + "' was " + ((other == OperatorAction.Kind.REPLAY) ? "replayed"
 							: "discarded")
 					+ " by " + won.operator() + " at " + won.at() + " (" + other + " " + won.number() + "): not "
-					+ kind.name().toLowerCase(Locale.ROOT) + "ed");
+					+ kind.name().toLowerCase(Locale.ROOT) + "ed; the task is " + RecordFacts.of(record, this.clock.instant()));
 		});
 	}
 
-	private static String allowed(OperatorAction.Kind kind) {
-		return switch (kind) {
-			case RESUBMIT -> "COMPLETED or FAILED";
-			case DISCARD -> "DEAD_LETTERED (or COMPLETED by another copy)";
-			default -> "DEAD_LETTERED";
+	/**
+	 * Refuses an action the record's state does not allow, and a resubmit while an earlier replay or
+	 * resubmit of the key has not run yet (its copy would be acked as this one's duplicate: the task
+	 * would run once, not once per resubmit), saying the record's state, owner and last outcome and
+	 * what runs the task next. Decided on the record read: the compare-and-set on its token that
+	 * records the action makes it hold at the write.
+	 */
+	private void refuseWhenNotAllowed(IdempotencyRecord record, OperatorAction.Kind kind, String consumer, String key) {
+		Instant now = this.clock.instant();
+		String task = "Task '" + key + "' of consumer '" + consumer + "' is " + RecordFacts.of(record, now);
+		if (kind == OperatorAction.Kind.RESUBMIT && record.pendingReopen().isPresent()) {
+			throw OperationRefusedException.conflict(task + ": " + RecordFacts.whatRunsIt(record, now) + ". Another "
+					+ "resubmit now would be acked as that copy's duplicate, not run: wait until the task is COMPLETED "
+					+ "or FAILED again, then resubmit it");
+		}
+		if (kind.appliesTo(record.state())) {
+			return;
+		}
+		String advice = switch (kind) {
+			case RESUBMIT -> "RESUBMIT applies to COMPLETED or FAILED tasks only: wait for a running attempt to end "
+					+ "(replay a dead-lettered one)";
+			case DISCARD -> "it runs again: " + RecordFacts.whatRunsIt(record, now) + ", so discarding its dead letter "
+					+ "would not keep it from running; the dead letter is kept: discard it once the task is "
+					+ "COMPLETED or DEAD_LETTERED";
+			case REPLAY -> (record.state() == RecordState.COMPLETED)
+					? "another copy of the task completed it since it was parked, so a replay would run it twice: "
+							+ "discard this dead letter"
+					: "it runs again: " + RecordFacts.whatRunsIt(record, now) + ", so a replay could run it twice; "
+							+ "replay or discard this dead letter once the task is DEAD_LETTERED or COMPLETED";
 		};
-	}
-
-	private static String advice(OperatorAction.Kind kind) {
-		if (kind == OperatorAction.Kind.RESUBMIT) {
-			return ": wait for a running attempt to end (replay a dead-lettered one)";
-		}
-		if (kind == OperatorAction.Kind.DISCARD) {
-			return ": it runs again (replayed, resubmitted, or retried by another copy), so discarding its dead letter "
-					+ "would not keep it from running; the dead letter is kept: read the task, and discard it once the "
-					+ "task is settled";
-		}
-		return ": another copy of the task was run since it was parked (or the key was replayed or resubmitted), so "
-				+ "a replay could run it twice; read the task, and discard this dead letter once it is settled";
+		throw OperationRefusedException.conflict(task + "; " + kind + " refused: " + advice);
 	}
 
 	private static void log(OperatorAction.Kind kind, int number, String consumer, String key, long deadLetterSequence,
@@ -192,7 +211,7 @@ public class KeyReopener {
 		}
 		catch (JournalPartMissingException ex) {
 			if (kind == OperatorAction.Kind.REPLAY) {
-				throw new OperationRefusedException("Task '" + key + "' of consumer '" + consumer + "' cannot be "
+				throw OperationRefusedException.conflict("Task '" + key + "' of consumer '" + consumer + "' cannot be "
 						+ "replayed, which would resume its step journal: " + ex.getMessage());
 			}
 			return Optional.ofNullable(ex.record());

@@ -43,7 +43,7 @@ public class OperatedConsumers {
 	public ConsumerSettings settings(String consumer) {
 		ConsumerSettings settings = this.consumers.get(consumer);
 		if (settings == null) {
-			throw new OperationRefusedException("No consumer '" + consumer + "' is declared (exactlyonce.consumers has "
+			throw OperationRefusedException.notFound("No consumer '" + consumer + "' is declared (exactlyonce.consumers has "
 					+ this.consumers.keySet() + "): name one of those");
 		}
 		return settings;

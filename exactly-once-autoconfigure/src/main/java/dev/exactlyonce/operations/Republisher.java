@@ -62,7 +62,7 @@ public class Republisher {
 			return this.connection.jetStream().publish(copy, PublishOptions.builder().expectedStream(stream).build());
 		}
 		catch (IOException | JetStreamApiException | RuntimeException ex) {
-			throw new OperationRefusedException("Copy '" + messageId + "' was not stored on stream '" + stream
+			throw OperationRefusedException.unavailable("Copy '" + messageId + "' was not stored on stream '" + stream
 					+ "' (subject '" + subject + "'): " + ex.getMessage() + ". Ask again: the copy keeps its "
 					+ "message id, so the stream stores it once", ex);
 		}

@@ -92,7 +92,7 @@ public class TaskInspector {
 	public TaskPage tasks(String consumer, TaskStatus status, int page, int size) {
 		String prefix = this.consumers.keyPrefix(consumer);
 		if (page < 0 || size < 1 || size > MAX_PAGE_SIZE) {
-			throw new OperationRefusedException("Page " + page + " of size " + size + " is not a page: use page >= 0 "
+			throw OperationRefusedException.badRequest("Page " + page + " of size " + size + " is not a page: use page >= 0 "
 					+ "and 1 <= size <= " + MAX_PAGE_SIZE);
 		}
 		if (!(this.store instanceof RecordScanner scanner)) {

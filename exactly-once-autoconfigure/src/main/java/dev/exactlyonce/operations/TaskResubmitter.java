@@ -1,6 +1,7 @@
 package dev.exactlyonce.operations;
 
 import java.io.IOException;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -65,15 +66,39 @@ public class TaskResubmitter {
 	public OperationOutcome resubmit(String consumer, String key, String operator, String reason) {
 		ConsumerSettings settings = this.consumers.settings(consumer);
 		IdempotencyRecord record = find(this.consumers.storeKey(consumer, key))
-			.orElseThrow(() -> new OperationRefusedException("The store holds no record of key '" + key
+			.orElseThrow(() -> OperationRefusedException.notFound("The store holds no record of key '" + key
 					+ "' of consumer '" + consumer + "' (never claimed, or older than "
 					+ "exactlyonce.store.completed-ttl): publish it as a new task instead"));
 		MessageInfo original = original(settings, key, record);
+		refuseWhilePending(settings, key, record, original);
 		int number = this.reopener.reopen(consumer, key, OperatorAction.Kind.RESUBMIT, 0, operator, reason);
 		String messageId = key + "/resubmit-" + number;
 		PublishAck ack = this.republisher.publish(original, original.getSubject(), settings.stream(), key, messageId);
 		return new OperationOutcome(consumer, key, OperatorAction.Kind.RESUBMIT, number, 0, messageId, ack.getSeqno(),
 				ack.isDuplicate());
+	}
+
+	/**
+	 * Refuses a resubmit while an earlier one has not run yet (its copy would be acked as this one's
+	 * duplicate), after publishing that earlier copy again under its own message id: a copy whose
+	 * publish failed is stored now, one stored already is answered as a duplicate by the stream.
+	 * A resubmit racing with the earlier one is refused by the compare-and-set in {@link KeyReopener}.
+	 */
+	private void refuseWhilePending(ConsumerSettings settings, String key, IdempotencyRecord record,
+			MessageInfo original) {
+		Optional<OperatorAction> pending = record.pendingReopen()
+			.filter((action) -> action.kind() == OperatorAction.Kind.RESUBMIT);
+		if (pending.isEmpty()) {
+			return;
+		}
+		String messageId = key + "/resubmit-" + pending.get().number();
+		PublishAck ack = this.republisher.publish(original, original.getSubject(), settings.stream(), key, messageId);
+		throw OperationRefusedException.conflict("Task '" + key + "' of consumer '" + settings.consumer() + "' was "
+				+ "resubmitted by " + pending.get().operator() + " at " + pending.get().at() + " (RESUBMIT "
+				+ pending.get().number() + ") and its copy '" + messageId + "' (stream '" + settings.stream()
+				+ "', sequence " + ack.getSeqno() + ") has not run yet: the task is " + RecordFacts.of(record, Instant.now())
+				+ ". Another resubmit now would be acked as that copy's duplicate, not run: wait until the task is "
+				+ "COMPLETED or FAILED again, then resubmit it");
 	}
 
 	/**
@@ -105,12 +130,12 @@ public class TaskResubmitter {
 				// not on the stream any more: refused below
 			}
 			catch (IOException ex) {
-				throw new OperationRefusedException("Stream '" + settings.stream() + "' could not be read: "
+				throw OperationRefusedException.unavailable("Stream '" + settings.stream() + "' could not be read: "
 						+ ex.getMessage() + ". Try again", ex);
 			}
 		}
 		if (original == null) {
-			throw new OperationRefusedException("The message of task '" + key + "' of consumer '" + settings.consumer()
+			throw OperationRefusedException.conflict("The message of task '" + key + "' of consumer '" + settings.consumer()
 					+ "' is no longer on stream '" + settings.stream() + "'"
 					+ (sequence.isPresent() ? " at sequence " + sequence.getAsLong() : "")
 					+ " (WorkQueue and Interest streams remove acknowledged messages): resubmit it from the service "

@@ -70,6 +70,22 @@ public record IdempotencyRecord(String key, String listener, String owner, Strin
 	}
 
 	/**
+	 * The operator's replay or resubmit that reopened this key and that no attempt has taken up yet:
+	 * its copy is still to run. Such a record is {@link RecordState#FAILED} with the summary the
+	 * action wrote ({@link ClaimRules#reopenedSummary}) and no attempt counted; the first claim of
+	 * the key changes all three.
+	 * @return the pending action, or empty
+	 */
+	public Optional<OperatorAction> pendingReopen() {
+		if (this.state != RecordState.FAILED || this.attempts != 0 || this.audit.isEmpty()) {
+			return Optional.empty();
+		}
+		OperatorAction last = this.audit.get(this.audit.size() - 1);
+		return (last.kind().reopens() && ClaimRules.reopenedSummary(last).equals(this.resultSummary))
+				? Optional.of(last) : Optional.empty();
+	}
+
+	/**
 	 * Whether the claim is held by someone whose lease has not yet run out.
 	 * @param now the current time
 	 * @return {@code true} for a live claim

@@ -42,6 +42,24 @@ final class ActuatorHttp {
 		return send(HttpRequest.newBuilder(uri(path)).DELETE(), expectedStatus);
 	}
 
+	/**
+	 * The status of a request, whatever it is.
+	 * @param method {@code GET}, {@code POST} (with a JSON body) or {@code DELETE}
+	 * @param path the path
+	 * @param body the JSON body of a POST, else {@code null}
+	 * @return the status
+	 */
+	int status(String method, String path, String body) throws Exception {
+		HttpRequest.Builder request = HttpRequest.newBuilder(uri(path));
+		if (body != null) {
+			request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+		}
+		else {
+			request.method(method, HttpRequest.BodyPublishers.noBody());
+		}
+		return this.http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+	}
+
 	private JsonNode send(HttpRequest.Builder request, int expectedStatus) throws Exception {
 		HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 		assertStatus(response, expectedStatus);

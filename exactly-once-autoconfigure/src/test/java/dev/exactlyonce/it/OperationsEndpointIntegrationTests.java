@@ -2,15 +2,23 @@ package dev.exactlyonce.it;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.operations.KeyReopener;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
@@ -66,7 +74,7 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(http.get(OPS + "/tasks/t-ok", 200).get("status").asString()).isEqualTo("COMPLETED");
 		assertThat(http.get(OPS + "/tasks/never-published", 404).get("error").asString())
 			.contains("the store holds no record of it");
-		assertThat(http.post(OPS + "/deadletters/999", "{\"action\":\"replay\",\"reason\":\"r\"}", 400).get("error")
+		assertThat(http.post(OPS + "/deadletters/999", "{\"action\":\"replay\",\"reason\":\"r\"}", 404).get("error")
 			.asString()).contains("No dead letter of consumer 'worker' at sequence 999");
 		assertThat(http.get(OPS + "/tasks", 400).get("error").asString()).contains("?state=");
 		assertThat(http.get(OPS + "/tasks/worker:t-ok", 404).get("error").asString())
@@ -96,6 +104,75 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 			.isEqualTo("customer cancelled");
 		assertThat(http.get(OPS + "/deadletters", 200)).isEmpty();
 		assertThat(this.instances.ledger().executionsOf("t-poison")).isEqualTo(1);
+	}
+
+	@Test
+	void everyRefusalAnswersTheStatusTheAnswersTableOfOperatingMdGives() throws Exception {
+		// "web" only answers (its listener never starts: a resubmitted copy stays pending once "worker" stops)
+		Instance instance = this.instances.start("web", "management.endpoint.exactlyonceops.access=unrestricted",
+				"exactlyonce.streams.TASKS.retention=limits", "exactlyonce.listener.auto-startup=false");
+		Instance worker = this.instances.start("worker", "exactlyonce.streams.TASKS.retention=limits");
+		ActuatorHttp http = new ActuatorHttp(instance);
+		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-ok"), "t-ok");
+		publisher.publish(SUBJECT, TaskAssignment.of("t-poison"), "t-poison");
+		publisher.publish(SUBJECT, TaskAssignment.of("t-cancelled"), "t-cancelled");
+		JsonNode letters = await().atMost(Duration.ofSeconds(30))
+			.until(() -> http.get(OPS + "/deadletters", 200), (node) -> node.size() == 2);
+		long poison = letters.get(0).get("sequence").asLong();
+		long cancelled = letters.get(1).get("sequence").asLong();
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> http.get(OPS + "/tasks?key=t-ok", 200).get("status").asString().equals("COMPLETED"));
+		worker.bean(ExactlyOnceListenerRegistry.class).stop();
+		// another instance's discard has recorded itself on the record, and not yet removed the dead letter
+		worker.bean(KeyReopener.class).reopen("worker", "t-cancelled", OperatorAction.Kind.DISCARD, cancelled, "bob",
+				"customer cancelled");
+		Map<String, Integer> table = answersTable();
+
+		Map<String, Integer> answered = new LinkedHashMap<>();
+		answered.put("no `reason`", http.status("POST", OPS + "/deadletters/" + poison, "{\"action\":\"replay\"}"));
+		answered.put("an unknown action",
+				http.status("POST", OPS + "/deadletters/" + poison, "{\"action\":\"redo\",\"reason\":\"r\"}"));
+		answered.put("not a number",
+				http.status("POST", OPS + "/deadletters/x1", "{\"action\":\"replay\",\"reason\":\"r\"}"));
+		answered.put("without `?state=`", http.status("GET", OPS + "/tasks", null));
+		answered.put("page or size out of range", http.status("GET", OPS + "/tasks?state=FAILED&size=0", null));
+		answered.put("an undeclared consumer", http.status("GET", "/actuator/exactlyonceops/nobody/deadletters", null));
+		answered.put("no dead letter of the consumer at that sequence",
+				http.status("DELETE", OPS + "/deadletters/999?reason=r", null));
+		answered.put("no record of the task", http.status("GET", OPS + "/tasks/never-published", null));
+		answered.put("won the race",
+				http.status("POST", OPS + "/deadletters/" + cancelled, "{\"action\":\"replay\",\"reason\":\"r\"}"));
+		answered.put("a resubmit of a dead-lettered task",
+				http.status("POST", OPS + "/tasks/t-poison", "{\"action\":\"resubmit\",\"reason\":\"r\"}"));
+		answered.put("done: the answer says what was done", http.status("POST", OPS + "/tasks/t-ok", "{\"action\":\"resubmit\",\"reason\":\"r\"}"));
+		answered.put("copy has not run yet",
+				http.status("POST", OPS + "/tasks/t-ok", "{\"action\":\"resubmit\",\"reason\":\"again\"}"));
+
+		answered.forEach((when, status) -> assertThat(table).as("the row of '" + when + "'")
+			.hasEntrySatisfying(rowOf(table, when), (documented) -> assertThat(status)
+				.as("the answer to '" + when + "' (row '" + rowOf(table, when) + "')").isEqualTo(documented)));
+		assertThat(answered.values()).as("every refusal row is exercised here or below").containsAll(List.of(400, 404, 409));
+	}
+
+	/** The answers table of docs/operating.md: each row's text, and the status it gives. */
+	private static Map<String, Integer> answersTable() throws Exception {
+		Map<String, Integer> rows = new LinkedHashMap<>();
+		Pattern row = Pattern.compile("^\\| `(\\d{3})` \\| (.+) \\|$");
+		for (String line : Files.readAllLines(Path.of("../docs/operating.md"))) {
+			Matcher matcher = row.matcher(line);
+			if (matcher.matches()) {
+				rows.put(matcher.group(2), Integer.parseInt(matcher.group(1)));
+			}
+		}
+		return rows;
+	}
+
+	/** The one row of the table that mentions {@code when}. */
+	private static String rowOf(Map<String, Integer> table, String when) {
+		List<String> rows = table.keySet().stream().filter((text) -> text.contains(when)).toList();
+		assertThat(rows).as("rows of the answers table in docs/operating.md that mention '" + when + "'").hasSize(1);
+		return rows.get(0);
 	}
 
 	@Test

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import dev.exactlyonce.audit.ConsumerReconciliation;
 import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.listener.KeyResolver;
 import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.operations.DeadLetterView;
@@ -348,6 +349,116 @@ class OperationsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(deadLetters.list("worker", 1, 10)).singleElement()
 			.satisfies((again) -> assertThat(again.key()).isEqualTo("poison-1"));
 		assertThat(this.instances.ledger().started()).isEmpty();
+	}
+
+	@Test
+	void everyDeadLetterOfAReplayedPoisonMessageCanBeReplayedAndDiscarded() throws Exception {
+		Instance a = this.instances.start("a");
+		DeadLetterOperations deadLetters = a.bean(DeadLetterOperations.class);
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, "not json", "poison-1");
+		DeadLetterView first = awaitOneDeadLetter(a);
+		deadLetters.replay("worker", first.sequence(), "alice", "listener now takes text");
+		DeadLetterView second = awaitAnotherDeadLetter(a, first);
+		await("the replayed copy is parked like the first").atMost(WAIT)
+			.until(() -> task(a, "poison-1").status() == TaskStatus.DEAD_LETTERED);
+
+		deadLetters.replay("worker", second.sequence(), "bob", "second try");
+		DeadLetterView third = awaitAnotherDeadLetter(a, second);
+		await().atMost(WAIT).until(() -> task(a, "poison-1").status() == TaskStatus.DEAD_LETTERED);
+		OperationOutcome discarded = deadLetters.discard("worker", third.sequence(), "carol", "it is not a task");
+
+		assertThat(discarded.action()).isEqualTo(OperatorAction.Kind.DISCARD);
+		assertThat(deadLetters.list("worker", 1, 10)).isEmpty();
+		TaskView task = task(a, "poison-1");
+		assertThat(task.status()).isEqualTo(TaskStatus.DEAD_LETTERED);
+		assertThat(task.audit()).extracting(OperatorAction::kind, OperatorAction::operator)
+			.containsExactly(tuple(OperatorAction.Kind.REPLAY, "alice"), tuple(OperatorAction.Kind.REPLAY, "bob"),
+					tuple(OperatorAction.Kind.DISCARD, "carol"));
+		assertThat(this.instances.ledger().started()).isEmpty();
+	}
+
+	@Test
+	void aRefusedDiscardSaysTheTasksRealStateOwnerAndLastOutcome() throws Exception {
+		Instance a = this.instances.start("a");
+		DeadLetterView letter = deadLetterOfThePoisonTask(a);
+		// bob's replay has recorded itself on the task's record and not yet republished or removed the letter
+		a.bean(KeyReopener.class).reopen("worker", "t-poison", OperatorAction.Kind.REPLAY, letter.sequence(), "bob",
+				"parser fixed");
+
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> a.bean(DeadLetterOperations.class).discard("worker", letter.sequence(), "alice", "done"))
+			.withMessageContaining("was replayed by bob")
+			.withMessageContaining("the task is FAILED (owner a#")
+			.withMessageContaining("0 attempt(s), last outcome: 'REPLAY 1 by bob: parser fixed'");
+	}
+
+	@Test
+	void aSecondResubmitBeforeTheFirstCopyRanIsRefusedSoEachAnsweredResubmitRunsTheTaskOnce() throws Exception {
+		Instance a = this.instances.start("a", "exactlyonce.streams.TASKS.retention=limits");
+		a.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-kept"), "t-kept");
+		await().atMost(WAIT).ignoreExceptions().until(() -> task(a, "t-kept").status() == TaskStatus.COMPLETED);
+		a.bean(ExactlyOnceListenerRegistry.class).stop();
+		TaskResubmitter resubmitter = a.bean(TaskResubmitter.class);
+
+		OperationOutcome first = resubmitter.resubmit("worker", "t-kept", "alice", "model upgraded");
+
+		assertThat(first.messageId()).isEqualTo("t-kept/resubmit-1");
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> resubmitter.resubmit("worker", "t-kept", "bob", "model upgraded again"))
+			.withMessageContaining("was resubmitted by alice")
+			.withMessageContaining("'t-kept/resubmit-1'")
+			.withMessageContaining("has not run yet");
+		this.instances.start("b", "exactlyonce.streams.TASKS.retention=limits");
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-kept") == 2
+				&& task(a, "t-kept").status() == TaskStatus.COMPLETED);
+		assertThat(resubmitter.resubmit("worker", "t-kept", "bob", "model upgraded again").messageId())
+			.isEqualTo("t-kept/resubmit-2");
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-kept") == 3
+				&& task(a, "t-kept").status() == TaskStatus.COMPLETED);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(WAIT).until(() -> probe.drained("TASKS", "worker"));
+		}
+		assertThat(this.instances.ledger().executionsOf("t-kept")).isEqualTo(3);
+		assertThat(task(a, "t-kept").audit()).extracting(OperatorAction::kind, OperatorAction::operator)
+			.containsExactly(tuple(OperatorAction.Kind.RESUBMIT, "alice"), tuple(OperatorAction.Kind.RESUBMIT, "bob"));
+	}
+
+	@Test
+	void aPublisherResubmitAskedAgainBeforeItsCopyRanPublishesTheSameCopyAndAnotherOperatorsIsRefused()
+			throws Exception {
+		Instance a = this.instances.start("a");
+		ExactlyOncePublisher publisher = a.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-done"), "t-done");
+		await().atMost(WAIT).ignoreExceptions().until(() -> task(a, "t-done").status() == TaskStatus.COMPLETED);
+		a.bean(ExactlyOnceListenerRegistry.class).stop();
+
+		PublishResult first = publisher.resubmit("worker", "t-done", SUBJECT, TaskAssignment.of("t-done"),
+				"billing-service", "wrong output");
+		PublishResult again = publisher.resubmit("worker", "t-done", SUBJECT, TaskAssignment.of("t-done"),
+				"billing-service", "wrong output");
+
+		assertThat(first.duplicate()).isFalse();
+		assertThat(again.duplicate()).as("the same copy, stored by the first call").isTrue();
+		assertThatExceptionOfType(OperationRefusedException.class)
+			.isThrownBy(() -> publisher.resubmit("worker", "t-done", SUBJECT, TaskAssignment.of("t-done"), "alice",
+					"again"))
+			.withMessageContaining("RESUBMIT 1 by billing-service at ")
+			.withMessageContaining("has not run yet");
+		this.instances.start("b");
+		await().atMost(WAIT).until(() -> this.instances.ledger().executionsOf("t-done") == 2
+				&& task(a, "t-done").status() == TaskStatus.COMPLETED);
+		assertThat(task(a, "t-done").audit()).extracting(OperatorAction::kind, OperatorAction::operator)
+			.containsExactly(tuple(OperatorAction.Kind.RESUBMIT, "billing-service"));
+	}
+
+	private DeadLetterView awaitAnotherDeadLetter(Instance instance, DeadLetterView before) {
+		DeadLetterOperations deadLetters = instance.bean(DeadLetterOperations.class);
+		await().atMost(WAIT).until(() -> deadLetters.list("worker", 1, 10).stream()
+			.anyMatch((letter) -> letter.sequence() > before.sequence()));
+		return deadLetters.list("worker", 1, 10).stream()
+			.filter((letter) -> letter.sequence() > before.sequence())
+			.findFirst()
+			.orElseThrow();
 	}
 
 	private DeadLetterView awaitOneDeadLetter(Instance instance) {

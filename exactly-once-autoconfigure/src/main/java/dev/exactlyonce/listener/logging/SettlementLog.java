@@ -100,6 +100,16 @@ public final class SettlementLog {
 	}
 
 	/**
+	 * Warns of a dead-lettered message whose key stays unmarked: a running attempt holds it, or the
+	 * store did not answer.
+	 * @param where the message
+	 */
+	public static void deadLetteredKeyUnmarked(String where) {
+		logger.warn("Key of the dead-lettered message at " + where + " is held by a running attempt or unreachable; "
+				+ "it was not marked DEAD_LETTERED");
+	}
+
+	/**
 	 * Warns that an ack, nak or termination was not sent or not confirmed.
 	 * @param signal "Ack", "Nak" or "Termination"
 	 * @param where the message
