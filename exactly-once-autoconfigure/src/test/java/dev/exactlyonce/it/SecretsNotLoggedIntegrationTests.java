@@ -61,6 +61,7 @@ class SecretsNotLoggedIntegrationTests {
 		for (AutoCloseable resource : this.resources) {
 			resource.close();
 		}
+		this.certificate.close();
 	}
 
 	@Test
