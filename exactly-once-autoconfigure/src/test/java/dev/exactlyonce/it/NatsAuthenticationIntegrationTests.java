@@ -168,6 +168,8 @@ class NatsAuthenticationIntegrationTests {
 		List<String> all = new ArrayList<>(List.of(properties));
 		all.add("exactlyonce.nats.tls.bundle=nats");
 		all.add("spring.ssl.bundle.pem.nats.truststore.certificate=file:" + trusted.certificate());
+		// a handshake on a loaded machine can take longer than the default 5 s
+		all.add("exactlyonce.nats.connection-timeout=20s");
 		return all.toArray(String[]::new);
 	}
 
