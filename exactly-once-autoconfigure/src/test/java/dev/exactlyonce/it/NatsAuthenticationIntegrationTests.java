@@ -114,7 +114,7 @@ class NatsAuthenticationIntegrationTests {
 
 	@Test
 	void aCertificateForTheDnsNameOnlyIsAcceptedWhenTheServerIsDialledByThatName() {
-		SelfSignedCertificate dnsOnly = certificate("localhost", "DNS:localhost");
+		SelfSignedCertificate dnsOnly = certificate("nats-server", "DNS:localhost");
 		TestInstances instances = instances(dnsOnly, "");
 		Instance instance = instances.start("a", tls(dnsOnly, servers("localhost", instances)));
 		assertProcessesATask(instances, instance);
@@ -122,7 +122,7 @@ class NatsAuthenticationIntegrationTests {
 
 	@Test
 	void aCertificateForTheDnsNameOnlyIsRefusedWhenTheServerIsDialledByItsAddress() {
-		SelfSignedCertificate dnsOnly = certificate("localhost", "DNS:localhost");
+		SelfSignedCertificate dnsOnly = certificate("nats-server", "DNS:localhost");
 		TestInstances instances = instances(dnsOnly, "");
 		Throwable failure = catchThrowable(() -> instances.start("a", tls(dnsOnly, servers("127.0.0.1", instances))));
 		assertThat(failure).hasStackTraceContaining("the TLS handshake failed")
@@ -132,7 +132,7 @@ class NatsAuthenticationIntegrationTests {
 
 	@Test
 	void aCertificateForTheAddressOnlyIsAcceptedWhenTheServerIsDialledByThatAddress() {
-		SelfSignedCertificate ipOnly = certificate("localhost", "IP:127.0.0.1");
+		SelfSignedCertificate ipOnly = certificate("nats-server", "IP:127.0.0.1");
 		TestInstances instances = instances(ipOnly, "");
 		Instance instance = instances.start("a", tls(ipOnly, servers("127.0.0.1", instances)));
 		assertProcessesATask(instances, instance);
@@ -140,7 +140,7 @@ class NatsAuthenticationIntegrationTests {
 
 	@Test
 	void aCertificateForTheAddressOnlyIsRefusedWhenTheServerIsDialledByNameEvenIfTheNameResolvesToIt() {
-		SelfSignedCertificate ipOnly = certificate("localhost", "IP:127.0.0.1");
+		SelfSignedCertificate ipOnly = certificate("nats-server", "IP:127.0.0.1");
 		TestInstances instances = instances(ipOnly, "");
 		Throwable failure = catchThrowable(() -> instances.start("a", tls(ipOnly, servers("localhost", instances))));
 		assertThat(failure).hasStackTraceContaining("the TLS handshake failed")
