@@ -164,10 +164,14 @@ public class NatsConnectionFactory {
 			return;
 		}
 		if (this.settings.verifyHostname()) {
-			// jnats would dial the addresses a host name resolves to, and hand the TLS context the address;
-			// and the cluster members a server announces are addresses their certificates rarely list: the
-			// client connects to the servers configured, by the names their certificates carry
-			builder.noResolveHostnames().ignoreDiscoveredServers();
+			// the name written in the server list is the name the certificate must carry: by default (and
+			// with noResolveHostnames, which resolves to the first address) jnats swaps the name for an
+			// address before it dials, and the TLS socket is then made for the address, so a certificate for
+			// the name is refused and one for the address accepted. HappyEyeballs keeps the name in the URL
+			// and resolves only to open the TCP connection, so the TLS socket is made for the name.
+			// Members a server announces in INFO are not dialled: the configured list alone says which
+			// hosts the client may trust
+			builder.hostnameResolveMode(Options.HostnameResolveMode.HappyEyeballs).ignoreDiscoveredServers();
 		}
 	}
 

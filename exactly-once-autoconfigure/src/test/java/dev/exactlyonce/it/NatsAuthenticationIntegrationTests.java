@@ -41,6 +41,7 @@ class NatsAuthenticationIntegrationTests {
 		for (AutoCloseable resource : this.resources) {
 			resource.close();
 		}
+		this.certificate.close();
 	}
 
 	@Test
@@ -83,7 +84,7 @@ class NatsAuthenticationIntegrationTests {
 
 	@Test
 	void aServerWhoseCertificateNamesAnotherHostFailsStartupNamingTheHostAndTheCertificatesNames() {
-		SelfSignedCertificate impostor = SelfSignedCertificate.create("evil.example", "DNS:evil.example");
+		SelfSignedCertificate impostor = certificate("evil.example", "DNS:evil.example");
 		TestInstances instances = instances(impostor, "");
 		Throwable failure = catchThrowable(() -> instances.start("a", tls(impostor)));
 		assertThat(failure).hasStackTraceContaining("the TLS handshake failed")
@@ -94,7 +95,7 @@ class NatsAuthenticationIntegrationTests {
 
 	@Test
 	void withHostnameVerificationTurnedOffAServerReachedByAnAddressItsCertificateDoesNotListIsUsed() {
-		SelfSignedCertificate dnsOnly = SelfSignedCertificate.create("nats.internal", "DNS:nats.internal");
+		SelfSignedCertificate dnsOnly = certificate("nats.internal", "DNS:nats.internal");
 		TestInstances instances = instances(dnsOnly, "");
 		Instance instance = instances.start("a", tls(dnsOnly, "exactlyonce.nats.tls.verify-hostname=false"));
 		assertProcessesATask(instances, instance);
@@ -102,13 +103,61 @@ class NatsAuthenticationIntegrationTests {
 
 	@Test
 	void aServerCertificateFromAnUntrustedIssuerFailsStartupNamingTheTlsCause() {
-		SelfSignedCertificate other = SelfSignedCertificate.create();
+		SelfSignedCertificate other = certificate("localhost", "DNS:localhost,IP:127.0.0.1");
 		TestInstances instances = instances("");
 		Throwable failure = catchThrowable(() -> instances.start("a", tls(other)));
 		assertThat(failure).hasStackTraceContaining("the TLS handshake failed")
 			.hasStackTraceContaining("PKIX path")
 			.hasStackTraceContaining("CN=localhost")
 			.hasStackTraceContaining("put its CA in the SSL bundle");
+	}
+
+	@Test
+	void aCertificateForTheDnsNameOnlyIsAcceptedWhenTheServerIsDialledByThatName() {
+		SelfSignedCertificate dnsOnly = certificate("nats-server", "DNS:localhost");
+		TestInstances instances = instances(dnsOnly, "");
+		Instance instance = instances.start("a", tls(dnsOnly, servers("localhost", instances)));
+		assertProcessesATask(instances, instance);
+	}
+
+	@Test
+	void aCertificateForTheDnsNameOnlyIsRefusedWhenTheServerIsDialledByItsAddress() {
+		SelfSignedCertificate dnsOnly = certificate("nats-server", "DNS:localhost");
+		TestInstances instances = instances(dnsOnly, "");
+		Throwable failure = catchThrowable(() -> instances.start("a", tls(dnsOnly, servers("127.0.0.1", instances))));
+		assertThat(failure).hasStackTraceContaining("the TLS handshake failed")
+			.hasStackTraceContaining("IP address 127.0.0.1")
+			.hasStackTraceContaining("DNS:localhost");
+	}
+
+	@Test
+	void aCertificateForTheAddressOnlyIsAcceptedWhenTheServerIsDialledByThatAddress() {
+		SelfSignedCertificate ipOnly = certificate("nats-server", "IP:127.0.0.1");
+		TestInstances instances = instances(ipOnly, "");
+		Instance instance = instances.start("a", tls(ipOnly, servers("127.0.0.1", instances)));
+		assertProcessesATask(instances, instance);
+	}
+
+	@Test
+	void aCertificateForTheAddressOnlyIsRefusedWhenTheServerIsDialledByNameEvenIfTheNameResolvesToIt() {
+		SelfSignedCertificate ipOnly = certificate("nats-server", "IP:127.0.0.1");
+		TestInstances instances = instances(ipOnly, "");
+		Throwable failure = catchThrowable(() -> instances.start("a", tls(ipOnly, servers("localhost", instances))));
+		assertThat(failure).hasStackTraceContaining("the TLS handshake failed")
+			.hasStackTraceContaining("localhost")
+			.hasStackTraceContaining("IP:127.0.0.1");
+	}
+
+	/** The server, by the host given, in {@code tls://} form. */
+	private static String servers(String host, TestInstances instances) {
+		return "exactlyonce.nats.servers=tls://" + host + ":" + instances.nats().port();
+	}
+
+	/** A certificate that goes with the test. */
+	private SelfSignedCertificate certificate(String commonName, String subjectAltNames) {
+		SelfSignedCertificate certificate = SelfSignedCertificate.create(commonName, subjectAltNames);
+		this.resources.add(certificate);
+		return certificate;
 	}
 
 	private String[] tls(String... properties) {
@@ -119,6 +168,8 @@ class NatsAuthenticationIntegrationTests {
 		List<String> all = new ArrayList<>(List.of(properties));
 		all.add("exactlyonce.nats.tls.bundle=nats");
 		all.add("spring.ssl.bundle.pem.nats.truststore.certificate=file:" + trusted.certificate());
+		// a handshake on a loaded machine can take longer than the default 5 s
+		all.add("exactlyonce.nats.connection-timeout=20s");
 		return all.toArray(String[]::new);
 	}
 

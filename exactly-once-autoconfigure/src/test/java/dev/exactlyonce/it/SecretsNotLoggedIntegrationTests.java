@@ -61,6 +61,7 @@ class SecretsNotLoggedIntegrationTests {
 		for (AutoCloseable resource : this.resources) {
 			resource.close();
 		}
+		this.certificate.close();
 	}
 
 	@Test
@@ -75,7 +76,7 @@ class SecretsNotLoggedIntegrationTests {
 				"spring.ssl.bundle.pem.local.truststore.certificate=file:" + this.certificate.certificate(),
 				"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
 				"spring.data.redis.password=redis-pw-31ab", "spring.data.redis.ssl.bundle=local",
-				"spring.data.redis.timeout=2s");
+				"spring.data.redis.timeout=2s", "exactlyonce.nats.connection-timeout=20s");
 		processTaskAndPoison(instances, instance);
 		assertNotLogged(output, "nats-pw-77qz", "redis-pw-31ab", PAYLOAD_MARKER);
 	}
