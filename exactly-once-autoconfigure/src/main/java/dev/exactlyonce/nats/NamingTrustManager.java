@@ -9,13 +9,18 @@ import java.util.Collection;
 import java.util.List;
 
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * A trust manager that decides as the one it wraps, and when it refuses a server's certificate
  * says which names (subject and subject alternative names) and issuer the certificate carries, so a
- * start-up failure can name them next to the host that was dialled.
+ * start-up failure can name them next to the host that was dialled. Where the host name is verified
+ * (endpoint identification {@code HTTPS}) and the host dialled is a name, the certificate must carry
+ * that name as a DNS subject alternative name: the JDK would otherwise accept a certificate with no
+ * DNS name whose subject's CN is the host (RFC 2818's fallback), e.g. one issued for an address.
  */
 final class NamingTrustManager extends X509ExtendedTrustManager {
 
@@ -41,13 +46,25 @@ final class NamingTrustManager extends X509ExtendedTrustManager {
 	@Override
 	public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
 			throws CertificateException {
-		naming(chain, () -> this.delegate.checkServerTrusted(chain, authType, socket));
+		naming(chain, () -> {
+			this.delegate.checkServerTrusted(chain, authType, socket);
+			if (socket instanceof SSLSocket ssl) {
+				requireDnsName(chain, ssl.getSSLParameters().getEndpointIdentificationAlgorithm(),
+						peerHost(ssl.getHandshakeSession()));
+			}
+		});
 	}
 
 	@Override
 	public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
 			throws CertificateException {
-		naming(chain, () -> this.delegate.checkServerTrusted(chain, authType, engine));
+		naming(chain, () -> {
+			this.delegate.checkServerTrusted(chain, authType, engine);
+			if (engine != null) {
+				requireDnsName(chain, engine.getSSLParameters().getEndpointIdentificationAlgorithm(),
+						engine.getPeerHost());
+			}
+		});
 	}
 
 	@Override
@@ -75,6 +92,29 @@ final class NamingTrustManager extends X509ExtendedTrustManager {
 	@Override
 	public X509Certificate[] getAcceptedIssuers() {
 		return this.delegate.getAcceptedIssuers();
+	}
+
+	private static String peerHost(SSLSession session) {
+		return (session != null) ? session.getPeerHost() : null;
+	}
+
+	/**
+	 * Refuses a certificate without DNS names for a host dialled by name where host names are verified
+	 * (the delegate accepted it by its subject's CN).
+	 */
+	private static void requireDnsName(X509Certificate[] chain, String identification, String host)
+			throws CertificateException {
+		if (!"HTTPS".equalsIgnoreCase(identification) || host == null || isAddress(host) || chain == null
+				|| chain.length == 0 || alternativeNames(chain[0]).stream().anyMatch((name) -> name.startsWith("DNS:"))) {
+			return;
+		}
+		throw new CertificateException("No DNS subject alternative name in the certificate of '" + host
+				+ "': a host dialled by name is matched with the certificate's DNS names only, never with its subject's CN;"
+				+ " issue the server a certificate with DNS:" + host);
+	}
+
+	private static boolean isAddress(String host) {
+		return host.indexOf(':') >= 0 || host.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
 	}
 
 	/** Runs a check of the server's chain; a refusal is rethrown naming the certificate. */

@@ -148,6 +148,17 @@ class NatsAuthenticationIntegrationTests {
 			.hasStackTraceContaining("IP:127.0.0.1");
 	}
 
+	@Test
+	void aCertificateWithoutDnsNamesIsRefusedForTheNameItsSubjectCarries() {
+		// the JDK matches a name with the subject's CN when a certificate has no DNS name at all
+		SelfSignedCertificate ipOnlyNamedLocalhost = certificate("localhost", "IP:127.0.0.1");
+		TestInstances instances = instances(ipOnlyNamedLocalhost, "");
+		Throwable failure = catchThrowable(
+				() -> instances.start("a", tls(ipOnlyNamedLocalhost, servers("localhost", instances))));
+		assertThat(failure).hasStackTraceContaining("No DNS subject alternative name in the certificate of 'localhost'")
+			.hasStackTraceContaining("IP:127.0.0.1");
+	}
+
 	/** The server, by the host given, in {@code tls://} form. */
 	private static String servers(String host, TestInstances instances) {
 		return "exactlyonce.nats.servers=tls://" + host + ":" + instances.nats().port();
