@@ -3,7 +3,6 @@ package dev.exactlyonce.it;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.nats.client.Connection;
@@ -13,9 +12,9 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.StreamConfiguration;
 import io.nats.client.impl.NatsMessage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -65,14 +64,8 @@ class LeastPrivilegeIntegrationTests {
 	 */
 	static final String PROVISIONER_PERMISSIONS = SecurityDocumentation.provisionerPermissions();
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable resource : this.resources) {
-			resource.close();
-		}
-	}
+	@RegisterExtension
+	final ClosedAfterEach resources = new ClosedAfterEach();
 
 	@Test
 	void theDocumentedWorkerPermissionsAreEnoughForTheWholePipelineOnceProvisioned() throws Exception {
@@ -272,7 +265,7 @@ class LeastPrivilegeIntegrationTests {
 	TestInstances instances(NatsServerProcess nats) {
 		this.resources.add(nats);
 		TestInstances instances = new TestInstances(nats);
-		this.resources.add(0, instances);
+		this.resources.add(instances);
 		return instances;
 	}
 

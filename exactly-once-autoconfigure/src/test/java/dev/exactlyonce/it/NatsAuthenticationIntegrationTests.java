@@ -9,6 +9,7 @@ import java.util.List;
 import io.nats.client.NKey;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -32,15 +33,13 @@ import static org.awaitility.Awaitility.await;
  */
 class NatsAuthenticationIntegrationTests {
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
+	@RegisterExtension
+	final ClosedAfterEach resources = new ClosedAfterEach();
 
 	private final SelfSignedCertificate certificate = SelfSignedCertificate.create();
 
 	@AfterEach
 	void close() throws Exception {
-		for (AutoCloseable resource : this.resources) {
-			resource.close();
-		}
 		this.certificate.close();
 	}
 
@@ -195,7 +194,7 @@ class NatsAuthenticationIntegrationTests {
 		this.resources.add(nats);
 		nats.start();
 		TestInstances instances = new TestInstances(nats);
-		this.resources.add(0, instances);
+		this.resources.add(instances);
 		return instances;
 	}
 

@@ -5,9 +5,9 @@ import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -28,14 +28,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 @ExtendWith(OutputCaptureExtension.class)
 class NatsCredentialsNotLoggedIntegrationTests {
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable resource : this.resources) {
-			resource.close();
-		}
-	}
+	@RegisterExtension
+	final ClosedAfterEach resources = new ClosedAfterEach();
 
 	@Test
 	void passwordInTheUrlOfAnUnreachableServerIsNotShown(CapturedOutput output) {
@@ -110,7 +104,7 @@ class NatsCredentialsNotLoggedIntegrationTests {
 
 	private TestInstances instances(NatsServerProcess nats) {
 		TestInstances instances = new TestInstances(nats);
-		this.resources.add(0, instances);
+		this.resources.add(instances);
 		return instances;
 	}
 

@@ -4,8 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -16,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -43,7 +42,8 @@ class SecretsNotLoggedIntegrationTests {
 
 	private static final String PAYLOAD_MARKER = "payload-marker-6c1e";
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
+	@RegisterExtension
+	final ClosedAfterEach resources = new ClosedAfterEach();
 
 	private final SelfSignedCertificate certificate = SelfSignedCertificate.create();
 
@@ -58,9 +58,6 @@ class SecretsNotLoggedIntegrationTests {
 	@AfterEach
 	void close() throws Exception {
 		Logger.getLogger("").setLevel(this.julLevel);
-		for (AutoCloseable resource : this.resources) {
-			resource.close();
-		}
 		this.certificate.close();
 	}
 
@@ -138,7 +135,7 @@ class SecretsNotLoggedIntegrationTests {
 		nats.start();
 		TestInstances instances = new TestInstances(nats).with("logging.level.root", "DEBUG")
 			.with("logging.level.dev.exactlyonce", "DEBUG");
-		this.resources.add(0, instances);
+		this.resources.add(instances);
 		return instances;
 	}
 

@@ -2,7 +2,6 @@ package dev.exactlyonce.it;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,8 +17,8 @@ import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.StorageType;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.test.NatsServerProcess;
@@ -41,14 +40,8 @@ class WorkerPermissionAttacksIntegrationTests {
 	private static final List<String> BUCKETS = List.of("exactly-once-idempotency", "EXACTLYONCE_TALLIES",
 			"EXACTLYONCE_PARKED_COMPLETIONS");
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable resource : this.resources) {
-			resource.close();
-		}
-	}
+	@RegisterExtension
+	final ClosedAfterEach resources = new ClosedAfterEach();
 
 	@Test
 	void aRollupOrAPurgeFromTheWorkerErasesNoRecordOfItsBuckets() throws Exception {
@@ -160,14 +153,14 @@ class WorkerPermissionAttacksIntegrationTests {
 	private Connection connect(String url) throws Exception {
 		Connection connection = Nats.connect(Options.builder().server(url).connectionTimeout(Duration.ofSeconds(5))
 			.build());
-		this.resources.add(0, connection);
+		this.resources.add(connection);
 		return connection;
 	}
 
 	private TestInstances instances(NatsServerProcess nats) {
 		this.resources.add(nats);
 		TestInstances instances = new TestInstances(nats);
-		this.resources.add(0, instances);
+		this.resources.add(instances);
 		return instances;
 	}
 
