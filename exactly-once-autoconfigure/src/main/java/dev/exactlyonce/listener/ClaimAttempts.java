@@ -144,7 +144,7 @@ final class ClaimAttempts {
 			}
 			if (answeredInTime(delivery, sent)) {
 				delivery.leaseStarted(sent);
-				return new ClaimResult.Acquired(claim, acquired.previousAttempt(), acquired.journal());
+				return new ClaimResult.Acquired(claim, acquired.previousAttempt(), acquired.journal(), acquired.run());
 			}
 		}
 	}

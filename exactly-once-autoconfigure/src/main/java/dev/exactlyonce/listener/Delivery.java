@@ -1,6 +1,7 @@
 package dev.exactlyonce.listener;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -70,6 +71,8 @@ final class Delivery implements ExactlyOnceContext {
 	private boolean interruptDeferred;
 
 	private volatile StepSession steps;
+
+	private volatile WaitSession waits;
 
 	private volatile Completion unrecordedCompletion;
 
@@ -241,6 +244,10 @@ final class Delivery implements ExactlyOnceContext {
 		this.steps = session;
 	}
 
+	void waitsOpened(WaitSession session) {
+		this.waits = session;
+	}
+
 	void renewed(Claim renewed, long sentNanos) {
 		this.claim = renewed;
 		leaseStarted(sentNanos);
@@ -378,6 +385,31 @@ final class Delivery implements ExactlyOnceContext {
 		StepSession session = this.steps;
 		return (session != null) ? session.publish(step, subject, payload)
 				: ExactlyOnceContext.super.publish(step, subject, payload);
+	}
+
+	@Override
+	public void sleep(String name, Duration duration) {
+		waits(name).sleep(name, duration);
+	}
+
+	@Override
+	public void sleepUntil(String name, Instant at) {
+		waits(name).sleepUntil(name, at);
+	}
+
+	@Override
+	public <T> Optional<T> awaitSignal(String name, ParameterizedTypeReference<T> type, Duration timeout) {
+		return waits(name).awaitSignal(name, type, timeout);
+	}
+
+	private WaitSession waits(String name) {
+		WaitSession session = this.waits;
+		if (session == null) {
+			throw new UnsupportedOperationException("Wait '" + name + "' of listener " + this.endpoint.describe()
+					+ " needs durable waits, which are off (exactlyonce.waits.enabled=false) or have no NATS "
+					+ "JetStream to keep them: see docs/waits.md");
+		}
+		return session;
 	}
 
 	/** Where the message is, for log lines: never the payload. */

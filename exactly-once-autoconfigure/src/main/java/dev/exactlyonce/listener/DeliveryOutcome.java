@@ -11,8 +11,17 @@ public enum DeliveryOutcome {
 	/** The handler ran, the completion record was written and the message acknowledged. */
 	PROCESSED,
 
-	/** The key was completed before: acknowledged without running the handler. */
+	/**
+	 * The key was completed before, or its task is suspended at a durable wait: acknowledged without
+	 * running the handler.
+	 */
 	DUPLICATE,
+
+	/**
+	 * The handler stopped at a durable wait: the task was suspended (its record {@code WAITING}) and
+	 * the message acknowledged; the wait's end publishes the copy that resumes it.
+	 */
+	SUSPENDED,
 
 	/** Another worker holds a live claim on the key: redelivery requested after its lease. */
 	IN_PROGRESS_ELSEWHERE,

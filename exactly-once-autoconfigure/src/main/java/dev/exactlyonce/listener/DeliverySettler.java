@@ -78,6 +78,10 @@ final class DeliverySettler {
 		if (settlement instanceof Settlement.Processed) {
 			ack(delivery, DeliveryOutcome.PROCESSED);
 		}
+		else if (settlement instanceof Settlement.Suspended suspended) {
+			SettlementLog.suspended(delivery.describe(), delivery.key(), suspended.waitingFor());
+			ack(delivery, DeliveryOutcome.SUSPENDED);
+		}
 		else if (settlement instanceof Settlement.Duplicate) {
 			this.duplicates.note(delivery);
 			ack(delivery, DeliveryOutcome.DUPLICATE);

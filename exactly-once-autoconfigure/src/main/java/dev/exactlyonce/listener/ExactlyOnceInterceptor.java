@@ -41,6 +41,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	private volatile HandlerTransactions transactions;
 
+	private volatile TaskWaits waits;
+
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
 			Steps steps, PipelineObservers observers, String owner, CompletionParking parking) {
 		this.store = store;
@@ -91,13 +93,24 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		WorkingAcks.Heartbeat heartbeat = this.workingAcks.start(delivery);
 		StepSession steps = this.steps.open(delivery, heartbeat, acquired.journal());
 		delivery.stepsOpened(steps);
+		WaitingTask waiting = openWaits(delivery, steps, heartbeat, acquired.run());
 		boolean completingLater = false;
 		try {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
 			if (delivery.endpoint().transactional()) {
-				return invokeInTransaction(invocation, delivery, heartbeat, steps);
+				return invokeInTransaction(invocation, delivery, heartbeat, steps, waiting);
 			}
-			Object value = proceedTimed(invocation, delivery);
+			Object value;
+			try {
+				value = proceedTimed(invocation, delivery);
+			}
+			catch (WaitSuspension suspension) {
+				this.waits.suspend(waiting, suspension);
+				if (delivery.takeSettlementForWorker()) {
+					delivery.settle(new Settlement.Suspended(suspension.waitingFor()));
+				}
+				return null;
+			}
 			if (!delivery.takeSettlementForWorker()) {
 				return value;
 			}
@@ -149,11 +162,23 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	 * handler's failure (release and retry).
 	 */
 	private Object invokeInTransaction(MethodInvocation invocation, Delivery delivery, WorkingAcks.Heartbeat heartbeat,
-			StepSession steps) throws Throwable {
+			StepSession steps, WaitingTask waiting) throws Throwable {
 		Object[] value = new Object[1];
 		Settlement[] settlement = new Settlement[1];
 		this.transactions.run(() -> {
-			value[0] = proceedTimed(invocation, delivery);
+			try {
+				value[0] = proceedTimed(invocation, delivery);
+			}
+			catch (WaitSuspension suspension) {
+				// the writes before the wait commit with its steps and the WAITING record: a checkpoint
+				settlement[0] = Uninterrupted.call(() -> heartbeat.exclusive(() -> {
+					steps.commitSteps();
+					this.waits.suspend(waiting, suspension);
+					heartbeat.stop();
+					return new Settlement.Suspended(suspension.waitingFor());
+				}));
+				return delivery.takeSettlementForWorker();
+			}
 			if (!delivery.takeSettlementForWorker()) {
 				return false;
 			}
@@ -184,6 +209,25 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	 */
 	void parkIfUnrecorded(Delivery delivery) {
 		this.completionWriter.parkIfUnrecorded(delivery);
+	}
+
+	/**
+	 * Lets handlers wait durably ({@link ExactlyOnceContext#awaitSignal}, {@link ExactlyOnceContext#sleep}).
+	 * @param waits the durable waits
+	 */
+	void useWaits(TaskWaits waits) {
+		this.waits = waits;
+	}
+
+	/** Opens the durable waits of a claimed delivery, when there are any. */
+	private WaitingTask openWaits(Delivery delivery, StepSession steps, WorkingAcks.Heartbeat heartbeat, int run) {
+		TaskWaits taskWaits = this.waits;
+		if (taskWaits == null) {
+			return null;
+		}
+		WaitingTask waiting = new DeliveryWaitingTask(delivery, steps, heartbeat, this.store, run);
+		delivery.waitsOpened(taskWaits.open(waiting));
+		return waiting;
 	}
 
 	/**
@@ -295,7 +339,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	}
 
 	private static Settlement settlementWithoutClaim(ClaimResult result) {
-		if (result instanceof ClaimResult.Completed) {
+		if (result instanceof ClaimResult.Completed || result instanceof ClaimResult.Waiting) {
 			return new Settlement.Duplicate();
 		}
 		if (result instanceof ClaimResult.HeldElsewhere held) {

@@ -170,6 +170,14 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	}
 
 	/**
+	 * Lets the listeners' handlers wait durably.
+	 * @param waits the durable waits
+	 */
+	public void useWaits(TaskWaits waits) {
+		this.interceptor.useWaits(waits);
+	}
+
+	/**
 	 * Lets transactional listeners ({@code @ExactlyOnceListener(transactional = true)}) run their
 	 * handler and completion record in one transaction of the application.
 	 * @param transactions the application's transactions

@@ -11,7 +11,15 @@ sealed interface Settlement {
 	record Processed() implements Settlement {
 	}
 
-	/** Completed before: ack without running. */
+	/**
+	 * The handler stopped at a durable wait and the task is suspended (its WAITING record and what
+	 * resumes it are stored): ack.
+	 * @param waitingFor what it waits for
+	 */
+	record Suspended(String waitingFor) implements Settlement {
+	}
+
+	/** Completed before, or suspended at a wait (its resumption publishes its own copy): ack without running. */
 	record Duplicate() implements Settlement {
 	}
 

@@ -100,8 +100,8 @@ final class StepSession {
 				(origin) -> publisher.publish(subject, payload, messageId(step, origin)), StepOutcome.EXECUTED);
 	}
 
-	/** Checks a step's name and returns what earlier attempts journaled for it. */
-	private StepRecord begin(String name) {
+	/** Checks a step's (or a wait's) name and returns what earlier attempts journaled for it. */
+	StepRecord begin(String name) {
 		if (name == null) {
 			throw new StepRejectedException("A step of listener " + this.delivery.endpoint().describe()
 					+ " has no name; give every step a name unique within a run", null);
@@ -192,7 +192,8 @@ final class StepSession {
 		}
 	}
 
-	private void journal(StepRecord step) {
+	/** Journals an entry at once, fenced by the claim, retried while the store is unavailable. */
+	void journal(StepRecord step) {
 		this.steps.journal(this.delivery, this.heartbeat, step);
 	}
 

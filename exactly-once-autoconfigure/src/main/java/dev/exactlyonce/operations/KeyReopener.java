@@ -189,6 +189,7 @@ public class KeyReopener {
 							+ "discard this dead letter"
 					: "it runs again: " + RecordFacts.whatRunsIt(record, now) + ", so a replay could run it twice; "
 							+ "replay or discard this dead letter once the task is DEAD_LETTERED or COMPLETED";
+			case RESUME -> "only a signal or the deadline of its wait resumes a task, and only a WAITING one";
 		};
 		throw OperationRefusedException.conflict(task + "; " + kind + " refused: " + advice);
 	}

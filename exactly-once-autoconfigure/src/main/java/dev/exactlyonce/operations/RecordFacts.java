@@ -44,6 +44,7 @@ final class RecordFacts {
 			case ABANDONED -> "its last attempt (" + record.owner() + ") ended mid-work; the next delivery of its "
 					+ "message takes it over (on-abandoned decides)";
 			case FAILED -> "its last attempt failed and released it; the next delivery of its message runs it";
+			case WAITING -> "it waits for " + record.resultSummary() + "; a signal or the wait's deadline resumes it";
 			default -> "it is settled";
 		};
 	}

@@ -23,7 +23,10 @@ public enum TaskStatus {
 	DEAD_LETTERED,
 
 	/** Completed: never run again unless resubmitted. */
-	COMPLETED;
+	COMPLETED,
+
+	/** Suspended at a durable wait: a signal or the wait's deadline resumes it. */
+	WAITING;
 
 	/**
 	 * The status of a record.
@@ -37,6 +40,7 @@ public enum TaskStatus {
 			case FAILED -> FAILED;
 			case DEAD_LETTERED -> DEAD_LETTERED;
 			case COMPLETED -> COMPLETED;
+			case WAITING -> WAITING;
 		};
 	}
 

@@ -16,17 +16,19 @@ public sealed interface ClaimResult {
 	 * @param previousAttempt the attempt before this one when it failed or was abandoned, else
 	 * {@code null}
 	 * @param journal the steps earlier attempts journaled, to replay; empty on a first attempt
+	 * @param run the task's run ({@link IdempotencyRecord#run()}): signals are kept per run
 	 */
-	record Acquired(Claim claim, PreviousAttempt previousAttempt, StepJournal journal) implements ClaimResult {
+	record Acquired(Claim claim, PreviousAttempt previousAttempt, StepJournal journal, int run)
+			implements ClaimResult {
 
 		/**
 		 * The claim a stored {@link RecordState#IN_PROGRESS} record describes.
 		 * @param held the record of the claim
-		 * @return the claim, with the attempt it took over and the journal it carries
+		 * @return the claim, with the attempt it took over, the journal it carries and its run
 		 */
 		public static Acquired of(IdempotencyRecord held) {
 			return new Acquired(new Claim(held.key(), held.owner(), held.token(), held.attempts(), held.startedAt(),
-					held.leaseUntil()), held.previousAttempt(), held.journal());
+					held.leaseUntil()), held.previousAttempt(), held.journal(), held.run());
 		}
 
 	}
@@ -43,6 +45,23 @@ public sealed interface ClaimResult {
 		 * @param record the completion record
 		 */
 		public Completed {
+			record = record.withJournal(StepJournal.EMPTY);
+		}
+
+	}
+
+	/**
+	 * The task is suspended at a durable wait: this copy must not run it (the wait's end publishes
+	 * the copy that resumes it).
+	 * @param record the record of the key, without its step journal (as {@link Completed})
+	 */
+	record Waiting(IdempotencyRecord record) implements ClaimResult {
+
+		/**
+		 * Creates the answer, dropping the record's journal.
+		 * @param record the record of the key
+		 */
+		public Waiting {
 			record = record.withJournal(StepJournal.EMPTY);
 		}
 

@@ -74,6 +74,8 @@ public final class ClaimRules {
 					return ClaimDecision.answer(new ClaimResult.Completed(live));
 				case DEAD_LETTERED:
 					return ClaimDecision.answer(new ClaimResult.DeadLettered(live));
+				case WAITING:
+					return ClaimDecision.answer(new ClaimResult.Waiting(live));
 				case IN_PROGRESS:
 					if (live.isLiveClaim(now)) {
 						return ClaimDecision.answer(new ClaimResult.HeldElsewhere(live.owner(), toLocal(live.leaseUntil())));
@@ -130,7 +132,7 @@ public final class ClaimRules {
 		Instant now = this.clock.latest();
 		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
 				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
-				now.plus(this.completedTtl), completion.resultSummary(), held.previousAttempt(), held.journal(),
+				now.plus(this.completedTtl).plus(completion.keptFor()), completion.resultSummary(), held.previousAttempt(), held.journal(),
 				held.duplicateSequences(), held.audit());
 	}
 

@@ -86,6 +86,16 @@ public record IdempotencyRecord(String key, String listener, String owner, Strin
 	}
 
 	/**
+	 * The task's run: 1, plus one for every resubmit (which starts the task again with an empty
+	 * journal). A signal is kept for the run it was sent to, so a resubmitted task never takes a
+	 * signal meant for its earlier run.
+	 * @return the run, from 1
+	 */
+	public int run() {
+		return nextActionNumber(OperatorAction.Kind.RESUBMIT);
+	}
+
+	/**
 	 * Whether the claim is held by someone whose lease has not yet run out.
 	 * @param now the current time
 	 * @return {@code true} for a live claim

@@ -31,7 +31,13 @@ public record OperatorAction(Kind kind, int number, String operator, String reas
 		RESUBMIT(Set.of(RecordState.COMPLETED, RecordState.FAILED)),
 
 		/** Drop a dead letter for good: the record stays dead-lettered. */
-		DISCARD(Set.of(RecordState.DEAD_LETTERED));
+		DISCARD(Set.of(RecordState.DEAD_LETTERED)),
+
+		/**
+		 * End a task's durable wait (a signal arrived, or its deadline passed): reopened with its step
+		 * journal, which holds what ended the wait, and its copy published again.
+		 */
+		RESUME(Set.of(RecordState.WAITING));
 
 		private final Set<RecordState> from;
 

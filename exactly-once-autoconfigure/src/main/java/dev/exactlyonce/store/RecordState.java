@@ -15,6 +15,13 @@ public enum RecordState {
 	FAILED,
 
 	/** Parked in a dead letter; never run again automatically. */
-	DEAD_LETTERED
+	DEAD_LETTERED,
+
+	/**
+	 * Suspended at a durable wait (a signal, a sleep): no attempt holds it and no delivery of it is
+	 * pending; a copy delivered meanwhile is settled without running. A signal or the wait's deadline
+	 * reopens it ({@link OperatorAction.Kind#RESUME}) and publishes the copy that resumes it.
+	 */
+	WAITING
 
 }

@@ -58,6 +58,19 @@ public final class SettlementLog {
 	}
 
 	/**
+	 * Says that a task was suspended at a durable wait (debug: a suspension is routine).
+	 * @param where where the message is
+	 * @param key its idempotency key
+	 * @param waitingFor what it waits for
+	 */
+	public static void suspended(String where, String key, String waitingFor) {
+		if (logger.isDebugEnabled()) {
+			logger.debug("Message at " + where + ": task '" + key + "' suspended, waiting for " + waitingFor
+					+ "; acknowledged, it runs again when the wait ends");
+		}
+	}
+
+	/**
 	 * Warns of a handler stopped by a shutdown.
 	 * @param where the message
 	 * @param failure the type of what it threw

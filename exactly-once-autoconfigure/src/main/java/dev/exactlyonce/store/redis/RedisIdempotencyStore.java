@@ -82,6 +82,8 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	private final String ttlMillis;
 
+	private final Duration completedTtl;
+
 	private final UnconfirmedClaims unconfirmedClaims = new UnconfirmedClaims();
 
 	/**
@@ -94,6 +96,7 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keyPrefix = keyPrefix;
 		this.ttlMillis = Long.toString(completedTtl.toMillis());
+		this.completedTtl = completedTtl;
 	}
 
 	@Override
@@ -109,8 +112,11 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		return switch (String.valueOf(reply.get(0))) {
 			case "ACQUIRED" -> ClaimResult.Acquired.of(current);
 			case "HELD" -> new ClaimResult.HeldElsewhere(current.owner(), current.leaseUntil());
-			case "FINAL" -> (current.state() == RecordState.COMPLETED) ? new ClaimResult.Completed(current)
-					: new ClaimResult.DeadLettered(current);
+			case "FINAL" -> switch (current.state()) {
+				case COMPLETED -> new ClaimResult.Completed(current);
+				case WAITING -> new ClaimResult.Waiting(current);
+				default -> new ClaimResult.DeadLettered(current);
+			};
 			default -> throw new StoreUnavailableException("Unexpected claim script reply " + reply.get(0), null);
 		};
 	}
@@ -128,7 +134,8 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 				Long.toString(completion.streamSequence())));
 		addIfSet(fields, "listener", completion.listener());
 		addIfSet(fields, "resultSummary", completion.resultSummary());
-		return LandedWrites.write(() -> update(claim, "completedAt", Duration.ZERO, fields.toArray(String[]::new)),
+		String ttl = Long.toString(this.completedTtl.plus(completion.keptFor()).toMillis());
+		return LandedWrites.write(() -> update(claim, ttl, "completedAt", Duration.ZERO, fields.toArray(String[]::new)),
 				() -> readBack(claim.key()), LandedWrites.completionOf(claim, completion));
 	}
 
@@ -254,9 +261,13 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	/** Runs the update script: sets {@code timeField} to now + offset and the given fields. */
 	private IdempotencyRecord update(Claim claim, String timeField, Duration offset, String... fields) {
+		return update(claim, this.ttlMillis, timeField, offset, fields);
+	}
+
+	private IdempotencyRecord update(Claim claim, String ttl, String timeField, Duration offset, String... fields) {
 		String[] args = new String[4 + fields.length];
 		args[0] = claim.token();
-		args[1] = this.ttlMillis;
+		args[1] = ttl;
 		args[2] = timeField;
 		args[3] = Long.toString(offset.toMillis());
 		System.arraycopy(fields, 0, args, 4, fields.length);

@@ -5,7 +5,7 @@
 -- ARGV[5] record TTL (ms)
 -- Returns {status, now (ms), field, value, ...}: ACQUIRED with the record as written (the attempt it took
 -- over in the previous* fields, its step journal, operators' audit and noted copies kept), HELD (a live claim)
--- or FINAL with the record as it is; only ACQUIRED carries the step journal (ClaimDecision.needsWholeJournal:
+-- or FINAL (completed, dead-lettered or waiting) with the record as it is; only ACQUIRED carries the step journal (ClaimDecision.needsWholeJournal:
 -- a duplicate of a long task is answered without reading its steps).
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -25,7 +25,7 @@ if fields.state == 'IN_PROGRESS' and fields.token == ARGV[3] and fields.owner ==
 	redis.call('PEXPIRE', KEYS[1], ttl)
 	return reply('ACQUIRED')
 end
-if fields.state == 'COMPLETED' or fields.state == 'DEAD_LETTERED' then
+if fields.state == 'COMPLETED' or fields.state == 'DEAD_LETTERED' or fields.state == 'WAITING' then
 	return reply('FINAL')
 end
 if fields.state == 'IN_PROGRESS' and tonumber(fields.leaseUntil) > now then

@@ -1,0 +1,60 @@
+package dev.exactlyonce.listener;
+
+import java.time.Instant;
+
+/**
+ * Unwinds a handler that reached a durable wait which cannot end yet ({@link ExactlyOnceContext#sleep},
+ * {@link ExactlyOnceContext#awaitSignal}), so that the pipeline suspends its task: journaled, its
+ * record {@code WAITING}, its message acknowledged, no thread, ack slot or lease held. The handler
+ * runs again from the top when the wait ends. An {@link Error}, so that {@code catch (Exception ex)}
+ * lets it through: never catch it, or rethrow it when you catch {@link Throwable}.
+ */
+public final class WaitSuspension extends Error {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient String waitName;
+
+	private final transient String waitingFor;
+
+	private final transient Instant until;
+
+	/**
+	 * Creates the suspension.
+	 * @param waitName the wait's name
+	 * @param waitingFor what the task waits for, for its record and logs, e.g. {@code signal 'approval'}
+	 * @param until when the wait ends at the latest
+	 */
+	public WaitSuspension(String waitName, String waitingFor, Instant until) {
+		super("The task waits for " + waitingFor + " until " + until + ": it is suspended and runs again from the "
+				+ "top when the wait ends", null, false, false);
+		this.waitName = waitName;
+		this.waitingFor = waitingFor;
+		this.until = until;
+	}
+
+	/**
+	 * The wait's name.
+	 * @return the name
+	 */
+	public String waitName() {
+		return this.waitName;
+	}
+
+	/**
+	 * What the task waits for.
+	 * @return e.g. {@code signal 'approval'} or {@code sleep 'cool-down'}
+	 */
+	public String waitingFor() {
+		return this.waitingFor;
+	}
+
+	/**
+	 * When the wait ends at the latest, on the server's clock.
+	 * @return the deadline
+	 */
+	public Instant until() {
+		return this.until;
+	}
+
+}
