@@ -29,8 +29,8 @@ import dev.exactlyonce.listener.ExactlyOnceListenerAnnotationBeanPostProcessor;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.listener.HandlerTransactions;
 import dev.exactlyonce.listener.ListenerThreads;
-import dev.exactlyonce.listener.NatsKvCompletionParking;
 import dev.exactlyonce.listener.PipelineObserver;
+import dev.exactlyonce.nats.NatsKvCompletionParking;
 import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.publish.DuplicateWindows;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
@@ -141,7 +141,7 @@ public final class ExactlyOnceAutoConfiguration {
 		}
 	}
 
-	private static JsonMapper jsonMapper(ObjectProvider<JsonMapper> jsonMapper) {
+	static JsonMapper jsonMapper(ObjectProvider<JsonMapper> jsonMapper) {
 		return jsonMapper.getIfAvailable(() -> JsonMapper.builder().build());
 	}
 

@@ -25,7 +25,7 @@ import dev.exactlyonce.provision.StreamDeclaration;
  * Configuration properties for exactly-once processing over NATS JetStream, bound from
  * {@code exactlyonce.*} and mapped onto the pipeline's own model ({@link #toJetStreamDeclarations()},
  * {@link #toListenerSettings(ListenerThreads)}, {@link NatsProperties#toConnectionSettings(NatsConnectionDetails)},
- * {@link StoreProperties#toBucketSpec()}).
+ * {@link StoreProperties#toBucketSpec}).
  */
 @ConfigurationProperties("exactlyonce")
 public class ExactlyOnceProperties {
@@ -58,6 +58,9 @@ public class ExactlyOnceProperties {
 
 	/** Durable step settings ({@code ExactlyOnceContext.step}). */
 	private final Steps steps = new Steps();
+
+	/** Durable waits: sleeps and signals that hold no worker while they wait. */
+	private final WaitsProperties waits = new WaitsProperties();
 
 	/** Operator tools: task inspection, replay, resubmit and discard. */
 	private final Operations operations = new Operations();
@@ -94,6 +97,10 @@ public class ExactlyOnceProperties {
 
 	public DeadLetter getDeadLetter() {
 		return this.deadLetter;
+	}
+
+	public WaitsProperties getWaits() {
+		return this.waits;
 	}
 
 	public Listener getListener() {

@@ -28,7 +28,7 @@ class NatsKvStoreConfiguration {
 				properties.getNats().getRequestTimeout(),
 				properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE);
 		return StartupRetry.call("Provisioning the idempotency bucket", connection,
-				() -> provisioner.provisionStore(properties.getStore().toBucketSpec(), rules,
+				() -> provisioner.provisionStore(properties.getStore().toBucketSpec(properties.getWaits().keptLonger()), rules,
 						connection.getServerInfo().getMaxPayload()));
 	}
 

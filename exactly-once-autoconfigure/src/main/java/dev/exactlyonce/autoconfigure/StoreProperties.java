@@ -89,11 +89,12 @@ public class StoreProperties {
 	}
 
 	/**
-	 * What the NATS KV store needs of its bucket.
+	 * What the NATS KV store needs of its bucket: entries kept completed-ttl, plus the longest wait.
+	 * @param keptLonger how much longer records are kept ({@link WaitsProperties#keptLonger()})
 	 * @return the bucket's spec
 	 */
-	public NatsKvBucketSpec toBucketSpec() {
-		return new NatsKvBucketSpec(this.natsKv.getBucket(), this.completedTtl,
+	public NatsKvBucketSpec toBucketSpec(Duration keptLonger) {
+		return new NatsKvBucketSpec(this.natsKv.getBucket(), this.completedTtl.plus(keptLonger),
 				JetStreamConfigurations.storage(this.natsKv.getStorage()), this.natsKv.getReplicas(),
 				NatsKvBucketSpec.largestRecord(this.resultSummaryMaxLength));
 	}

@@ -15,21 +15,21 @@ public final class WaitSuspension extends Error {
 
 	private final transient String waitName;
 
-	private final transient String waitingFor;
+	private final transient String kind;
 
 	private final transient Instant until;
 
 	/**
 	 * Creates the suspension.
 	 * @param waitName the wait's name
-	 * @param waitingFor what the task waits for, for its record and logs, e.g. {@code signal 'approval'}
+	 * @param kind what kind of wait it is, e.g. {@code signal} or {@code sleep}
 	 * @param until when the wait ends at the latest
 	 */
-	public WaitSuspension(String waitName, String waitingFor, Instant until) {
-		super("The task waits for " + waitingFor + " until " + until + ": it is suspended and runs again from the "
-				+ "top when the wait ends", null, false, false);
+	public WaitSuspension(String waitName, String kind, Instant until) {
+		super("The task waits for " + kind + " '" + waitName + "' until " + until + ": it is suspended and runs "
+				+ "again from the top when the wait ends", null, false, false);
 		this.waitName = waitName;
-		this.waitingFor = waitingFor;
+		this.kind = kind;
 		this.until = until;
 	}
 
@@ -42,11 +42,19 @@ public final class WaitSuspension extends Error {
 	}
 
 	/**
+	 * What kind of wait it is.
+	 * @return e.g. {@code signal} or {@code sleep}
+	 */
+	public String kind() {
+		return this.kind;
+	}
+
+	/**
 	 * What the task waits for.
-	 * @return e.g. {@code signal 'approval'} or {@code sleep 'cool-down'}
+	 * @return e.g. {@code signal 'approval' until 2026-12-06T10:00:00Z}
 	 */
 	public String waitingFor() {
-		return this.waitingFor;
+		return this.kind + " '" + this.waitName + "' until " + this.until;
 	}
 
 	/**

@@ -50,14 +50,30 @@ public class Republisher {
 	 * @throws OperationRefusedException when the stream refused the copy or did not answer
 	 */
 	public PublishAck publish(MessageInfo stored, String subject, String stream, String key, String messageId) {
-		Headers headers = (stored.getHeaders() != null) ? new Headers(stored.getHeaders()) : new Headers();
+		return publish(stored.getHeaders(), stored.getData(), subject, stream, key, messageId);
+	}
+
+	/**
+	 * Publishes a copy of a message given by its headers and data.
+	 * @param storedHeaders the stored message's headers, or {@code null}
+	 * @param data its data
+	 * @param subject the task subject
+	 * @param stream the stream that must store it
+	 * @param key the task's key, without namespace
+	 * @param messageId the copy's message id
+	 * @return the server's answer (sequence, and whether it was a duplicate)
+	 * @throws OperationRefusedException when the stream refused the copy or did not answer
+	 */
+	public PublishAck publish(Headers storedHeaders, byte[] data, String subject, String stream, String key,
+			String messageId) {
+		Headers headers = (storedHeaders != null) ? new Headers(storedHeaders) : new Headers();
 		ServerDirectives.remove(headers);
 		DEAD_LETTER_HEADERS.forEach((name) -> HeaderEncoding.remove(headers, DeadLetterPublisher.HEADER_PREFIX + name));
 		HeaderEncoding.put(headers, KeyResolver.MESSAGE_ID_HEADER, messageId);
 		if (HeaderEncoding.first(headers, KeyResolver.ORIGINAL_MESSAGE_ID_HEADER) == null) {
 			HeaderEncoding.put(headers, KeyResolver.ORIGINAL_MESSAGE_ID_HEADER, key);
 		}
-		NatsMessage copy = NatsMessage.builder().subject(subject).headers(headers).data(stored.getData()).build();
+		NatsMessage copy = NatsMessage.builder().subject(subject).headers(headers).data(data).build();
 		try {
 			return this.connection.jetStream().publish(copy, PublishOptions.builder().expectedStream(stream).build());
 		}

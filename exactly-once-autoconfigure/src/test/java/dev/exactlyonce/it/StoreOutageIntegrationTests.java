@@ -12,7 +12,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.listener.CompletionParking;
 import dev.exactlyonce.listener.DeliveryOutcome;
-import dev.exactlyonce.listener.NatsKvCompletionParking;
+import dev.exactlyonce.nats.NatsKvCompletionParking;
 import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.ClaimResult;
@@ -21,8 +21,8 @@ import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.testapp.TaskAssignment;
-import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
+import dev.exactlyonce.testapp.TestInstances;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

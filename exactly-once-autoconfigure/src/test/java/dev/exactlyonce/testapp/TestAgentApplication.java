@@ -10,7 +10,8 @@ import org.springframework.context.annotation.Import;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({ RecordingTaskHandler.class, SteppedTaskHandler.class, TransactionalPostHandler.class })
+@Import({ RecordingTaskHandler.class, SteppedTaskHandler.class, TransactionalPostHandler.class,
+		ApprovalTaskHandler.class })
 public class TestAgentApplication {
 
 }

@@ -29,7 +29,7 @@ public final class ExactlyOnceHealthContributorAutoConfiguration {
 	ExactlyOnceHealthIndicator exactlyonceHealthIndicator(Connection connection, ExactlyOnceProperties properties,
 			IdempotencyStore store) {
 		return new ExactlyOnceHealthIndicator(connection, properties.toJetStreamDeclarations(),
-				properties.getStore().toBucketSpec(), properties.getNats().getRequestTimeout(), store);
+				properties.getStore().toBucketSpec(properties.getWaits().keptLonger()), properties.getNats().getRequestTimeout(), store);
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.List;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
 import io.nats.client.KeyValue;
 import io.nats.client.KeyValueManagement;
 import io.nats.client.KeyValueOptions;
@@ -88,6 +89,7 @@ public class NatsKvBucketProvisioner {
 			}
 			if (status != null) {
 				lock.enforce(this.update);
+				extendTtlIfShorter(status, spec);
 				ConfigurationDrift drift = drift(management.getStatus(spec.name()), spec);
 				drift.warnings().forEach((warning) -> logger.warn("Idempotency bucket '" + spec.name()
 						+ "' on the server: " + warning + "; kept as it is"));
@@ -198,12 +200,31 @@ public class NatsKvBucketProvisioner {
 		return drift(this.connection.keyValueManagement(this.options).getStatus(spec.name()), spec);
 	}
 
+	/**
+	 * Lengthens the TTL of an existing bucket that keeps records for less than the spec (a bucket
+	 * made before durable waits, whose records are kept for the longest wait too), when provisioning
+	 * may change it: its stream's {@code max_age}, everything else as it is.
+	 */
+	private void extendTtlIfShorter(KeyValueStatus status, NatsKvBucketSpec spec)
+			throws IOException, JetStreamApiException {
+		Duration ttl = status.getTtl();
+		if (!this.update || ttl == null || ttl.isZero() || ttl.compareTo(spec.ttl()) >= 0) {
+			return;
+		}
+		JetStreamManagement streams = this.connection.jetStreamManagement(this.options.getJetStreamOptions());
+		String stream = "KV_" + spec.name();
+		StreamConfiguration current = streams.getStreamInfo(stream).getConfiguration();
+		streams.updateStream(StreamConfiguration.builder(current).maxAge(spec.ttl()).build());
+		logger.info("Idempotency bucket '" + spec.name() + "': TTL lengthened from " + DurationText.of(ttl) + " to "
+				+ DurationText.of(spec.ttl()) + " (exactlyonce.store.completed-ttl plus exactlyonce.waits.max-duration)");
+	}
+
 	private static ConfigurationDrift drift(KeyValueStatus status, NatsKvBucketSpec spec) {
 		List<String> differences = new ArrayList<>();
 		List<String> warnings = new ArrayList<>();
 		Duration ttl = status.getTtl();
 		if (ttl != null && !ttl.isZero() && ttl.compareTo(spec.ttl()) < 0) {
-			differences.add("ttl: server " + DurationText.of(ttl) + ", declared " + DurationText.of(spec.ttl()) + " (exactlyonce.store.completed-ttl): "
+			differences.add("ttl: server " + DurationText.of(ttl) + ", declared " + DurationText.of(spec.ttl()) + " (exactlyonce.store.completed-ttl plus exactlyonce.waits.max-duration): "
 					+ "completed records would be forgotten while redeliveries are still possible");
 		}
 		if (status.getStorageType() != spec.storage()) {

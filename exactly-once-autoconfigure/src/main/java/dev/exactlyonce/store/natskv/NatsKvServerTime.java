@@ -19,7 +19,7 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * probes never accumulate; the key contains a {@code .}, which no encoded idempotency key does, and
  * readers of records skip it ({@link #isProbe}).
  */
-final class NatsKvServerTime implements ServerTimeProbe {
+public final class NatsKvServerTime implements ServerTimeProbe {
 
 	/** The probe's key. */
 	static final String KEY = "exactlyonce.clock-probe";
@@ -30,9 +30,9 @@ final class NatsKvServerTime implements ServerTimeProbe {
 
 	/**
 	 * Creates the probe.
-	 * @param bucket the idempotency bucket
+	 * @param bucket the bucket to probe (the idempotency bucket, or the waits bucket)
 	 */
-	NatsKvServerTime(KeyValue bucket) {
+	public NatsKvServerTime(KeyValue bucket) {
 		this.bucket = bucket;
 	}
 

@@ -1,4 +1,4 @@
-package dev.exactlyonce.listener;
+package dev.exactlyonce.nats;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -9,17 +9,14 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.KeyValueManagement;
 import io.nats.client.KeyValueOptions;
-import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
-import io.nats.client.api.StorageType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.exactlyonce.config.ExactlyOnceConfigurationException;
-import dev.exactlyonce.nats.KvBucketLock;
+import dev.exactlyonce.listener.CompletionParking;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
 
@@ -32,10 +29,6 @@ public final class NatsKvCompletionParking implements CompletionParking {
 	private static final Log logger = LogFactory.getLog(NatsKvCompletionParking.class);
 
 	private static final int MAX_KEY_LENGTH = 512;
-
-	private static final int BUCKET_NOT_FOUND = 10059;
-
-	private static final String STARTUP_PROBE_KEY = "startup-probe";
 
 	private final KeyValue bucket;
 
@@ -65,72 +58,24 @@ public final class NatsKvCompletionParking implements CompletionParking {
 	 * @param requestTimeout how long one bucket operation may take
 	 * @param create whether a missing bucket is created and an open one closed
 	 * @return the parking
-	 * @throws ExactlyOnceConfigurationException when the bucket is missing and may not be created, or
+	 * @throws dev.exactlyonce.config.ExactlyOnceConfigurationException when the bucket is missing and may not be created, or
 	 * open to roll-ups or purges and may not or could not be closed
 	 * @throws IllegalStateException when the server refused or did not answer (the cause says why)
 	 */
 	public static NatsKvCompletionParking open(Connection connection, String name, Duration ttl,
 			Duration requestTimeout, boolean create) {
-		KeyValueOptions options = KeyValueOptions.builder().jsRequestTimeout(requestTimeout).build();
+		KeyValue bucket = LockedKvBucket.open(connection, new LockedKvBucket.Spec(name,
+				"exactlyonce.listener.parking-bucket",
+				"exactly-once completions parked while the idempotency store was unavailable", ttl, requestTimeout,
+				create, ", or set exactlyonce.listener.completion-parking=false (a completion the store could not "
+						+ "take is then lost with the process)."));
 		try {
-			KeyValueManagement management = connection.keyValueManagement(options);
-			KvBucketLock lock = new KvBucketLock(connection, options, name, "exactlyonce.listener.parking-bucket");
-			if (exists(management, name)) {
-				lock.enforce(create);
-			}
-			else {
-				if (!create) {
-					throw new ExactlyOnceConfigurationException("The completion parking bucket '" + name
-							+ "' (exactlyonce.listener.parking-bucket) does not exist and exactlyonce.provisioning.mode "
-							+ "does not create it",
-							"Create it where the streams are provisioned (a start with exactlyonce.provisioning.mode="
-									+ "create-or-update does), or set exactlyonce.listener.completion-parking="
-									+ "false (a completion the store could not take is then lost with the process).");
-				}
-				createUnlessCreatedMeanwhile(management, lock, name, ttl);
-			}
-			NatsKvCompletionParking parking = new NatsKvCompletionParking(connection.keyValue(name, options),
-					management);
-			// a read now, so that a user not allowed to read the bucket fails start-up, not every takeover
-			parking.bucket.get(STARTUP_PROBE_KEY);
-			return parking;
+			return new NatsKvCompletionParking(bucket, connection.keyValueManagement(
+					KeyValueOptions.builder().jsRequestTimeout(requestTimeout).build()));
 		}
-		catch (IOException | JetStreamApiException ex) {
-			throw new IllegalStateException("Could not create or read the completion parking bucket '" + name
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not read the completion parking bucket '" + name
 					+ "' (exactlyonce.listener.parking-bucket): " + ex.getMessage(), ex);
-		}
-	}
-
-	private static void createUnlessCreatedMeanwhile(KeyValueManagement management, KvBucketLock lock, String name,
-			Duration ttl) throws IOException, JetStreamApiException {
-		try {
-			lock.create(KeyValueConfiguration.builder()
-				.name(name)
-				.description("exactly-once completions parked while the idempotency store was unavailable")
-				.storageType(StorageType.File)
-				.maxHistoryPerKey(1)
-				.ttl(ttl)
-				.build());
-		}
-		catch (JetStreamApiException ex) {
-			if (!exists(management, name)) {
-				throw ex;
-			}
-			lock.enforce(true);
-		}
-	}
-
-	private static boolean exists(KeyValueManagement management, String name)
-			throws IOException, JetStreamApiException {
-		try {
-			management.getStatus(name);
-			return true;
-		}
-		catch (JetStreamApiException ex) {
-			if (ex.getApiErrorCode() == BUCKET_NOT_FOUND) {
-				return false;
-			}
-			throw ex;
 		}
 	}
 
@@ -153,7 +98,7 @@ public final class NatsKvCompletionParking implements CompletionParking {
 			entry = this.bucket.get(this.keys.encode(storeKey));
 		}
 		catch (JetStreamApiException ex) {
-			if (ex.getApiErrorCode() == BUCKET_NOT_FOUND) {
+			if (ex.getApiErrorCode() == LockedKvBucket.BUCKET_NOT_FOUND) {
 				// the bucket was deleted: whatever was parked in it is gone
 				return Optional.empty();
 			}
@@ -190,7 +135,7 @@ public final class NatsKvCompletionParking implements CompletionParking {
 			return false;
 		}
 		catch (JetStreamApiException ex) {
-			return ex.getApiErrorCode() == BUCKET_NOT_FOUND;
+			return ex.getApiErrorCode() == LockedKvBucket.BUCKET_NOT_FOUND;
 		}
 		catch (IOException | RuntimeException ex) {
 			return false;

@@ -1,0 +1,161 @@
+package dev.exactlyonce.waits;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.UUID;
+
+import io.nats.client.api.MessageInfo;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.exactlyonce.operations.OperatedConsumers;
+import dev.exactlyonce.operations.OperationRefusedException;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalPartMissingException;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepState;
+
+/**
+ * Sends signals to tasks waiting in {@code ExactlyOnceContext.awaitSignal}. A signal is stored as the
+ * decision of its wait (of the task's current run) before anything else, by a compare-and-set that
+ * its wait's timeout and other signals race with, so it is kept when the task has not reached the
+ * wait yet and is never both taken and timed out. When the task waits for it, it is resumed at once.
+ * The outcome says what happened; a failure (NATS or the store not answering) leaves the signal
+ * stored or not stored, never taken and lost: send it again with the same id.
+ */
+public class ExactlyOnceSignals {
+
+	/** Who sends a signal through {@link #signal(String, String, String, Object, String)}. */
+	public static final String APPLICATION = "application";
+
+	private final IdempotencyStore store;
+
+	private final OperatedConsumers consumers;
+
+	private final WaitDecisions decisions;
+
+	private final WaitTickets tickets;
+
+	private final WaitResumer resumer;
+
+	private final JsonMapper mapper;
+
+	private final long maxPayloadBytes;
+
+	private final Clock clock;
+
+	ExactlyOnceSignals(IdempotencyStore store, OperatedConsumers consumers, WaitDecisions decisions,
+			WaitTickets tickets, WaitResumer resumer, JsonMapper mapper, long maxPayloadBytes, Clock clock) {
+		this.store = store;
+		this.consumers = consumers;
+		this.decisions = decisions;
+		this.tickets = tickets;
+		this.resumer = resumer;
+		this.mapper = mapper;
+		this.maxPayloadBytes = maxPayloadBytes;
+		this.clock = clock;
+	}
+
+	/**
+	 * Sends a signal to a task's wait.
+	 * @param consumer the consumer whose listener runs the task
+	 * @param key the task's key, without namespace
+	 * @param name the wait's name ({@code awaitSignal(name, ...)})
+	 * @param payload what the wait returns, written as JSON with the application's mapper
+	 * @param signalId the signal's id: a signal sent again with the same id is a {@code DUPLICATE};
+	 * {@code null} for a new random one
+	 * @return what happened
+	 * @throws OperationRefusedException when the consumer is not declared or the payload is too large
+	 * or not writable as JSON
+	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store or NATS did not answer
+	 */
+	public SignalOutcome signal(String consumer, String key, String name, Object payload, String signalId) {
+		return signal(consumer, key, name, payload, signalId, APPLICATION, null);
+	}
+
+	/**
+	 * Sends a signal on someone's behalf (the operations endpoint): see
+	 * {@link #signal(String, String, String, Object, String)}.
+	 * @param consumer the consumer whose listener runs the task
+	 * @param key the task's key, without namespace
+	 * @param name the wait's name
+	 * @param payload what the wait returns
+	 * @param signalId the signal's id, or {@code null}
+	 * @param sender who sends it (kept in the task's audit when it resumes the task)
+	 * @param reason why, or {@code null}
+	 * @return what happened
+	 */
+	public SignalOutcome signal(String consumer, String key, String name, Object payload, String signalId,
+			String sender, String reason) {
+		String storeKey = this.consumers.storeKey(consumer, key);
+		String json = json(payload, name);
+		String id = (signalId != null) ? signalId : UUID.randomUUID().toString();
+		Optional<IdempotencyRecord> before = find(storeKey);
+		if (before.isEmpty()) {
+			return SignalOutcome.NO_SUCH_TASK;
+		}
+		if (before.get().isFinal()) {
+			return SignalOutcome.TOO_LATE;
+		}
+		int run = before.get().run();
+		WaitKey waitKey = new WaitKey(storeKey, run, name);
+		WaitDecision signal = WaitDecision.signal(id, json, sender, reason, this.clock.instant());
+		WaitDecision stored = this.decisions.decide(waitKey, signal);
+		if (stored.equals(signal)) {
+			return afterStored(storeKey, run, name, stored);
+		}
+		if (!stored.isSignal(id)) {
+			return SignalOutcome.TOO_LATE;
+		}
+		// sent again (its first sending may have failed after storing it): resume the task if it still waits
+		afterStored(storeKey, run, name, stored);
+		return SignalOutcome.DUPLICATE;
+	}
+
+	private SignalOutcome afterStored(String storeKey, int run, String name, WaitDecision stored) {
+		IdempotencyRecord after = find(storeKey).orElse(null);
+		if (after == null || after.isFinal() || after.run() != run) {
+			return SignalOutcome.TOO_LATE;
+		}
+		if (after.state() != RecordState.WAITING
+				|| after.journal().find(name).filter((entry) -> entry.state() == StepState.STARTED).isEmpty()) {
+			return SignalOutcome.BUFFERED;
+		}
+		MessageInfo ticketMessage = this.tickets.latest(storeKey).orElse(null);
+		WaitTicket ticket = (ticketMessage != null) ? WaitTicket.readFrom(ticketMessage.getHeaders()) : null;
+		if (ticket != null && ticket.token().equals(after.token())) {
+			this.resumer.resume(ticket, ticketMessage.getHeaders(), ticketMessage.getData(), stored.sender(),
+					stored.describe(name));
+		}
+		return SignalOutcome.RESUMED;
+	}
+
+	private String json(Object payload, String name) {
+		byte[] json;
+		try {
+			json = this.mapper.writeValueAsBytes(payload);
+		}
+		catch (JacksonException ex) {
+			throw OperationRefusedException.badRequest("The payload of signal '" + name + "' cannot be written as JSON: "
+					+ ex.getOriginalMessage());
+		}
+		if (json.length > this.maxPayloadBytes) {
+			throw OperationRefusedException.badRequest("The payload of signal '" + name + "' is " + json.length
+					+ " bytes as JSON, above exactlyonce.steps.max-result-size (" + this.maxPayloadBytes
+					+ " bytes): send a reference to it instead");
+		}
+		return new String(json, StandardCharsets.UTF_8);
+	}
+
+	private Optional<IdempotencyRecord> find(String storeKey) {
+		try {
+			return this.store.find(storeKey);
+		}
+		catch (JournalPartMissingException ex) {
+			return Optional.ofNullable(ex.record());
+		}
+	}
+
+}

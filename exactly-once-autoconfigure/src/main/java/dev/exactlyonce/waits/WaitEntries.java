@@ -1,0 +1,115 @@
+package dev.exactlyonce.waits;
+
+import java.time.Instant;
+import java.util.Optional;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+import org.springframework.core.ParameterizedTypeReference;
+
+import dev.exactlyonce.listener.StepRejectedException;
+import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.store.StepState;
+
+/**
+ * A wait's entries in the step journal, whose results are JSON objects: a STARTED entry
+ * {@code {"wait":"SIGNAL","until":"<instant>"}} (the deadline, journaled once, kept by every later
+ * attempt), a DONE entry adding {@code "outcome"} ({@code SIGNALLED}, {@code TIMED_OUT} or
+ * {@code WOKE}) and, for a signal, {@code "signalId"} and {@code "payload"}: so a wait that ended
+ * returns the same on every later attempt of the run, whatever happens to the waits bucket.
+ */
+final class WaitEntries {
+
+	private static final String WAIT = "wait";
+
+	private static final String UNTIL = "until";
+
+	private static final String OUTCOME = "outcome";
+
+	private static final String PAYLOAD = "payload";
+
+	private final JsonMapper mapper;
+
+	WaitEntries(JsonMapper mapper) {
+		this.mapper = mapper;
+	}
+
+	/** The STARTED entry of a wait. */
+	StepRecord started(String name, WaitTicket.Kind kind, Instant until, int attempt, String origin, Instant now) {
+		ObjectNode result = this.mapper.createObjectNode().put(WAIT, kind.name()).put(UNTIL, until.toString());
+		return new StepRecord(name, StepState.STARTED, attempt, result.toString(), now, null, origin);
+	}
+
+	/** The DONE entry of a signal wait that a decision ended. */
+	StepRecord decided(StepRecord started, WaitDecision decision, int attempt, Instant now) {
+		ObjectNode result = startedResult(started).put(OUTCOME, decision.outcome().name());
+		if (decision.outcome() == WaitDecision.Outcome.SIGNALLED) {
+			result.put("signalId", decision.signalId());
+			result.set(PAYLOAD, this.mapper.readTree(decision.payload()));
+		}
+		return done(started, result, attempt, now);
+	}
+
+	/** The DONE entry of a sleep that ended. */
+	StepRecord woke(StepRecord started, int attempt, Instant now) {
+		return done(started, startedResult(started).put(OUTCOME, "WOKE"), attempt, now);
+	}
+
+	private static StepRecord done(StepRecord started, ObjectNode result, int attempt, Instant now) {
+		return new StepRecord(started.name(), StepState.DONE, attempt, result.toString(), started.startedAt(), now,
+				started.origin());
+	}
+
+	/**
+	 * The deadline of an earlier attempt's STARTED entry of this wait.
+	 * @return the deadline, or empty when the entry is not a wait's (e.g. a FAILED step of that name)
+	 */
+	Optional<Instant> until(StepRecord entry, String waitName, WaitTicket.Kind kind) {
+		if (entry.result() == null) {
+			return Optional.empty();
+		}
+		JsonNode result = readResult(entry);
+		if (!kind.name().equals(result.path(WAIT).asString(null))) {
+			throw new StepRejectedException("Journal entry '" + waitName + "' is not a " + kind.name().toLowerCase()
+					+ " wait (" + entry.state() + " " + result.path(WAIT).asString("step") + "): a step and a wait, or "
+					+ "two kinds of wait, share the name in this run. Give each its own name", null);
+		}
+		return Optional.of(Instant.parse(result.path(UNTIL).asString()));
+	}
+
+	/** The payload of a signal wait's DONE entry, or empty when it timed out. */
+	<T> Optional<T> payload(StepRecord done, ParameterizedTypeReference<T> type) {
+		JsonNode result = readResult(done);
+		if (!WaitDecision.Outcome.SIGNALLED.name().equals(result.path(OUTCOME).asString(null))) {
+			return Optional.empty();
+		}
+		JavaType javaType = this.mapper.getTypeFactory().constructType(type.getType());
+		try {
+			return Optional.ofNullable(this.mapper.treeToValue(result.get(PAYLOAD), javaType));
+		}
+		catch (JacksonException ex) {
+			throw new StepRejectedException("The payload of signal '" + done.name() + "' cannot be read as "
+					+ type.getType().getTypeName() + ": " + ex.getOriginalMessage() + ". Send a payload of that type, "
+					+ "then resubmit the task (its wait has ended with this payload)", ex);
+		}
+	}
+
+	private ObjectNode startedResult(StepRecord started) {
+		return (ObjectNode) readResult(started);
+	}
+
+	private JsonNode readResult(StepRecord entry) {
+		try {
+			return this.mapper.readTree(entry.result());
+		}
+		catch (JacksonException ex) {
+			throw new StepRejectedException("Journal entry '" + entry.name() + "' is not a wait's: "
+					+ ex.getOriginalMessage(), ex);
+		}
+	}
+
+}

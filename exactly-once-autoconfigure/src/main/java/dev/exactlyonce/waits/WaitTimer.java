@@ -1,0 +1,236 @@
+package dev.exactlyonce.waits;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.Optional;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.PullSubscribeOptions;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+import dev.exactlyonce.listener.logging.RateLimitedLog;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalPartMissingException;
+import dev.exactlyonce.store.OperatorAction;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreClock;
+
+/**
+ * Reads the tickets of suspended tasks from their durable consumer, which every instance shares, so
+ * a deadline fires on whichever instance runs, late but at once when none ran at the time. A ticket
+ * is looked at when it is stored and again at its deadline (a {@code nakWithDelay}, timed by the
+ * server), or after {@code recheck-interval} when that comes first:
+ * <ul>
+ * <li>its task still waits where the ticket says: resumed when its signal is stored or its deadline
+ * passed (the timeout stored as the decision first, so a late signal gets {@code TOO_LATE}), else
+ * looked at again later;</li>
+ * <li>its task was reopened for this wait and its copy may not be published: published (same id);</li>
+ * <li>its task is still being suspended (the ticket is written before the record): looked at again
+ * after the suspending attempt's lease;</li>
+ * <li>anything else (the task moved on, its record expired): acknowledged, done.</li>
+ * </ul>
+ */
+public class WaitTimer implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(WaitTimer.class);
+
+	private static final int BATCH = 64;
+
+	private static final Duration RETRY = Duration.ofSeconds(5);
+
+	private final Connection connection;
+
+	private final IdempotencyStore store;
+
+	private final NatsTaskWaits waits;
+
+	private final WaitResumer resumer;
+
+	private final RateLimitedLog failures = new RateLimitedLog(logger, Duration.ofMinutes(1));
+
+	private volatile boolean running;
+
+	private volatile Thread thread;
+
+	WaitTimer(Connection connection, IdempotencyStore store, NatsTaskWaits waits, WaitResumer resumer) {
+		this.connection = connection;
+		this.store = store;
+		this.waits = waits;
+		this.resumer = resumer;
+	}
+
+	@Override
+	public void start() {
+		this.running = true;
+		Thread reader = new Thread(this::readTickets, "exactlyonce-wait-timer");
+		reader.setDaemon(true);
+		this.thread = reader;
+		reader.start();
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+		Thread reader = this.thread;
+		if (reader != null) {
+			try {
+				reader.join(Duration.ofSeconds(5).toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/** Stops after the listeners (which may still suspend tasks), before the connection closes. */
+	@Override
+	public int getPhase() {
+		return Integer.MAX_VALUE - 2048;
+	}
+
+	private void readTickets() {
+		JetStreamSubscription subscription = null;
+		while (this.running) {
+			try {
+				if (subscription == null) {
+					WaitsSettings settings = this.waits.settings();
+					subscription = this.connection.jetStream()
+						.subscribe(null, PullSubscribeOptions.fastBind(settings.stream(), settings.timerConsumer()));
+				}
+				Iterator<Message> tickets = subscription.iterate(BATCH, Duration.ofSeconds(1));
+				while (tickets.hasNext()) {
+					look(tickets.next());
+				}
+			}
+			catch (Exception ex) {
+				this.failures.warn(() -> "Could not read the tickets of waiting tasks from consumer '"
+						+ this.waits.settings().timerConsumer() + "': " + ex.getMessage() + "; retrying");
+				subscription = null;
+				pause();
+			}
+		}
+	}
+
+	/** Looks at one ticket; a failure is looked at again in a few seconds. */
+	void look(Message message) {
+		try {
+			message.nakWithDelay(decide(message));
+		}
+		catch (Done done) {
+			message.ack();
+		}
+		catch (RuntimeException ex) {
+			this.failures.warn(() -> "The ticket at sequence " + message.metaData().streamSequence() + " of stream '"
+					+ this.waits.settings().stream() + "' could not be handled, looking again in " + RETRY + ": "
+					+ ex.getMessage());
+			message.nakWithDelay(RETRY);
+		}
+	}
+
+	/**
+	 * Decides what to do with a ticket.
+	 * @return when to look again
+	 * @throws Done when the ticket has served
+	 */
+	private Duration decide(Message message) {
+		WaitTicket ticket = WaitTicket.readFrom(message.getHeaders());
+		if (ticket == null) {
+			logger.warn("The message at sequence " + message.metaData().streamSequence() + " of stream '"
+					+ this.waits.settings().stream() + "' is not a wait ticket (its Exactly-Once-Wait-* headers are "
+					+ "missing or unreadable): acknowledged and ignored");
+			throw new Done();
+		}
+		IdempotencyRecord record = find(ticket.storeKey()).orElseThrow(Done::new);
+		StoreClock clock = this.waits.clock();
+		if (record.state() == RecordState.WAITING && record.token().equals(ticket.token())) {
+			Optional<String> ended = ended(ticket, clock);
+			if (ended.isEmpty()) {
+				return later(Duration.between(clock.earliest(), ticket.until()));
+			}
+			this.resumer.resume(ticket, message.getHeaders(), message.getData(), sender(ticket), ended.get());
+			throw new Done();
+		}
+		if (record.pendingReopen().filter((action) -> action.kind() == OperatorAction.Kind.RESUME).isPresent()) {
+			this.resumer.resume(ticket, message.getHeaders(), message.getData(), WaitDecision.TIMER, "");
+			throw new Done();
+		}
+		if (record.state() == RecordState.IN_PROGRESS && record.token().equals(ticket.token())
+				&& record.isLiveClaim(Instant.now())) {
+			// its attempt is writing the WAITING record (or died doing so: then its lease runs out)
+			return Duration.ofSeconds(1);
+		}
+		throw new Done();
+	}
+
+	/** What ended the ticket's wait, as the audit says it, or empty while it goes on. */
+	private Optional<String> ended(WaitTicket ticket, StoreClock clock) {
+		boolean due = !clock.earliest().isBefore(ticket.until());
+		if (ticket.kind() == WaitTicket.Kind.SLEEP) {
+			return due ? Optional.of("sleep '" + ticket.waitName() + "' ended") : Optional.empty();
+		}
+		WaitDecisions decisions = this.waits.decisions();
+		Optional<WaitDecision> decision = decisions.find(ticket.waitKey());
+		if (decision.isEmpty() && due) {
+			decision = Optional.of(decisions.decide(ticket.waitKey(), WaitDecision.timedOut(clock.latest())));
+		}
+		return decision.map((decided) -> decided.describe(ticket.waitName()));
+	}
+
+	private String sender(WaitTicket ticket) {
+		if (ticket.kind() == WaitTicket.Kind.SIGNAL) {
+			return this.waits.decisions().find(ticket.waitKey()).map(WaitDecision::sender).orElse(WaitDecision.TIMER);
+		}
+		return WaitDecision.TIMER;
+	}
+
+	private Duration later(Duration untilDue) {
+		Duration recheck = this.waits.settings().recheckInterval();
+		if (untilDue.compareTo(Duration.ofSeconds(1)) < 0) {
+			return Duration.ofSeconds(1);
+		}
+		return (untilDue.compareTo(recheck) < 0) ? untilDue : recheck;
+	}
+
+	private Optional<IdempotencyRecord> find(String storeKey) {
+		try {
+			return this.store.find(storeKey);
+		}
+		catch (JournalPartMissingException ex) {
+			return Optional.ofNullable(ex.record());
+		}
+	}
+
+	private void pause() {
+		try {
+			Thread.sleep(RETRY.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			this.running = false;
+		}
+	}
+
+	/** The ticket has served: acknowledge it. */
+	private static final class Done extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		Done() {
+			super(null, null, false, false);
+		}
+
+	}
+
+}

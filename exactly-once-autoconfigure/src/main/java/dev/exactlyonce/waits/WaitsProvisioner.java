@@ -1,0 +1,106 @@
+package dev.exactlyonce.waits;
+
+import java.io.IOException;
+import java.time.Duration;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.RetentionPolicy;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+
+/**
+ * Creates or checks the tickets' stream and its consumer: a Limits stream on
+ * {@code <subject-prefix>.>} keeping one ticket per subject (so per task) for {@code keepFor}, closed
+ * to purges, with a two-minute duplicate window (a ticket published twice by one attempt is stored
+ * once); a durable pull consumer with explicit acks, no delivery limit (a ticket is looked at again
+ * until its wait ends) and {@code max-waiting} ack slots (every waiting task's ticket holds one).
+ */
+final class WaitsProvisioner {
+
+	private static final int NOT_FOUND = 10059;
+
+	private static final int CONSUMER_NOT_FOUND = 10014;
+
+	private final JetStreamManagement management;
+
+	private final WaitsSettings settings;
+
+	WaitsProvisioner(Connection connection, WaitsSettings settings) throws IOException {
+		this.management = connection
+			.jetStreamManagement(JetStreamOptions.builder().requestTimeout(settings.requestTimeout()).build());
+		this.settings = settings;
+	}
+
+	void provision(Duration keepFor) throws IOException, JetStreamApiException {
+		StreamConfiguration stream = StreamConfiguration.builder()
+			.name(this.settings.stream())
+			.description("exactly-once: the tickets of tasks suspended at a durable wait")
+			.subjects(this.settings.subjectPrefix() + ".>")
+			.retentionPolicy(RetentionPolicy.Limits)
+			.storageType(StorageType.File)
+			.maxMessagesPerSubject(1)
+			.maxAge(keepFor)
+			.duplicateWindow(Duration.ofMinutes(2))
+			.denyPurge(true)
+			.build();
+		ConsumerConfiguration consumer = ConsumerConfiguration.builder()
+			.durable(this.settings.timerConsumer())
+			.ackPolicy(AckPolicy.Explicit)
+			.ackWait(Duration.ofMinutes(1))
+			.maxDeliver(-1)
+			.maxAckPending(this.settings.maxWaiting())
+			.filterSubject(this.settings.subjectPrefix() + ".>")
+			.build();
+		if (!this.settings.create()) {
+			require(exists(() -> this.management.getStreamInfo(this.settings.stream()), NOT_FOUND), "stream '"
+					+ this.settings.stream() + "' (exactlyonce.waits.stream)");
+			require(exists(() -> this.management.getConsumerInfo(this.settings.stream(), this.settings.timerConsumer()),
+					CONSUMER_NOT_FOUND), "consumer '" + this.settings.timerConsumer() + "' (exactlyonce.waits.timer-consumer)");
+			return;
+		}
+		if (exists(() -> this.management.getStreamInfo(this.settings.stream()), NOT_FOUND)) {
+			this.management.updateStream(stream);
+		}
+		else {
+			this.management.addStream(stream);
+		}
+		this.management.addOrUpdateConsumer(this.settings.stream(), consumer);
+	}
+
+	private static void require(boolean exists, String what) {
+		if (!exists) {
+			throw new ExactlyOnceConfigurationException("The durable waits' " + what + " does not exist and "
+					+ "exactlyonce.provisioning.mode does not create it", "Start once with exactlyonce.provisioning.mode="
+							+ "create-or-update where the streams are provisioned, or set exactlyonce.waits.enabled=false "
+							+ "(handlers then cannot sleep or await signals)");
+		}
+	}
+
+	private static boolean exists(Lookup lookup, int notFound) throws IOException, JetStreamApiException {
+		try {
+			lookup.run();
+			return true;
+		}
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() == notFound) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	@FunctionalInterface
+	private interface Lookup {
+
+		Object run() throws IOException, JetStreamApiException;
+
+	}
+
+}

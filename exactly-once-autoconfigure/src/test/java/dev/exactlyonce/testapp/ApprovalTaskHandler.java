@@ -1,0 +1,99 @@
+package dev.exactlyonce.testapp;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.core.env.Environment;
+
+import dev.exactlyonce.annotation.ExactlyOnceListener;
+import dev.exactlyonce.listener.ExactlyOnceContext;
+
+/**
+ * A listener that waits durably, on consumer {@code approvals} (enabled by
+ * {@code test.waits.enabled=true}): {@code draft} (a step), then with {@code test.waits.nap} a sleep
+ * {@code nap} of that duration, then {@code awaitSignal("approval", Approval.class, test.waits.timeout)}
+ * (1h by default); approved, it commits to the {@link Ledger} and with {@code test.waits.cool-down}
+ * sleeps {@code cool-down}; with {@code test.waits.approval-twice} it awaits {@code approval} a second
+ * time. Its result, also kept per task: {@code committed}, {@code rejected} or {@code timed-out}.
+ */
+@ConditionalOnProperty("test.waits.enabled")
+public class ApprovalTaskHandler {
+
+	private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+	private final Map<String, String> results = new ConcurrentHashMap<>();
+
+	private final Ledger ledger;
+
+	private final Environment environment;
+
+	public ApprovalTaskHandler(Ledger ledger, Environment environment) {
+		this.ledger = ledger;
+		this.environment = environment;
+	}
+
+	@ExactlyOnceListener(consumer = "approvals", key = "payload.taskId")
+	public String handle(TaskAssignment task, ExactlyOnceContext context) {
+		String draft = context.step("draft", String.class, () -> run("draft", "draft " + UUID.randomUUID()));
+		Duration nap = this.environment.getProperty("test.waits.nap", Duration.class);
+		if (nap != null) {
+			context.sleep("nap", nap);
+		}
+		Duration timeout = this.environment.getProperty("test.waits.timeout", Duration.class, Duration.ofHours(1));
+		Optional<Approval> approval = context.awaitSignal("approval", Approval.class, timeout);
+		if (this.environment.getProperty("test.waits.approval-twice", Boolean.class, false)) {
+			context.awaitSignal("approval", Approval.class, timeout);
+		}
+		String result;
+		if (approval.isEmpty()) {
+			result = "timed-out";
+		}
+		else if (!approval.get().approved()) {
+			result = "rejected by " + approval.get().by();
+		}
+		else {
+			String sha = context.step("commit", String.class, () -> {
+				String committed = run("commit", "sha-" + Integer.toHexString(draft.hashCode()));
+				this.ledger.commit(task.taskId(), committed);
+				return committed;
+			});
+			Duration coolDown = this.environment.getProperty("test.waits.cool-down", Duration.class);
+			if (coolDown != null) {
+				context.sleep("cool-down", coolDown);
+			}
+			result = "committed " + sha + " approved by " + approval.get().by();
+		}
+		this.results.put(task.taskId(), result);
+		return result;
+	}
+
+	private <T> T run(String step, T result) {
+		this.runs.computeIfAbsent(step, (name) -> new AtomicInteger()).incrementAndGet();
+		return result;
+	}
+
+	/** How many times a step's action ran on this instance. */
+	public int runs(String step) {
+		AtomicInteger count = this.runs.get(step);
+		return (count != null) ? count.get() : 0;
+	}
+
+	/** The result of a task this instance finished, or {@code null}. */
+	public String result(String taskId) {
+		return this.results.get(taskId);
+	}
+
+	/**
+	 * A person's answer.
+	 * @param approved whether it is approved
+	 * @param by who answered
+	 */
+	public record Approval(boolean approved, String by) {
+	}
+
+}
