@@ -31,13 +31,19 @@ class PackageDependencyTests {
 		Set<String> packages = new TreeSet<>();
 		coreSources().forEach((source) -> packages.add(SOURCES.relativize(source.getParent()).toString()));
 		assertThat(packages).contains("listener", "store", "store/natskv", "provision", "publish", "deadletter",
-				"audit", "nats", "actuate", "operations")
+				"audit", "nats", "actuate", "operations", "waits")
 			.doesNotContain("autoconfigure", "actuate/autoconfigure");
 	}
 
 	@Test
 	void corePackagesDoNotReferToTheAutoConfigurationPackage() {
 		assertThat(references("dev.exactlyonce.autoconfigure")).isEmpty();
+	}
+
+	@Test
+	void theListenerPackageCallsCapabilitiesOnlyThroughItsOwnPorts() {
+		assertThat(references("dev.exactlyonce.waits")).filteredOn((line) -> line.startsWith("listener"))
+			.as("listener/ declares TaskWaits; dev.exactlyonce.waits implements it").isEmpty();
 	}
 
 	@Test

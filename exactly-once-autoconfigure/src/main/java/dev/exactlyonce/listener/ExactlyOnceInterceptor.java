@@ -105,8 +105,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				value = proceedTimed(invocation, delivery);
 			}
 			catch (WaitSuspension suspension) {
-				this.waits.suspend(waiting, suspension);
 				if (delivery.takeSettlementForWorker()) {
+					Uninterrupted.run(() -> this.waits.suspend(waiting, suspension));
 					delivery.settle(new Settlement.Suspended(suspension.waitingFor()));
 				}
 				return null;
@@ -170,6 +170,9 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				value[0] = proceedTimed(invocation, delivery);
 			}
 			catch (WaitSuspension suspension) {
+				if (!delivery.takeSettlementForWorker()) {
+					return false;
+				}
 				// the writes before the wait commit with its steps and the WAITING record: a checkpoint
 				settlement[0] = Uninterrupted.call(() -> heartbeat.exclusive(() -> {
 					steps.commitSteps();
@@ -177,7 +180,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 					heartbeat.stop();
 					return new Settlement.Suspended(suspension.waitingFor());
 				}));
-				return delivery.takeSettlementForWorker();
+				return true;
 			}
 			if (!delivery.takeSettlementForWorker()) {
 				return false;
