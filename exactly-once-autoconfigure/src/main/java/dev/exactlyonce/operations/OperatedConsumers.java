@@ -70,4 +70,13 @@ public class OperatedConsumers {
 		return storeKey(consumer, "");
 	}
 
+	/**
+	 * Whether a consumer is declared by this application.
+	 * @param consumer the consumer's name
+	 * @return {@code true} when it is
+	 */
+	public boolean declares(String consumer) {
+		return this.consumers.containsKey(consumer);
+	}
+
 }

@@ -70,7 +70,7 @@ public final class DurableWaits {
 				new MeasuredStoreClock(clock, new NatsKvServerTime(bucket)));
 		ExactlyOnceSignals signals = new ExactlyOnceSignals(store, consumers, decisions, tickets, resumer, mapper,
 				maxPayloadBytes, clock);
-		return new DurableWaits(taskWaits, signals, new WaitTimer(connection, store, taskWaits, resumer));
+		return new DurableWaits(taskWaits, signals, new WaitTimer(connection, store, taskWaits, resumer, consumers::declares));
 	}
 
 	/**

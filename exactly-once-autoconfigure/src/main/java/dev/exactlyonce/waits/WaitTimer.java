@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamSubscription;
@@ -45,6 +46,9 @@ public class WaitTimer implements SmartLifecycle {
 
 	private static final Duration RETRY = Duration.ofSeconds(5);
 
+	/** How long a ticket of another application's consumer is left before this one looks again. */
+	private static final Duration FOREIGN = Duration.ofSeconds(30);
+
 	private final Connection connection;
 
 	private final IdempotencyStore store;
@@ -53,13 +57,17 @@ public class WaitTimer implements SmartLifecycle {
 
 	private final WaitResumer resumer;
 
+	private final Predicate<String> declared;
+
 	private final RateLimitedLog failures = new RateLimitedLog(logger, Duration.ofMinutes(1));
 
 	private volatile boolean running;
 
 	private volatile Thread thread;
 
-	WaitTimer(Connection connection, IdempotencyStore store, NatsTaskWaits waits, WaitResumer resumer) {
+	WaitTimer(Connection connection, IdempotencyStore store, NatsTaskWaits waits, WaitResumer resumer,
+			Predicate<String> declared) {
+		this.declared = declared;
 		this.connection = connection;
 		this.store = store;
 		this.waits = waits;
@@ -151,6 +159,13 @@ public class WaitTimer implements SmartLifecycle {
 					+ this.waits.settings().stream() + "' is not a wait ticket (its Exactly-Once-Wait-* headers are "
 					+ "missing or unreadable): acknowledged and ignored");
 			throw new Done();
+		}
+		if (!this.declared.test(ticket.consumer())) {
+			this.failures.warn(() -> "The ticket of task '" + ticket.storeKey() + "' names consumer '" + ticket.consumer()
+					+ "', which this application does not declare: left for the application that does. Applications "
+					+ "sharing an account need their own exactlyonce.waits.stream, subject-prefix, bucket and "
+					+ "timer-consumer (docs/waits.md)");
+			return FOREIGN;
 		}
 		IdempotencyRecord record = find(ticket.storeKey()).orElseThrow(Done::new);
 		StoreClock clock = this.waits.clock();
