@@ -63,8 +63,6 @@ public class WaitTimer implements SmartLifecycle {
 
 	private volatile boolean running;
 
-	private volatile Thread thread;
-
 	WaitTimer(Connection connection, IdempotencyStore store, NatsTaskWaits waits, WaitResumer resumer,
 			Predicate<String> declared) {
 		this.declared = declared;
@@ -79,22 +77,16 @@ public class WaitTimer implements SmartLifecycle {
 		this.running = true;
 		Thread reader = new Thread(this::readTickets, "exactlyonce-wait-timer");
 		reader.setDaemon(true);
-		this.thread = reader;
 		reader.start();
 	}
 
+	/**
+	 * Stops reading tickets without waiting for the reader: it ends within a second (its pull's
+	 * wait); a ticket it is looking at is finished, or looked at again later by any instance.
+	 */
 	@Override
 	public void stop() {
 		this.running = false;
-		Thread reader = this.thread;
-		if (reader != null) {
-			try {
-				reader.join(Duration.ofSeconds(5).toMillis());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
 	}
 
 	@Override
