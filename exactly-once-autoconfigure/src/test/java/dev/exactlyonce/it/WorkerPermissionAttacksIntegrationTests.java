@@ -15,6 +15,7 @@ import io.nats.client.Options;
 import io.nats.client.Subscription;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.Test;
@@ -148,6 +149,66 @@ class WorkerPermissionAttacksIntegrationTests {
 		payments.flush(Duration.ofSeconds(5));
 		assertThat(card.getPendingMessageCount()).as("messages that reached payments.card in account PAYMENTS")
 			.isZero();
+	}
+
+	/**
+	 * A pull request's reply subject is the worker's to choose, and the server publishes its status
+	 * answers there ({@code 404 No Messages}, {@code 408 Request Timeout}) with an empty body from
+	 * inside the account: sent to a JetStream API subject, that empty message is a request the API
+	 * serves, whatever the worker's publish permissions. {@code STREAM.DELETE} and
+	 * {@code CONSUMER.DELETE} take an empty body, {@code STREAM.PURGE} too, and no stream setting refuses
+	 * a stream delete.
+	 */
+	@Test
+	void aPullRequestsReplySubjectDeletesNoBucketAndPurgesNoTask() throws Exception {
+		NatsServerProcess nats = LeastPrivilegeIntegrationTests.server(LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS);
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection admin = connect(LeastPrivilegeIntegrationTests.adminUrl(nats));
+		admin.keyValue("exactly-once-idempotency").put("other-consumer=3At-1", "completed");
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+
+		worker.publish("$JS.API.CONSUMER.MSG.NEXT.TASKS.worker", "$JS.API.STREAM.DELETE.KV_exactly-once-idempotency",
+				"{\"batch\":1,\"no_wait\":true}".getBytes(StandardCharsets.UTF_8));
+		worker.flush(Duration.ofSeconds(5));
+		admin.jetStream().publish("agents.marketing.tasks.blog-post", "{\"taskId\":\"t-1\"}".getBytes());
+		worker.publish("$JS.API.CONSUMER.MSG.NEXT.TASKS.worker", "$JS.API.STREAM.PURGE.TASKS",
+				"{\"batch\":2,\"expires\":500000000}".getBytes(StandardCharsets.UTF_8));
+		worker.flush(Duration.ofSeconds(5));
+		Thread.sleep(1500);
+
+		JetStreamManagement streams = admin.jetStreamManagement();
+		assertThat(streams.getStreamNames()).as("streams left").contains("KV_exactly-once-idempotency");
+		assertThat(admin.keyValue("exactly-once-idempotency").keys()).contains("other-consumer=3At-1");
+		assertThat(streams.getStreamInfo("TASKS").getStreamState().getMsgCount()).as("tasks left in TASKS").isOne();
+	}
+
+	/**
+	 * A direct get answers with the stored record's body, to the reply subject the requester chose:
+	 * a record the worker wrote holding a stream configuration, read with reply
+	 * {@code $JS.API.STREAM.UPDATE.TASKS}, is an update of the task stream that
+	 * {@code LeastPrivilegeIntegrationTests.theWorkerCannotWidenItsStreamToReadOtherSubjectsNorShortenItsRetention}
+	 * shows refused when the worker sends it itself.
+	 */
+	@Test
+	void aDirectGetsReplySubjectDoesNotWidenTheTaskStream() throws Exception {
+		NatsServerProcess nats = LeastPrivilegeIntegrationTests.server(LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS);
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+		StreamConfiguration widened = StreamConfiguration
+			.builder(worker.jetStreamManagement().getStreamInfo("TASKS").getConfiguration())
+			.subjects("agents.*.tasks.>", "payments.>")
+			.build();
+
+		worker.jetStream().publish("$KV.exactly-once-idempotency.payload",
+				widened.toJson().getBytes(StandardCharsets.UTF_8));
+		worker.publish("$JS.API.DIRECT.GET.KV_exactly-once-idempotency.$KV.exactly-once-idempotency.payload",
+				"$JS.API.STREAM.UPDATE.TASKS", new byte[0]);
+		worker.flush(Duration.ofSeconds(5));
+		Thread.sleep(1500);
+
+		Connection admin = connect(LeastPrivilegeIntegrationTests.adminUrl(nats));
+		assertThat(admin.jetStreamManagement().getStreamInfo("TASKS").getConfiguration().getSubjects())
+			.containsExactly("agents.*.tasks.>");
 	}
 
 	private Connection connect(String url) throws Exception {
