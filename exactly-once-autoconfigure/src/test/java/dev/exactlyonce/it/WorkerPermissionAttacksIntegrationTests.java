@@ -71,6 +71,39 @@ class WorkerPermissionAttacksIntegrationTests {
 		}
 	}
 
+	/**
+	 * Headers newer servers give a meaning (2.11: per-message TTL; 2.12: counters, schedules, atomic
+	 * batches) need a stream setting the buckets do not have: 2.15.1 refuses each write, 2.9.10 stores a
+	 * plain record. Either way no record expires, is scheduled over or is counted away.
+	 */
+	@Test
+	void headersOfNewerServersEraseNoRecord() throws Exception {
+		NatsServerProcess nats = LeastPrivilegeIntegrationTests.server(LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS);
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection admin = connect(LeastPrivilegeIntegrationTests.adminUrl(nats));
+		admin.keyValue("exactly-once-idempotency").put("other-consumer=3At-1", "completed");
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+		List<Headers> attempts = List.of(new Headers().add("Nats-TTL", "1s"),
+				new Headers().add("Nats-Schedule", "@every 1s")
+					.add("Nats-Schedule-Target", "$KV.exactly-once-idempotency.other-consumer=3At-1"),
+				new Headers().add("Nats-Incr", "1"),
+				new Headers().add("Nats-Batch-Id", "b").add("Nats-Batch-Sequence", "1").add("Nats-Batch-Commit", "1"));
+		for (Headers headers : attempts) {
+			catchThrowable(() -> worker.jetStream().publish(NatsMessage.builder()
+				.subject("$KV.exactly-once-idempotency.worker=3At-1")
+				.headers(headers)
+				.data("x".getBytes(StandardCharsets.UTF_8))
+				.build()));
+		}
+		Thread.sleep(2500);
+
+		assertThat(admin.keyValue("exactly-once-idempotency").get("other-consumer=3At-1")).isNotNull()
+			.satisfies((entry) -> assertThat(entry.getValueAsString()).isEqualTo("completed"));
+		assertThat(admin.keyValue("exactly-once-idempotency").keys()).contains("other-consumer=3At-1");
+		assertThat(admin.jetStreamManagement().getStreamInfo("KV_exactly-once-idempotency").getConfiguration())
+			.satisfies((stream) -> assertThat(stream.getAllowMessageTtl()).isFalse());
+	}
+
 	@Test
 	void aBucketAnEarlierVersionCreatedIsRefusedToAWorkerAndClosedByTheProvisionerKeepingItsRecords()
 			throws Exception {
