@@ -81,6 +81,27 @@ class NatsAuthenticationIntegrationTests {
 		assertThat(failure).hasStackTraceContaining("Could not connect to NATS").hasStackTraceContaining("TLS");
 	}
 
+	/**
+	 * Whoever answers on the server's address can say in its INFO that it wants no TLS: with a TLS
+	 * bundle the client refuses to go on in plain text, for a {@code nats://} URL as for {@code tls://},
+	 * and sends nothing, so the password never leaves it.
+	 */
+	@Test
+	void aServerThatOffersNoTlsGetsNoLoginInPlainText() throws Exception {
+		TestInstances instances = instances("authorization { user: worker, password: pw-5kq9 }");
+		for (String scheme : List.of("nats", "tls")) {
+			try (PlainTextImpostor impostor = new PlainTextImpostor()) {
+				Throwable failure = catchThrowable(() -> instances.start("a", tls("exactlyonce.nats.username=worker",
+						"exactlyonce.nats.password=pw-5kq9",
+						"exactlyonce.nats.servers=" + scheme + "://127.0.0.1:" + impostor.port())));
+				assertThat(failure).as(scheme).hasStackTraceContaining("Could not connect to NATS");
+				assertThat(impostor.connections()).as("connections the impostor took (%s)", scheme).isPositive();
+				assertThat(impostor.received()).as("what the client sent to a server offering no TLS (%s)", scheme)
+					.doesNotContain("CONNECT").doesNotContain("pw-5kq9");
+			}
+		}
+	}
+
 	@Test
 	void aServerWhoseCertificateNamesAnotherHostFailsStartupNamingTheHostAndTheCertificatesNames() {
 		SelfSignedCertificate impostor = certificate("evil.example", "DNS:evil.example");

@@ -15,6 +15,7 @@ import io.nats.client.Options;
 import io.nats.client.Subscription;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.Test;
@@ -32,8 +33,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * What a worker holding docs/security.md's worker block, verbatim, can do with a raw client beyond
  * what the docs mean (DESIGN invariant 17): erase records of a bucket it does not name (roll-up
- * headers, KV purges), and make the server publish into a subject it is denied (a watcher's deliver
- * subject, a pull request's reply subject).
+ * headers, KV purges, headers of newer servers), make the server publish into a subject it is denied
+ * (a watcher's deliver subject, a pull request's reply subject), and, with the streams in its own
+ * account, make the JetStream API serve a request it is denied (a reply subject on that API).
  */
 class WorkerPermissionAttacksIntegrationTests {
 
@@ -68,6 +70,39 @@ class WorkerPermissionAttacksIntegrationTests {
 		for (String bucket : BUCKETS) {
 			assertThat(admin.keyValue(bucket).keys()).as(bucket).contains("other-consumer=3At-1", "other-consumer=3At-2");
 		}
+	}
+
+	/**
+	 * Headers newer servers give a meaning (2.11: per-message TTL; 2.12: counters, schedules, atomic
+	 * batches) need a stream setting the buckets do not have: 2.15.1 refuses each write, 2.9.10 stores a
+	 * plain record. Either way no record expires, is scheduled over or is counted away.
+	 */
+	@Test
+	void headersOfNewerServersEraseNoRecord() throws Exception {
+		NatsServerProcess nats = LeastPrivilegeIntegrationTests.server(LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS);
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection admin = connect(LeastPrivilegeIntegrationTests.adminUrl(nats));
+		admin.keyValue("exactly-once-idempotency").put("other-consumer=3At-1", "completed");
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+		List<Headers> attempts = List.of(new Headers().add("Nats-TTL", "1s"),
+				new Headers().add("Nats-Schedule", "@every 1s")
+					.add("Nats-Schedule-Target", "$KV.exactly-once-idempotency.other-consumer=3At-1"),
+				new Headers().add("Nats-Incr", "1"),
+				new Headers().add("Nats-Batch-Id", "b").add("Nats-Batch-Sequence", "1").add("Nats-Batch-Commit", "1"));
+		for (Headers headers : attempts) {
+			catchThrowable(() -> worker.jetStream().publish(NatsMessage.builder()
+				.subject("$KV.exactly-once-idempotency.worker=3At-1")
+				.headers(headers)
+				.data("x".getBytes(StandardCharsets.UTF_8))
+				.build()));
+		}
+		Thread.sleep(2500);
+
+		assertThat(admin.keyValue("exactly-once-idempotency").get("other-consumer=3At-1")).isNotNull()
+			.satisfies((entry) -> assertThat(entry.getValueAsString()).isEqualTo("completed"));
+		assertThat(admin.keyValue("exactly-once-idempotency").keys()).contains("other-consumer=3At-1");
+		assertThat(admin.jetStreamManagement().getStreamInfo("KV_exactly-once-idempotency").getConfiguration())
+			.satisfies((stream) -> assertThat(stream.getAllowMessageTtl()).isFalse());
 	}
 
 	@Test
@@ -148,6 +183,66 @@ class WorkerPermissionAttacksIntegrationTests {
 		payments.flush(Duration.ofSeconds(5));
 		assertThat(card.getPendingMessageCount()).as("messages that reached payments.card in account PAYMENTS")
 			.isZero();
+	}
+
+	/**
+	 * A pull request's reply subject is the worker's to choose, and the server publishes its status
+	 * answers there ({@code 404 No Messages}, {@code 408 Request Timeout}) with an empty body from
+	 * inside the account: sent to a JetStream API subject, that empty message is a request the API
+	 * serves, whatever the worker's publish permissions. {@code STREAM.DELETE} and
+	 * {@code CONSUMER.DELETE} take an empty body, {@code STREAM.PURGE} too, and no stream setting refuses
+	 * a stream delete. Measured, not wanted: with the streams in the worker's own account the bucket is
+	 * deleted and the tasks purged; {@link OwnerAccountIntegrationTests} shows the confinement.
+	 */
+	@Test
+	void aPullRequestsReplySubjectDeletesABucketAndPurgesTheTasksOfItsOwnAccount() throws Exception {
+		NatsServerProcess nats = LeastPrivilegeIntegrationTests.server(LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS);
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection admin = connect(LeastPrivilegeIntegrationTests.adminUrl(nats));
+		admin.keyValue("exactly-once-idempotency").put("other-consumer=3At-1", "completed");
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+
+		worker.publish("$JS.API.CONSUMER.MSG.NEXT.TASKS.worker", "$JS.API.STREAM.DELETE.KV_exactly-once-idempotency",
+				"{\"batch\":1,\"no_wait\":true}".getBytes(StandardCharsets.UTF_8));
+		worker.flush(Duration.ofSeconds(5));
+		admin.jetStream().publish("agents.marketing.tasks.blog-post", "{\"taskId\":\"t-1\"}".getBytes());
+		worker.publish("$JS.API.CONSUMER.MSG.NEXT.TASKS.worker", "$JS.API.STREAM.PURGE.TASKS",
+				"{\"batch\":2,\"expires\":500000000}".getBytes(StandardCharsets.UTF_8));
+		worker.flush(Duration.ofSeconds(5));
+
+		JetStreamManagement streams = admin.jetStreamManagement();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			assertThat(streams.getStreamNames()).as("streams left").doesNotContain("KV_exactly-once-idempotency");
+			assertThat(streams.getStreamInfo("TASKS").getStreamState().getMsgCount()).as("tasks left in TASKS").isZero();
+		});
+	}
+
+	/**
+	 * A direct get answers with the stored record's body, to the reply subject the requester chose:
+	 * a record the worker wrote holding a stream configuration, read with reply
+	 * {@code $JS.API.STREAM.UPDATE.TASKS}, is an update of the task stream that
+	 * {@code LeastPrivilegeIntegrationTests.theWorkerCannotWidenItsStreamToReadOtherSubjectsNorShortenItsRetention}
+	 * shows refused when the worker sends it itself. Measured, not wanted, as above.
+	 */
+	@Test
+	void aDirectGetsReplySubjectWidensTheTaskStreamOfItsOwnAccount() throws Exception {
+		NatsServerProcess nats = LeastPrivilegeIntegrationTests.server(LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS);
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+		StreamConfiguration widened = StreamConfiguration
+			.builder(worker.jetStreamManagement().getStreamInfo("TASKS").getConfiguration())
+			.subjects("agents.*.tasks.>", "payments.>")
+			.build();
+
+		worker.jetStream().publish("$KV.exactly-once-idempotency.payload",
+				widened.toJson().getBytes(StandardCharsets.UTF_8));
+		worker.publish("$JS.API.DIRECT.GET.KV_exactly-once-idempotency.$KV.exactly-once-idempotency.payload",
+				"$JS.API.STREAM.UPDATE.TASKS", new byte[0]);
+		worker.flush(Duration.ofSeconds(5));
+
+		Connection admin = connect(LeastPrivilegeIntegrationTests.adminUrl(nats));
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(admin.jetStreamManagement()
+			.getStreamInfo("TASKS").getConfiguration().getSubjects()).containsExactly("agents.*.tasks.>", "payments.>"));
 	}
 
 	private Connection connect(String url) throws Exception {
