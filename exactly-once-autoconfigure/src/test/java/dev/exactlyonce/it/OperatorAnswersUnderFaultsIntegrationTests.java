@@ -1,0 +1,71 @@
+package dev.exactlyonce.it;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.operations.OperationRefusedException;
+import dev.exactlyonce.operations.TaskInspector;
+import dev.exactlyonce.operations.TaskResubmitter;
+import dev.exactlyonce.operations.TaskStatus;
+import dev.exactlyonce.operations.TaskView;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.OperatorAction;
+import dev.exactlyonce.test.TcpProxy;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An operator's answers when NATS applied the operation but its answer was lost: the answer must
+ * not say that nothing was stored, since an operator who believes it and asks again runs the task
+ * once more than asked.
+ */
+class OperatorAnswersUnderFaultsIntegrationTests extends NatsIntegrationTestSupport {
+
+	private static final String SUBJECT = "agents.marketing.tasks.blog-post";
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	final ClosedAfterEach resources = new ClosedAfterEach();
+
+	@Test
+	void aResubmitWhoseCopyWasStoredButNotAnsweredSaysItMayRunInsteadOfNotStoredAskAgain() {
+		TcpProxy proxy = this.resources.add(new TcpProxy(this.nats.port()));
+		Instance worker = this.instances.start("worker", "exactlyonce.streams.TASKS.retention=limits");
+		Instance ops = this.instances.start("ops", "exactlyonce.streams.TASKS.retention=limits",
+				"exactlyonce.nats.servers=nats://127.0.0.1:" + proxy.port(), "exactlyonce.nats.request-timeout=2s");
+		ops.bean(ExactlyOnceListenerRegistry.class).stop();
+		worker.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-kept"), "t-kept");
+		await().atMost(WAIT).ignoreExceptions().until(() -> task(worker, "t-kept").status() == TaskStatus.COMPLETED);
+		proxy.holdRepliesAfterRequestContaining("t-kept/resubmit-1");
+
+		OperationRefusedException answer = catchThrowableOfType(OperationRefusedException.class,
+				() -> ops.bean(TaskResubmitter.class).resubmit("worker", "t-kept", "alice", "model upgraded"));
+
+		await("the copy the stream stored runs").atMost(WAIT)
+			.until(() -> this.instances.ledger().executionsOf("t-kept") == 2
+					&& task(worker, "t-kept").status() == TaskStatus.COMPLETED);
+		proxy.releaseReplies();
+		assertThat(answer).as("the copy's publish got no answer").isNotNull();
+		assertThat(answer.kind()).isEqualTo(OperationRefusedException.Kind.UNAVAILABLE);
+		assertThat(answer.getMessage()).as("the copy was stored and ran: 'not stored, ask again' is untrue")
+			.doesNotContain("was not stored")
+			.contains("may have been stored")
+			.contains("RESUBMIT 1")
+			.contains("t-kept/resubmit-1");
+		TaskView task = task(worker, "t-kept");
+		assertThat(task.audit()).extracting(OperatorAction::kind).containsExactly(OperatorAction.Kind.RESUBMIT);
+	}
+
+	private static TaskView task(Instance instance, String key) {
+		return instance.bean(TaskInspector.class).task("worker", key).orElseThrow();
+	}
+
+}
