@@ -1,11 +1,15 @@
 package dev.exactlyonce.it;
 
 import java.time.Duration;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.listener.KeyResolver;
+import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.operations.OperationRefusedException;
 import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.operations.TaskResubmitter;
@@ -22,9 +26,10 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * An operator's answers when NATS applied the operation but its answer was lost: the answer must
- * not say that nothing was stored, since an operator who believes it and asks again runs the task
- * once more than asked.
+ * What an operator is told and can do when things go wrong around a task: NATS applied an
+ * operation but its answer was lost (the answer must not say that nothing was stored, since an
+ * operator who believes it and asks again runs the task once more than asked); a poison copy of a
+ * key whose good copy is waiting for its retry (the good copy must still run).
  */
 class OperatorAnswersUnderFaultsIntegrationTests extends NatsIntegrationTestSupport {
 
@@ -62,6 +67,40 @@ class OperatorAnswersUnderFaultsIntegrationTests extends NatsIntegrationTestSupp
 			.contains("t-kept/resubmit-1");
 		TaskView task = task(worker, "t-kept");
 		assertThat(task.audit()).extracting(OperatorAction::kind).containsExactly(OperatorAction.Kind.RESUBMIT);
+	}
+
+	@Test
+	void aPoisonCopyOfAKeyWhoseGoodCopyWaitsForItsRetryLeavesTheGoodCopyToRun() {
+		Instance a = this.instances.start("a", "test.failures=1", "exactlyonce.consumers.worker.retry-delay=3s");
+		ExactlyOncePublisher publisher = a.bean(ExactlyOncePublisher.class);
+		publisher.publish(SUBJECT, TaskAssignment.of("t-1"), "t-1");
+		await("the good copy's first attempt failed and waits for its retry").atMost(WAIT)
+			.until(() -> a.recorder().outcomes().contains(DeliveryOutcome.RETRIED));
+
+		publisher.publish(SUBJECT, "not json", "t-1/garbled", Map.of(KeyResolver.ORIGINAL_MESSAGE_ID_HEADER, "t-1"));
+
+		await("the poison copy is parked").atMost(WAIT)
+			.until(() -> a.bean(DeadLetterOperations.class).list("worker", 1, 10).size() == 1);
+		await("the good copy's retry runs the task").atMost(WAIT)
+			.until(() -> this.instances.ledger().executionsOf("t-1") == 1
+					&& task(a, "t-1").status() == TaskStatus.COMPLETED);
+		assertThat(a.recorder().outcomes()).doesNotContain(DeliveryOutcome.ALREADY_DEAD_LETTERED);
+	}
+
+	@Test
+	void aPoisonCopyDeliveredBeforeItsKeysGoodCopyLeavesTheGoodCopyToRun() {
+		Instance a = this.instances.start("a");
+		ExactlyOncePublisher publisher = a.bean(ExactlyOncePublisher.class);
+		a.bean(ExactlyOnceListenerRegistry.class).stop();
+		publisher.publish(SUBJECT, "not json", "t-2/garbled", Map.of(KeyResolver.ORIGINAL_MESSAGE_ID_HEADER, "t-2"));
+		publisher.publish(SUBJECT, TaskAssignment.of("t-2"), "t-2");
+		Instance b = this.instances.start("b");
+
+		await("the poison copy is parked and the good copy runs the task").atMost(WAIT)
+			.until(() -> b.bean(DeadLetterOperations.class).list("worker", 1, 10).size() == 1
+					&& this.instances.ledger().executionsOf("t-2") == 1
+					&& b.bean(TaskInspector.class).task("worker", "t-2").map(TaskView::status).orElse(null) == TaskStatus.COMPLETED);
+		assertThat(b.recorder().outcomes()).doesNotContain(DeliveryOutcome.ALREADY_DEAD_LETTERED);
 	}
 
 	private static TaskView task(Instance instance, String key) {
