@@ -323,7 +323,7 @@ public class ExactlyOnceOperationsEndpoint {
 	 * The result, or an answer with the message (Boot's error page would hide it): a refusal answers
 	 * by its kind (400 a wrong request, 404 nothing by that name, 409 a state that does not allow it,
 	 * 503 NATS did not answer), a task whose step journal lost a sealed part 409 (it names the part
-	 * and what can be done), an idempotency store that did not answer 503.
+	 * and what can be done), an idempotency store that could not be read or written 503.
 	 */
 	private static @Nullable Object answer(Supplier<@Nullable Object> operation) {
 		try {
@@ -336,9 +336,10 @@ public class ExactlyOnceOperationsEndpoint {
 			return new WebEndpointResponse<>(Map.of("error", ex.getMessage()), CONFLICT);
 		}
 		catch (StoreUnavailableException ex) {
-			return new WebEndpointResponse<>(Map.of("error", "The idempotency store did not answer: " + ex.getMessage()
-					+ ". Ask again: an action the store recorded before its answer was lost is found on the task's "
-					+ "record and not recorded twice"), UNAVAILABLE);
+			String error = "The idempotency store could not be read or written: " + ex.getMessage() + ". Ask again: an "
+					+ "action the store recorded before its answer was lost is found on the task's record and not "
+					+ "recorded twice";
+			return new WebEndpointResponse<>(Map.of("error", error), UNAVAILABLE);
 		}
 	}
 
