@@ -16,6 +16,7 @@ import dev.exactlyonce.operations.TaskResubmitter;
 import dev.exactlyonce.operations.TaskStatus;
 import dev.exactlyonce.operations.TaskView;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.publish.PublishOutcomeUnknownException;
 import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.test.TcpProxy;
 import dev.exactlyonce.testapp.TaskAssignment;
@@ -67,6 +68,33 @@ class OperatorAnswersUnderFaultsIntegrationTests extends NatsIntegrationTestSupp
 			.contains("t-kept/resubmit-1");
 		TaskView task = task(worker, "t-kept");
 		assertThat(task.audit()).extracting(OperatorAction::kind).containsExactly(OperatorAction.Kind.RESUBMIT);
+	}
+
+	@Test
+	void aPublisherResubmitWhoseCopyWasNotAnsweredSaysToResubmitAgainNotToPublishTheCopysMessageId() {
+		TcpProxy proxy = this.resources.add(new TcpProxy(this.nats.port()));
+		Instance worker = this.instances.start("worker");
+		Instance service = this.instances.start("service", "exactlyonce.nats.servers=nats://127.0.0.1:" + proxy.port(),
+				"exactlyonce.nats.request-timeout=2s", "exactlyonce.publisher.max-attempts=1");
+		service.bean(ExactlyOnceListenerRegistry.class).stop();
+		worker.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of("t-done"), "t-done");
+		await().atMost(WAIT).ignoreExceptions().until(() -> task(worker, "t-done").status() == TaskStatus.COMPLETED);
+		proxy.holdRepliesAfterRequestContaining("t-done/resubmit-1");
+
+		PublishOutcomeUnknownException answer = catchThrowableOfType(PublishOutcomeUnknownException.class,
+				() -> service.bean(ExactlyOncePublisher.class).resubmit("worker", "t-done", SUBJECT,
+						TaskAssignment.of("t-done"), "billing-service", "wrong output"));
+
+		await("the copy the stream stored runs").atMost(WAIT)
+			.until(() -> this.instances.ledger().executionsOf("t-done") == 2
+					&& task(worker, "t-done").status() == TaskStatus.COMPLETED);
+		proxy.releaseReplies();
+		assertThat(answer).as("the copy's publish got no answer").isNotNull();
+		assertThat(answer.getMessage())
+			.as("publishing 't-done/resubmit-1' by hand would run it under a key of its own (no key header)")
+			.doesNotContain("Publish again with the same message id")
+			.contains("RESUBMIT 1")
+			.contains("may have been stored");
 	}
 
 	@Test
