@@ -33,6 +33,7 @@ import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.operations.TaskResubmitter;
 import dev.exactlyonce.operations.TaskStatus;
 import dev.exactlyonce.store.JournalPartMissingException;
+import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * The {@code exactlyonceops} actuator endpoint: an operator's reads and writes on tasks and dead
@@ -322,7 +323,7 @@ public class ExactlyOnceOperationsEndpoint {
 	 * The result, or an answer with the message (Boot's error page would hide it): a refusal answers
 	 * by its kind (400 a wrong request, 404 nothing by that name, 409 a state that does not allow it,
 	 * 503 NATS did not answer), a task whose step journal lost a sealed part 409 (it names the part
-	 * and what can be done).
+	 * and what can be done), an idempotency store that could not be read or written 503.
 	 */
 	private static @Nullable Object answer(Supplier<@Nullable Object> operation) {
 		try {
@@ -333,6 +334,12 @@ public class ExactlyOnceOperationsEndpoint {
 		}
 		catch (JournalPartMissingException ex) {
 			return new WebEndpointResponse<>(Map.of("error", ex.getMessage()), CONFLICT);
+		}
+		catch (StoreUnavailableException ex) {
+			String error = "The idempotency store could not be read or written: " + ex.getMessage() + ". Ask again: an "
+					+ "action the store recorded before its answer was lost is found on the task's record and not "
+					+ "recorded twice";
+			return new WebEndpointResponse<>(Map.of("error", error), UNAVAILABLE);
 		}
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.nats.client.impl.Headers;
 
+import dev.exactlyonce.listener.logging.HandlerFailureLog;
 import dev.exactlyonce.nats.HeaderEncoding;
 import dev.exactlyonce.nats.ServerDirectives;
 
@@ -61,7 +62,7 @@ final class DeadLetterHeaders {
 		if (deadLetter.failure() != null) {
 			HeaderEncoding.put(headers, DeadLetterPublisher.HEADER_PREFIX + "Exception", deadLetter.failure().getClass().getName());
 			HeaderEncoding.put(headers, DeadLetterPublisher.HEADER_PREFIX + "Exception-Message",
-					truncate(String.valueOf(deadLetter.failure().getMessage())));
+					truncate(String.valueOf(HandlerFailureLog.messageOf(deadLetter.failure()))));
 		}
 		return headers;
 	}

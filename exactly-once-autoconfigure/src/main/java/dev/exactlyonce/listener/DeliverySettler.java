@@ -11,6 +11,7 @@ import dev.exactlyonce.deadletter.DeadLetter;
 import dev.exactlyonce.deadletter.DeadLetterException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.listener.logging.HandlerFailureLog;
+import dev.exactlyonce.nats.HeaderEncoding;
 import dev.exactlyonce.listener.logging.OutcomeLog;
 import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.store.ClaimLostException;
@@ -214,30 +215,41 @@ final class DeliverySettler {
 
 	/**
 	 * Parks a delivery that can never run as it is (a poison message: found before any claim) in its
-	 * dead-letter subject, marks its key, then terminates it. A key that no attempt holds and no final
-	 * record settles (never claimed, or released, or reopened by an operator's replay or resubmit) is
-	 * claimed and marked {@link dev.exactlyonce.store.RecordState#DEAD_LETTERED}, so the dead letter
-	 * can be replayed or discarded; a key held by a running attempt, or whose record is final, is
-	 * left to that record.
+	 * dead-letter subject, marks its key when nothing else would run it (the delivery is the copy an
+	 * operator's pending replay or resubmit published, or its own earlier attempt failed), then
+	 * terminates it. That key is claimed and marked
+	 * {@link dev.exactlyonce.store.RecordState#DEAD_LETTERED}, so the new dead letter can be replayed
+	 * or discarded (a reopened key would refuse both, waiting for a copy that has run). Any other key is
+	 * left to its record: another copy of it may be good and still to run (a retry waiting for its
+	 * redelivery, or a copy not delivered yet), and marking the key would terminate that copy unrun;
+	 * a dead letter whose key has no record gets one when an operator acts on it.
 	 */
 	void deadLetterUnclaimed(Delivery delivery, String reason, Throwable failure) {
 		if (!publishDeadLetter(delivery, reason, failure)) {
 			nak(delivery, delivery.settings().retryDelayAfter(delivery.deliveryCount()), DeliveryOutcome.RETRIED);
 			return;
 		}
-		if (delivery.key() != null && isUnsettled(delivery)) {
+		if (delivery.key() != null && isLastCopyOfItsKey(delivery)) {
 			claimAndMark(delivery, reason);
 		}
 		term(delivery);
 		outcome(delivery, DeliveryOutcome.DEAD_LETTERED);
 	}
 
-	/** Whether a key has no record, or one that no attempt holds and nothing settled (released or reopened). */
-	private boolean isUnsettled(Delivery delivery) {
+	/**
+	 * Whether nothing but this delivery would run its key: it is the copy of the replay or resubmit
+	 * that reopened the key and has not run yet, or the message whose own earlier attempt failed and
+	 * left the key waiting for this (now poison) redelivery.
+	 */
+	private boolean isLastCopyOfItsKey(Delivery delivery) {
+		String messageId = HeaderEncoding.first(delivery.headers(), KeyResolver.MESSAGE_ID_HEADER);
 		try {
 			return this.store.find(delivery.storeKey())
-				.map((record) -> record.state() == RecordState.FAILED)
-				.orElse(true);
+				.filter((record) -> record.state() == RecordState.FAILED)
+				.filter((record) -> record.pendingReopen()
+					.map((action) -> action.publishedAs(delivery.key(), messageId))
+					.orElse(ClaimOwners.streamSequenceOf(record.owner()).orElse(-1) == delivery.streamSequence()))
+				.isPresent();
 		}
 		catch (StoreUnavailableException ex) {
 			SettlementLog.couldNot("read the key of", delivery.describe(), " (dead-lettered)", ex.getMessage());

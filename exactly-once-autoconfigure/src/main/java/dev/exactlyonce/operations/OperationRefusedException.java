@@ -20,7 +20,11 @@ public class OperationRefusedException extends RuntimeException {
 		/** The task's or dead letter's current state does not allow it (running, settled, pending, lost a race). */
 		CONFLICT,
 
-		/** NATS did not store or answer: nothing was decided that asking again would repeat. */
+		/**
+		 * NATS did not store or did not answer: asking again repeats nothing done (the copy keeps its
+		 * message id), but a copy NATS did not answer for may have been stored and may have run: a
+		 * resubmit's answer says how to tell before asking again.
+		 */
 		UNAVAILABLE
 
 	}

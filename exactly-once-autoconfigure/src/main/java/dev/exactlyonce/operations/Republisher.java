@@ -47,7 +47,8 @@ public class Republisher {
 	 * @param key the task's key, without namespace
 	 * @param messageId the copy's message id
 	 * @return the server's answer (sequence, and whether it was a duplicate)
-	 * @throws OperationRefusedException when the stream refused the copy or did not answer
+	 * @throws OperationRefusedException when the stream refused the copy (not stored) or did not
+	 * answer (the copy may have been stored)
 	 */
 	public PublishAck publish(MessageInfo stored, String subject, String stream, String key, String messageId) {
 		return publish(stored.getHeaders(), stored.getData(), subject, stream, key, messageId);
@@ -77,10 +78,17 @@ public class Republisher {
 		try {
 			return this.connection.jetStream().publish(copy, PublishOptions.builder().expectedStream(stream).build());
 		}
-		catch (IOException | JetStreamApiException | RuntimeException ex) {
+		catch (JetStreamApiException ex) {
 			throw OperationRefusedException.unavailable("Copy '" + messageId + "' was not stored on stream '" + stream
 					+ "' (subject '" + subject + "'): " + ex.getMessage() + ". Ask again: the copy keeps its "
 					+ "message id, so the stream stores it once", ex);
+		}
+		catch (IOException | RuntimeException ex) {
+			// no answer: the stream may have stored the copy, which may run already
+			throw OperationRefusedException.unavailable("NATS did not answer whether stream '" + stream + "' stored copy '"
+					+ messageId + "' (subject '" + subject + "'): " + ex.getMessage() + ". It may have been stored "
+					+ "and may run; asking again publishes the same copy under its message id, which the stream "
+					+ "stores once", ex);
 		}
 	}
 

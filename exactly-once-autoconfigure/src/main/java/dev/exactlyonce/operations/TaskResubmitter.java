@@ -62,6 +62,9 @@ public class TaskResubmitter {
 	 * @param operator who resubmits it
 	 * @param reason why
 	 * @return what was done
+	 * @throws OperationRefusedException when the task's state does not allow a resubmit, or its copy
+	 * was not stored or not answered for (then the answer says that the resubmit is recorded and how
+	 * to tell whether its copy ran before asking again)
 	 */
 	public OperationOutcome resubmit(String consumer, String key, String operator, String reason) {
 		ConsumerSettings settings = this.consumers.settings(consumer);
@@ -73,7 +76,20 @@ public class TaskResubmitter {
 		refuseWhilePending(settings, key, record, original);
 		int number = this.reopener.reopen(consumer, key, OperatorAction.Kind.RESUBMIT, 0, operator, reason);
 		String messageId = key + "/resubmit-" + number;
-		PublishAck ack = this.republisher.publish(original, original.getSubject(), settings.stream(), key, messageId);
+		PublishAck ack;
+		try {
+			ack = this.republisher.publish(original, original.getSubject(), settings.stream(), key, messageId);
+		}
+		catch (OperationRefusedException ex) {
+			if (ex.getCause() instanceof JetStreamApiException) {
+				throw ex;
+			}
+			throw OperationRefusedException.unavailable("RESUBMIT " + number + " of task '" + key + "' of consumer '"
+					+ consumer + "' is recorded. " + ex.getMessage() + ". If the copy was stored it may have run "
+					+ "by now: read the task before asking again. While the task is FAILED with last outcome 'RESUBMIT "
+					+ number + " by " + operator + ": ...' its copy has not run, and asking again publishes that copy; "
+					+ "once the copy ran, another resubmit runs the task once more", ex);
+		}
 		return new OperationOutcome(consumer, key, OperatorAction.Kind.RESUBMIT, number, 0, messageId, ack.getSeqno(),
 				ack.isDuplicate());
 	}

@@ -139,6 +139,9 @@ public class ExactlyOncePublisher {
 	 * @return the stored sequence and whether it was a duplicate
 	 * @throws dev.exactlyonce.operations.OperationRefusedException when the task's state does not
 	 * allow a resubmit or the store holds no record of it
+	 * @throws PublishException when the copy was not stored, or {@link PublishOutcomeUnknownException}
+	 * when it was not answered for: the resubmit is recorded, and the message says how to tell
+	 * whether its copy ran before asking again
 	 * @throws IllegalStateException when the application has no idempotency store or no consumers
 	 */
 	public PublishResult resubmit(String consumer, String key, String subject, Object payload, String operator,
@@ -148,8 +151,38 @@ public class ExactlyOncePublisher {
 					+ "consumer '" + consumer + "' declared under exactlyonce.consumers in this application");
 		}
 		int number = this.keyReopener.reopen(consumer, key, OperatorAction.Kind.RESUBMIT, 0, operator, reason);
-		return publish(subject, payload, key + "/resubmit-" + number,
-				Map.of(KeyResolver.ORIGINAL_MESSAGE_ID_HEADER, key));
+		String messageId = key + "/resubmit-" + number;
+		try {
+			return publish(subject, payload, messageId, Map.of(KeyResolver.ORIGINAL_MESSAGE_ID_HEADER, key));
+		}
+		catch (PublishOutcomeUnknownException ex) {
+			throw new PublishOutcomeUnknownException(messageId, resubmitNotAnswered(consumer, key, number, operator,
+					"its copy '" + messageId + "' may have been stored and may have run by now (" + causeOf(ex) + ")"), ex);
+		}
+		catch (PublishException ex) {
+			throw new PublishException(messageId, resubmitNotAnswered(consumer, key, number, operator,
+					"its copy '" + messageId + "' was not stored (" + causeOf(ex) + ")"), ex);
+		}
+	}
+
+	/** What made a publish fail, without the advice for a plain publish. */
+	private static String causeOf(PublishException ex) {
+		return (ex.getCause() != null) ? String.valueOf(ex.getCause().getMessage()) : ex.getMessage();
+	}
+
+	/**
+	 * What to do after a resubmit whose copy was not stored or not answered for: call resubmit
+	 * again, never publish the copy's message id by hand (without the key header the copy would run
+	 * under a key of its own, and the task's record would wait for it for ever).
+	 */
+	private static String resubmitNotAnswered(String consumer, String key, int number, String operator,
+			String copy) {
+		return "RESUBMIT " + number + " of task '" + key + "' of consumer '" + consumer + "' is recorded and " + copy
+				+ ". Read the task before asking again: while it is FAILED with last outcome 'RESUBMIT " + number
+				+ " by " + operator + ": ...' its copy has not run, and resubmit called again by " + operator
+				+ " publishes that copy; once the copy ran, another resubmit runs the task once more. Do not "
+				+ "publish the copy's message id yourself: without the task's key in "
+				+ KeyResolver.ORIGINAL_MESSAGE_ID_HEADER + " it would run under a key of its own";
 	}
 
 	/**

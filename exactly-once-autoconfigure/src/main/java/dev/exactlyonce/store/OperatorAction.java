@@ -72,4 +72,24 @@ public record OperatorAction(Kind kind, int number, String operator, String reas
 
 	}
 
+
+	/**
+	 * Whether a message is the copy this action published: a replay's
+	 * {@code <key>/replay-<dead-letter stream>-<dead-letter sequence>}, a resubmit's
+	 * {@code <key>/resubmit-<number>}.
+	 * @param key the task's key, without namespace
+	 * @param messageId the message's {@code Nats-Msg-Id}, or {@code null}
+	 * @return {@code true} for this action's copy
+	 */
+	public boolean publishedAs(String key, String messageId) {
+		if (messageId == null) {
+			return false;
+		}
+		return switch (this.kind) {
+			case REPLAY -> messageId.startsWith(key + "/replay-") && messageId.endsWith("-" + this.deadLetterSequence);
+			case RESUBMIT -> messageId.equals(key + "/resubmit-" + this.number);
+			case DISCARD -> false;
+		};
+	}
+
 }

@@ -11,7 +11,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
 /**
  * The test listener: records each invocation in the {@link Ledger}, works for
  * {@code test.work-duration}, fails the first {@code test.failures} attempts (with an
- * {@link IllegalArgumentException} when {@code test.failure=illegal-argument}, else an
+ * {@link IllegalArgumentException} when {@code test.failure=illegal-argument}, one whose
+ * {@code getMessage()} throws when {@code test.failure=unreadable-message}, else an
  * {@link IllegalStateException}; with the message {@code test.failure-message} when set) and every attempt of the tasks listed in
  * {@code test.always-failing} (until {@link Ledger#fix}), and otherwise records its side effect.
  * When interrupted mid-work it
@@ -70,9 +71,11 @@ public class RecordingTaskHandler {
 			work();
 			if (this.ledger.startedOf(task.taskId()) <= this.failures
 					|| (this.alwaysFailing.contains(task.taskId()) && !this.ledger.isFixed(task.taskId()))) {
-				throw this.failure.equals("illegal-argument")
-						? new IllegalArgumentException(messageOr("simulated bad task"))
-						: new IllegalStateException(messageOr("simulated model failure"));
+				throw switch (this.failure) {
+					case "illegal-argument" -> new IllegalArgumentException(messageOr("simulated bad task"));
+					case "unreadable-message" -> new UnreadableMessageException();
+					default -> new IllegalStateException(messageOr("simulated model failure"));
+				};
 			}
 			this.ledger.record(attempt);
 			return this.unprintableResult ? new UnprintableResult() : "post for " + task.taskId();
@@ -80,6 +83,16 @@ public class RecordingTaskHandler {
 		finally {
 			this.ledger.handlerEnded();
 		}
+	}
+
+	/** A failure whose {@code getMessage()} throws, as one that formats a lazy entity outside its session does. */
+	private static final class UnreadableMessageException extends IllegalStateException {
+
+		@Override
+		public String getMessage() {
+			throw new IllegalStateException("could not initialize proxy - no session");
+		}
+
 	}
 
 	/** A result whose {@code toString()} throws, as a lazy entity read outside its session does. */

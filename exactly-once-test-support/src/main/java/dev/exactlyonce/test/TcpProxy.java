@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -44,6 +45,8 @@ public class TcpProxy implements AutoCloseable {
 
 	private boolean held;
 
+	private volatile byte[] holdAfter;
+
 	private Duration delay = Duration.ZERO;
 
 	private Duration requestDelay = Duration.ZERO;
@@ -77,6 +80,16 @@ public class TcpProxy implements AutoCloseable {
 		synchronized (this.replies) {
 			this.held = true;
 		}
+	}
+
+	/**
+	 * Holds every reply from the moment a request carrying {@code marker} passes (the request itself
+	 * reaches the server) until {@link #releaseReplies()}: the client's answer to that request is
+	 * lost for as long as it is held, after the server applied it.
+	 * @param marker text the request carries (e.g. a message id), within one read of the client's bytes
+	 */
+	public void holdRepliesAfterRequestContaining(String marker) {
+		this.holdAfter = marker.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/** Passes held replies on, in order, and stops holding. */
@@ -153,6 +166,11 @@ public class TcpProxy implements AutoCloseable {
 				if (requests && isHeld()) {
 					this.requestsWhileHeld.add(System.nanoTime());
 				}
+				byte[] marker = this.holdAfter;
+				if (requests && marker != null && contains(buffer, read, marker)) {
+					this.holdAfter = null;
+					holdReplies();
+				}
 				Duration delay = requests ? currentRequestDelay() : currentDelay();
 				pending.add(new Chunk(Arrays.copyOf(buffer, read), System.nanoTime() + delay.toNanos()));
 			}
@@ -195,6 +213,15 @@ public class TcpProxy implements AutoCloseable {
 				this.replies.wait(waitMillis);
 			}
 		}
+	}
+
+	private static boolean contains(byte[] buffer, int length, byte[] marker) {
+		for (int from = 0; from + marker.length <= length; from++) {
+			if (Arrays.equals(buffer, from, from + marker.length, marker, 0, marker.length)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private boolean isHeld() {

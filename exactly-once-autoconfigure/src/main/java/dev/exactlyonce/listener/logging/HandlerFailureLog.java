@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -54,7 +55,7 @@ public final class HandlerFailureLog {
 				+ text(failure, true);
 		boolean first;
 		synchronized (this.traced) {
-			first = this.traced.add(key + '\u0000' + failure.getClass().getName() + '\u0000' + failure.getMessage());
+			first = this.traced.add(key + '\u0000' + failure.getClass().getName() + '\u0000' + messageOf(failure));
 		}
 		warnWithTrace(line, first ? failure : null);
 	}
@@ -72,7 +73,7 @@ public final class HandlerFailureLog {
 				+ ((failure != null) ? " (" + text(failure, handlerFailure) + ")" : "");
 		Throwable trace = (failure != null && handlerFailure) ? failure : null;
 		if (trace != null && this.budget.take()) {
-			logger.error(line, trace);
+			traced(logger::error, line, trace);
 		}
 		else {
 			logger.error(line + omitted(trace));
@@ -81,10 +82,24 @@ public final class HandlerFailureLog {
 
 	private void warnWithTrace(String line, Throwable trace) {
 		if (trace != null && this.budget.take()) {
-			logger.warn(line, trace);
+			traced(logger::warn, line, trace);
 		}
 		else {
 			logger.warn(line + omitted(trace));
+		}
+	}
+
+	/**
+	 * Logs a line with a stack trace, or without it when the logging system cannot print the failure
+	 * (its {@code getMessage()} throws, or a cause's does), so that the delivery is still settled.
+	 */
+	private static void traced(BiConsumer<Object, Throwable> level, String line, Throwable trace) {
+		try {
+			level.accept(line, trace);
+		}
+		catch (RuntimeException ex) {
+			level.accept(line + " (stack trace left out: the failure could not be printed: " + ex.getClass().getName()
+					+ ")", null);
 		}
 	}
 
@@ -100,8 +115,24 @@ public final class HandlerFailureLog {
 	 * @return the text
 	 */
 	static String text(Throwable failure, boolean withMessage) {
-		String message = withMessage ? failure.getMessage() : null;
+		String message = withMessage ? messageOf(failure) : null;
 		return failure.getClass().getName() + ((message != null) ? ": " + message : "");
+	}
+
+	/**
+	 * A failure's message; one whose {@code getMessage()} throws (it formats something it cannot
+	 * reach any more) is said to be unreadable, so that logging it never keeps the delivery from
+	 * being settled.
+	 * @param failure the failure
+	 * @return the message, or {@code null} when it has none
+	 */
+	public static String messageOf(Throwable failure) {
+		try {
+			return failure.getMessage();
+		}
+		catch (RuntimeException ex) {
+			return "(message unreadable: " + ex.getClass().getName() + ")";
+		}
 	}
 
 }
