@@ -85,8 +85,17 @@ public final class ClaimRules {
 					break;
 			}
 		}
-		return (live != null) ? acquire(live.attempts() + 1, PreviousAttempt.of(live), live, key, owner, lease, token)
+		return (live != null) ? acquire(live.attempts() + 1, previousOf(live), live, key, owner, lease, token)
 				: acquire(1, null, null, key, owner, lease, token);
+	}
+
+	/**
+	 * The attempt a claim takes over, as its handler sees it: none after a durable wait ended (the
+	 * task resumes, it is not retried; the wait's own journal entry says what ended it).
+	 */
+	private static PreviousAttempt previousOf(IdempotencyRecord live) {
+		boolean resumed = live.pendingReopen().filter((action) -> action.kind() == OperatorAction.Kind.RESUME).isPresent();
+		return resumed ? null : PreviousAttempt.of(live);
 	}
 
 	/**

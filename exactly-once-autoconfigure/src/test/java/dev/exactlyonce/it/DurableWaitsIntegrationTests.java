@@ -60,6 +60,7 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-approved") != null);
 		assertThat(handler.result("t-approved")).startsWith("committed ").endsWith("approved by alice");
 		assertThat(handler.runs("draft")).as("model calls").isEqualTo(1);
+		assertThat(handler.sawPreviousAttempt("t-approved")).as("a resumed task was not retried").isFalse();
 		assertThat(this.instances.ledger().commitsOf("t-approved")).hasSize(1);
 		IdempotencyRecord completed = awaitState(instance, "t-approved", RecordState.COMPLETED);
 		assertThat(completed.audit()).extracting(OperatorAction::kind).containsExactly(OperatorAction.Kind.RESUME);

@@ -28,6 +28,8 @@ public class ApprovalTaskHandler {
 
 	private final Map<String, String> results = new ConcurrentHashMap<>();
 
+	private final Map<String, Boolean> sawPreviousAttempt = new ConcurrentHashMap<>();
+
 	private final Ledger ledger;
 
 	private final Environment environment;
@@ -39,6 +41,7 @@ public class ApprovalTaskHandler {
 
 	@ExactlyOnceListener(consumer = "approvals", key = "payload.taskId")
 	public String handle(TaskAssignment task, ExactlyOnceContext context) {
+		this.sawPreviousAttempt.put(task.taskId(), context.previousAttempt().isPresent());
 		String draft = context.step("draft", String.class, () -> run("draft", "draft " + UUID.randomUUID()));
 		Duration nap = this.environment.getProperty("test.waits.nap", Duration.class);
 		if (nap != null) {
@@ -81,6 +84,11 @@ public class ApprovalTaskHandler {
 	public int runs(String step) {
 		AtomicInteger count = this.runs.get(step);
 		return (count != null) ? count.get() : 0;
+	}
+
+	/** Whether the last run of a task on this instance saw a previous attempt, or {@code null}. */
+	public Boolean sawPreviousAttempt(String taskId) {
+		return this.sawPreviousAttempt.get(taskId);
 	}
 
 	/** The result of a task this instance finished, or {@code null}. */

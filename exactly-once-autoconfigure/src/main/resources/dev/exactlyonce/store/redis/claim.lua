@@ -38,7 +38,10 @@ redis.call('HDEL', KEYS[1], 'listener', 'completedAt', 'resultSummary', 'streamS
 redis.call('HSET', KEYS[1], 'key', ARGV[1], 'owner', ARGV[2], 'token', ARGV[3], 'state', 'IN_PROGRESS',
 	'attempts', (tonumber(fields.attempts) or 0) + 1, 'startedAt', ms(now), 'leaseUntil', leaseUntil,
 	'expiresAt', ms(now + ttl))
-if fields.state then
+-- a task resumed after a durable wait (reopened by RESUME, no attempt since) has no previous attempt
+local resumed = fields.state == 'FAILED' and tonumber(fields.attempts) == 0 and fields.resultSummary
+	and string.sub(fields.resultSummary, 1, 7) == 'RESUME '
+if fields.state and not resumed then
 	redis.call('HSET', KEYS[1], 'previousOwner', fields.owner, 'previousStartedAt', fields.startedAt,
 		'previousAttempts', fields.attempts, 'previousState', fields.state, 'previousToken', fields.token)
 	if fields.state == 'FAILED' and fields.resultSummary then
