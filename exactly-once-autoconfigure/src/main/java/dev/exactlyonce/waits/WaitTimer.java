@@ -4,6 +4,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamSubscription;
@@ -36,12 +41,21 @@ import dev.exactlyonce.store.StoreClock;
  * after the suspending attempt's lease;</li>
  * <li>anything else (the task moved on, its record expired): acknowledged, done.</li>
  * </ul>
+ * One thread pulls the tickets; {@value #LOOKERS} threads look at them, each ticket on one of them
+ * (the server delivers a ticket again only after its nak), so that deadlines that come due
+ * together are not fired one store round trip after the other: one looker resumes a few hundred
+ * tasks a second, and 10,000 sleeps ending within 15 seconds fell behind by 18 seconds.
  */
 public class WaitTimer implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(WaitTimer.class);
 
 	private static final int BATCH = 64;
+
+	private static final int LOOKERS = 8;
+
+	/** The least a ticket sleeps before its next look (a deadline a few ms away is looked at just after it). */
+	private static final Duration SHORTEST = Duration.ofMillis(100);
 
 	private static final Duration RETRY = Duration.ofSeconds(5);
 
@@ -54,6 +68,10 @@ public class WaitTimer implements SmartLifecycle {
 	private final WaitResumer resumer;
 
 	private final RateLimitedLog failures = new RateLimitedLog(logger, Duration.ofMinutes(1));
+
+	private final Semaphore looking = new Semaphore(2 * LOOKERS);
+
+	private volatile ExecutorService lookers;
 
 	private volatile boolean running;
 
@@ -69,6 +87,12 @@ public class WaitTimer implements SmartLifecycle {
 	@Override
 	public void start() {
 		this.running = true;
+		AtomicInteger number = new AtomicInteger();
+		this.lookers = Executors.newFixedThreadPool(LOOKERS, (task) -> {
+			Thread looker = new Thread(task, "exactlyonce-wait-timer-" + number.incrementAndGet());
+			looker.setDaemon(true);
+			return looker;
+		});
 		Thread reader = new Thread(this::readTickets, "exactlyonce-wait-timer");
 		reader.setDaemon(true);
 		this.thread = reader;
@@ -82,6 +106,8 @@ public class WaitTimer implements SmartLifecycle {
 		if (reader != null) {
 			try {
 				reader.join(Duration.ofSeconds(5).toMillis());
+				this.lookers.shutdown();
+				this.lookers.awaitTermination(5, TimeUnit.SECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -111,8 +137,12 @@ public class WaitTimer implements SmartLifecycle {
 				}
 				Iterator<Message> tickets = subscription.iterate(BATCH, Duration.ofSeconds(1));
 				while (tickets.hasNext()) {
-					look(tickets.next());
+					handOver(tickets.next());
 				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				this.running = false;
 			}
 			catch (Exception ex) {
 				this.failures.warn(() -> "Could not read the tickets of waiting tasks from consumer '"
@@ -120,6 +150,25 @@ public class WaitTimer implements SmartLifecycle {
 				subscription = null;
 				pause();
 			}
+		}
+	}
+
+	/** Has a looker look at a ticket, waiting while {@code 2 * LOOKERS} tickets are being looked at. */
+	private void handOver(Message ticket) throws InterruptedException {
+		this.looking.acquire();
+		try {
+			this.lookers.execute(() -> {
+				try {
+					look(ticket);
+				}
+				finally {
+					this.looking.release();
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			this.looking.release();
+			throw ex;
 		}
 	}
 
@@ -197,8 +246,8 @@ public class WaitTimer implements SmartLifecycle {
 
 	private Duration later(Duration untilDue) {
 		Duration recheck = this.waits.settings().recheckInterval();
-		if (untilDue.compareTo(Duration.ofSeconds(1)) < 0) {
-			return Duration.ofSeconds(1);
+		if (untilDue.compareTo(SHORTEST) < 0) {
+			return SHORTEST;
 		}
 		return (untilDue.compareTo(recheck) < 0) ? untilDue : recheck;
 	}
