@@ -18,6 +18,7 @@ import io.nats.client.PublishOptions;
 import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.PublishAck;
+import io.nats.client.api.StreamState;
 import io.nats.client.impl.NatsMessage;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -102,6 +103,11 @@ public final class WaitsBenchmark {
 			await("timer looked at every ticket", () -> idle("exactlyonce-wait-timer") ? 1 : 0, 1);
 			Thread.sleep(2000);
 			long heapWaiting = usedHeap();
+			StreamState tickets = this.management.getStreamInfo("EXACTLYONCE_WAIT_TICKETS").getStreamState();
+			ConsumerInfo timer = this.management.getConsumerInfo("EXACTLYONCE_WAIT_TICKETS", "exactlyonce-wait-timer");
+			System.out.printf(Locale.ROOT, "Tickets of %d waiting tasks: %d on the stream, %d bytes each; %d held by the "
+					+ "timer consumer (ack pending)%n%n", TASKS, tickets.getMsgCount(),
+					tickets.getByteCount() / Math.max(1, tickets.getMsgCount()), timer.getNumAckPending());
 			double[] withWaiters = { flow(TASKS), flow(TASKS) };
 			double best = Math.max(alone[0], alone[1]);
 			System.out.println("| tasks waiting | no-wait tasks/s (two runs) | best | ratio to no waiters (best) "
