@@ -11,6 +11,10 @@
 #                                           rate, claim/complete p50/p99, bytes per record, scan time and
 #                                           heap, nats-server restart time per level (ScaleBenchmark;
 #                                           -Dbenchmark.scale.levels=0,100000,1000000,10000000 for more)
+#   scripts/benchmark.sh --waits            durable waits, NATS KV store, concurrency 4, max-ack-pending 16:
+#                                           no-wait throughput with 10,000 tasks waiting vs none, heap per
+#                                           waiting task, signal -> re-entry p50/p99, 10,000 timers (5 s
+#                                           sleeps): fired - deadline (WaitsBenchmark; about 3 minutes)
 #   scripts/benchmark.sh --virtual-threads  a 50 ms handler at concurrency 1,000 on platform vs virtual threads
 #                                           (spring.threads.virtual.enabled), memory and NATS KV stores: msgs/s,
 #                                           latency, platform threads, heap, RSS (VirtualThreadsBenchmark; needs
@@ -34,6 +38,7 @@ case "${1:-}" in
   --stores) main=dev.exactlyonce.benchmark.StoreLatencyBenchmark; shift ;;
   --scale) main=dev.exactlyonce.benchmark.ScaleBenchmark; shift ;;
   --virtual-threads) main=dev.exactlyonce.benchmark.VirtualThreadsBenchmark; shift ;;
+  --waits) main=dev.exactlyonce.benchmark.WaitsBenchmark; shift ;;
 esac
 extra+=("$@")
 run() {

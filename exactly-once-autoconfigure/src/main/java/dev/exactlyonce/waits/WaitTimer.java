@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import io.nats.client.Connection;
@@ -37,12 +41,21 @@ import dev.exactlyonce.store.StoreClock;
  * after the suspending attempt's lease;</li>
  * <li>anything else (the task moved on, its record expired): acknowledged, done.</li>
  * </ul>
+ * One thread pulls the tickets; {@value #LOOKERS} threads look at them, each ticket on one of them
+ * (the server delivers a ticket again only after its nak), so that deadlines that come due
+ * together are not fired one store round trip after the other: one looker resumes a few hundred
+ * tasks a second, and 10,000 sleeps ending within 15 seconds fell behind by 18 seconds.
  */
 public class WaitTimer implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(WaitTimer.class);
 
 	private static final int BATCH = 64;
+
+	private static final int LOOKERS = 8;
+
+	/** The least a ticket sleeps before its next look (a deadline a few ms away is looked at just after it). */
+	private static final Duration SHORTEST = Duration.ofMillis(100);
 
 	private static final Duration RETRY = Duration.ofSeconds(5);
 
@@ -61,6 +74,10 @@ public class WaitTimer implements SmartLifecycle {
 
 	private final RateLimitedLog failures = new RateLimitedLog(logger, Duration.ofMinutes(1));
 
+	private final Semaphore looking = new Semaphore(2 * LOOKERS);
+
+	private volatile ExecutorService lookers;
+
 	private volatile boolean running;
 
 	WaitTimer(Connection connection, IdempotencyStore store, NatsTaskWaits waits, WaitResumer resumer,
@@ -75,6 +92,12 @@ public class WaitTimer implements SmartLifecycle {
 	@Override
 	public void start() {
 		this.running = true;
+		AtomicInteger number = new AtomicInteger();
+		this.lookers = Executors.newFixedThreadPool(LOOKERS, (task) -> {
+			Thread looker = new Thread(task, "exactlyonce-wait-timer-" + number.incrementAndGet());
+			looker.setDaemon(true);
+			return looker;
+		});
 		Thread reader = new Thread(this::readTickets, "exactlyonce-wait-timer");
 		reader.setDaemon(true);
 		reader.start();
@@ -87,6 +110,10 @@ public class WaitTimer implements SmartLifecycle {
 	@Override
 	public void stop() {
 		this.running = false;
+		ExecutorService handling = this.lookers;
+		if (handling != null) {
+			handling.shutdown();
+		}
 	}
 
 	@Override
@@ -111,8 +138,12 @@ public class WaitTimer implements SmartLifecycle {
 				}
 				Iterator<Message> tickets = subscription.iterate(BATCH, Duration.ofSeconds(1));
 				while (tickets.hasNext()) {
-					look(tickets.next());
+					handOver(tickets.next());
 				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				this.running = false;
 			}
 			catch (Exception ex) {
 				this.failures.warn(() -> "Could not read the tickets of waiting tasks from consumer '"
@@ -120,6 +151,25 @@ public class WaitTimer implements SmartLifecycle {
 				subscription = null;
 				pause();
 			}
+		}
+	}
+
+	/** Has a looker look at a ticket, waiting while {@code 2 * LOOKERS} tickets are being looked at. */
+	private void handOver(Message ticket) throws InterruptedException {
+		this.looking.acquire();
+		try {
+			this.lookers.execute(() -> {
+				try {
+					look(ticket);
+				}
+				finally {
+					this.looking.release();
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			this.looking.release();
+			throw ex;
 		}
 	}
 
@@ -204,8 +254,8 @@ public class WaitTimer implements SmartLifecycle {
 
 	private Duration later(Duration untilDue) {
 		Duration recheck = this.waits.settings().recheckInterval();
-		if (untilDue.compareTo(Duration.ofSeconds(1)) < 0) {
-			return Duration.ofSeconds(1);
+		if (untilDue.compareTo(SHORTEST) < 0) {
+			return SHORTEST;
 		}
 		return (untilDue.compareTo(recheck) < 0) ? untilDue : recheck;
 	}
