@@ -76,7 +76,7 @@ public record OperatorAction(Kind kind, int number, String operator, String reas
 	/**
 	 * Whether a message is the copy this action published: a replay's
 	 * {@code <key>/replay-<dead-letter stream>-<dead-letter sequence>}, a resubmit's
-	 * {@code <key>/resubmit-<number>}.
+	 * {@code <key>/resubmit-<number>}, a resumption's {@code <key>/resume/<token of the waiting record>}.
 	 * @param key the task's key, without namespace
 	 * @param messageId the message's {@code Nats-Msg-Id}, or {@code null}
 	 * @return {@code true} for this action's copy
@@ -88,6 +88,7 @@ public record OperatorAction(Kind kind, int number, String operator, String reas
 		return switch (this.kind) {
 			case REPLAY -> messageId.startsWith(key + "/replay-") && messageId.endsWith("-" + this.deadLetterSequence);
 			case RESUBMIT -> messageId.equals(key + "/resubmit-" + this.number);
+			case RESUME -> messageId.startsWith(key + "/resume/");
 			case DISCARD -> false;
 		};
 	}
