@@ -6,15 +6,20 @@ package dev.exactlyonce.store;
  *
  * @param toWrite the record to write, or {@code null} when nothing is written
  * @param result the answer to return once the write (if any) succeeded
+ * @param keepsJournal whether {@code toWrite} carries the step journal of the record read on as it
+ * is stored (a claim taking a task over), not a journal of its own (a claim of a fresh or expired
+ * key starts an empty one); a store that keeps part of a journal outside the record keeps that part
+ * exactly when this is {@code true}, never by comparing journals; {@code false} when nothing is
+ * written
  */
-public record ClaimDecision(IdempotencyRecord toWrite, ClaimResult result) {
+public record ClaimDecision(IdempotencyRecord toWrite, ClaimResult result, boolean keepsJournal) {
 
 	static ClaimDecision answer(ClaimResult result) {
-		return new ClaimDecision(null, result);
+		return new ClaimDecision(null, result, false);
 	}
 
-	static ClaimDecision write(IdempotencyRecord record, ClaimResult result) {
-		return new ClaimDecision(record, result);
+	static ClaimDecision write(IdempotencyRecord record, ClaimResult result, boolean keepsJournal) {
+		return new ClaimDecision(record, result, keepsJournal);
 	}
 
 	/**

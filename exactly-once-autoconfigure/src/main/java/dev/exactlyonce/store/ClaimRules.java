@@ -99,8 +99,9 @@ public final class ClaimRules {
 	}
 
 	/**
-	 * A claim written over {@code kept} (or a fresh key when {@code null}) keeps its step journal,
-	 * its audit and the copies it accounts for (noted before an operator reopened the key).
+	 * A claim written over {@code kept} (or a fresh key when {@code null}) keeps its step journal as
+	 * stored ({@link ClaimDecision#keepsJournal()}), its audit and the copies it accounts for (noted
+	 * before an operator reopened the key).
 	 */
 	private ClaimDecision acquire(int attempt, PreviousAttempt previous, IdempotencyRecord kept, String key,
 			String owner, Duration lease, String token) {
@@ -109,7 +110,7 @@ public final class ClaimRules {
 				now, now.plus(lease), 0, null, now.plus(this.completedTtl), null, previous,
 				(kept != null) ? kept.journal() : StepJournal.EMPTY, (kept != null) ? kept.duplicateSequences() : null,
 				(kept != null) ? kept.audit() : null);
-		return ClaimDecision.write(written, ClaimResult.Acquired.of(written));
+		return ClaimDecision.write(written, ClaimResult.Acquired.of(written), kept != null);
 	}
 
 	/**
@@ -236,12 +237,23 @@ public final class ClaimRules {
 					current.completedAt(), now.plus(this.completedTtl), current.resultSummary(),
 					current.previousAttempt(), current.journal(), current.duplicateSequences(), audit);
 		}
-		StepJournal journal = action.kind().clearsJournal() ? StepJournal.EMPTY : current.journal();
+		StepJournal journal = keepsJournal(action) ? current.journal() : StepJournal.EMPTY;
 		IdempotencyRecord settled = (current.streamSequence() > 0) ? current.withDuplicate(current.streamSequence())
 				: current;
 		return new IdempotencyRecord(current.key(), null, current.owner(), token, RecordState.FAILED, 0,
 				current.startedAt(), now, 0, null, now.plus(this.completedTtl), reopenedSummary(action),
 				current.previousAttempt(), journal, settled.duplicateSequences(), audit);
+	}
+
+	/**
+	 * Whether the record {@link #applyOperatorAction} writes for an action carries the step journal
+	 * of the record it rewrites on as it is stored: every action but a resubmit, which empties it.
+	 * Renewals, completions, releases and duplicate notes always do; a step appends to it.
+	 * @param action the action
+	 * @return {@code true} when the journal is kept
+	 */
+	public static boolean keepsJournal(OperatorAction action) {
+		return !action.kind().clearsJournal();
 	}
 
 	/**

@@ -36,7 +36,7 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	@Override
 	public Claim renew(Claim claim, Duration lease) {
 		IdempotencyRecord renewed = LandedWrites.write(
-				() -> transition(claim.key(), (current) -> this.rules.renew(current, claim, lease)),
+				() -> transition(claim.key(), (current) -> this.rules.renew(current, claim, lease), true),
 				() -> readRecord(claim.key()), LandedWrites.renewalOf(claim));
 		return claim.withLeaseUntil(renewed.leaseUntil());
 	}
@@ -44,19 +44,19 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	@Override
 	public IdempotencyRecord complete(Claim claim, Completion completion) {
 		return LandedWrites.write(
-				() -> transition(claim.key(), (current) -> this.rules.complete(current, claim, completion)),
+				() -> transition(claim.key(), (current) -> this.rules.complete(current, claim, completion), true),
 				() -> readRecord(claim.key()), LandedWrites.completionOf(claim, completion));
 	}
 
 	@Override
 	public void release(Claim claim, String failure) {
-		LandedWrites.write(() -> transition(claim.key(), (current) -> this.rules.release(current, claim, failure)),
+		LandedWrites.write(() -> transition(claim.key(), (current) -> this.rules.release(current, claim, failure), true),
 				() -> readRecord(claim.key()), LandedWrites.releaseOf(claim));
 	}
 
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step));
+		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), false);
 	}
 
 	/**
@@ -72,7 +72,7 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 					throw new NoteNotWanted();
 				}
 				return noted;
-			});
+			}, true);
 		}
 		catch (RuntimeException ex) {
 			if (!isCausedBy(ex, NoteNotWanted.class)) {
@@ -93,7 +93,8 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	@Override
 	public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
 		return this.rules.onLocalClock(
-				transition(key, (current) -> this.rules.applyOperatorAction(current, key, expectedToken, action)));
+				transition(key, (current) -> this.rules.applyOperatorAction(current, key, expectedToken, action),
+						ClaimRules.keepsJournal(action)));
 	}
 
 	@Override
@@ -118,9 +119,14 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 	 * @param key the key
 	 * @param change the transition; receives the stored record or {@code null}, may throw
 	 * {@link ClaimLostException}
+	 * @param keepsJournal whether the record {@code change} makes carries the stored record's step
+	 * journal on as it is stored (said by the transition, never found by comparing journals): a
+	 * store that keeps part of a journal outside the record keeps that part then, and writes any
+	 * other journal whole
 	 * @return the record written
 	 */
-	protected abstract IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change);
+	protected abstract IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change,
+			boolean keepsJournal);
 
 	/**
 	 * Reads the stored record of a key, expired or not.

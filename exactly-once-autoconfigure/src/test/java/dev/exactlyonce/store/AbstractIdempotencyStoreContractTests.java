@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -577,6 +578,39 @@ public abstract class AbstractIdempotencyStoreContractTests {
 				uniqueKey("never-claimed"), "no-token", resubmit));
 	}
 
+	/**
+	 * A journal longer than a record keeps inside (60 steps, about 20 KiB: step rows, step fields,
+	 * sealed parts) is carried on by the transitions that keep it (a dead-lettering completion, a
+	 * replay, the claim that resumes it) and emptied by a resubmit: the resubmitted run's first
+	 * step is its only one, no earlier run's entry comes back.
+	 */
+	@Test
+	void aLongJournalIsKeptByAReplayAndEmptiedByAResubmit() {
+		String key = uniqueKey("journal-long-reopened");
+		Claim first = acquire(key, "worker-1", LEASE).claim();
+		int steps = 60;
+		for (int step = 1; step <= steps; step++) {
+			JournalSteps.journal(this.store, first, "step-" + step, JournalSteps.RESULT);
+		}
+		IdempotencyRecord dead = this.store.complete(first, Completion.deadLettered("listener", 5, "poison"));
+		this.store.recordOperatorAction(key, dead.token(),
+				new OperatorAction(OperatorAction.Kind.REPLAY, 1, "bob", "fixed", Instant.now(), 4));
+
+		ClaimResult.Acquired resumed = acquire(key, "worker-2", LEASE);
+		assertThat(resumed.journal().steps()).as("the journal a replay resumes").hasSize(steps);
+		IdempotencyRecord completed = this.store.complete(resumed.claim(), Completion.completed("listener", 6, "done"));
+		assertThat(this.store.find(key).orElseThrow().journal().steps()).hasSize(steps);
+		this.store.recordOperatorAction(key, completed.token(),
+				new OperatorAction(OperatorAction.Kind.RESUBMIT, 1, "bob", "output was wrong", Instant.now(), 0));
+
+		assertThat(this.store.find(key).orElseThrow().journal().steps()).as("the journal after a resubmit").isEmpty();
+		ClaimResult.Acquired rerun = acquire(key, "worker-3", LEASE);
+		assertThat(rerun.journal().steps()).isEmpty();
+		JournalSteps.journal(this.store, rerun.claim(), "step-1", JournalSteps.RESULT);
+		assertThat(this.store.find(key).orElseThrow().journal().steps()).extracting(StepRecord::name)
+			.containsExactly("step-1");
+	}
+
 	@Test
 	void aReopenedKeyKeepsTheCopiesItSettledNotedThroughItsNextAttempt() {
 		String key = uniqueKey("reopened-notes");
@@ -642,6 +676,34 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(this.store.tryClaim(key, "worker-2", LEASE)).isInstanceOfSatisfying(ClaimResult.Completed.class,
 				(completed) -> assertThat(completed.record().journal().steps()).isEmpty());
 		assertThat(this.store.find(key).orElseThrow().journal().steps()).hasSize(steps);
+	}
+
+	/**
+	 * Journals a task of 300 steps (about 100 KiB of entries, more than a record keeps inside) into
+	 * {@code store}, completes it, and checks with {@code journalEntriesRead} (what the store's server
+	 * was asked for, counted by the subclass on the server or the wire) that a duplicate's claim reads
+	 * none of its journal entries kept outside the record, while {@code find} reads them. The answer
+	 * alone cannot show it: {@link ClaimResult.Completed} drops the journal whatever was read.
+	 * @param store a store of the subclass's kind
+	 * @param journalEntriesRead the reads of journal entries kept outside records so far
+	 */
+	protected void assertADuplicateClaimReadsNoJournalEntry(IdempotencyStore store, LongSupplier journalEntriesRead) {
+		String key = uniqueKey("journal-duplicate-counted");
+		Claim claim = JournalSteps.acquire(store, key, "worker-1", LEASE);
+		int steps = 300;
+		for (int step = 1; step <= steps; step++) {
+			JournalSteps.journal(store, claim, "step-" + step, JournalSteps.RESULT);
+		}
+		store.complete(claim, Completion.completed("listener", 3, "done"));
+
+		long beforeDuplicate = journalEntriesRead.getAsLong();
+		assertThat(store.tryClaim(key, "worker-2", LEASE)).isInstanceOf(ClaimResult.Completed.class);
+		long byDuplicate = journalEntriesRead.getAsLong() - beforeDuplicate;
+		assertThat(store.find(key).orElseThrow().journal().steps()).hasSize(steps);
+		long byFind = journalEntriesRead.getAsLong() - beforeDuplicate - byDuplicate;
+
+		assertThat(byFind).as("journal reads counted for find (the count sees them)").isPositive();
+		assertThat(byDuplicate).as("journal reads counted for the duplicate's claim").isZero();
 	}
 
 	@Test

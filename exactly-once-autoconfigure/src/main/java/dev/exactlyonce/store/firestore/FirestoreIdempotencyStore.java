@@ -139,7 +139,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 				decision = this.rules.claim(recordOf(current), key, owner, lease, token);
 			}
 			if (decision.requiresWrite()) {
-				write(transaction, document, current, decision.toWrite(), null);
+				write(transaction, document, current, decision.toWrite(), null, decision.keepsJournal());
 			}
 			return decision.result();
 		}, this.transactionOptions), "claim");
@@ -206,22 +206,27 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), step);
+		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), step, false);
 	}
 
 	@Override
-	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
-		return transition(key, change, null);
+	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change,
+			boolean keepsJournal) {
+		return transition(key, change, null, keepsJournal);
 	}
 
-	/** A transition; {@code step} is the entry it journals, if it journals one. */
-	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step) {
+	/**
+	 * A transition; {@code step} is the entry it journals, if it journals one, else
+	 * {@code keepsJournal} says whether it keeps the journal as stored.
+	 */
+	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step,
+			boolean keepsJournal) {
 		String id = documentId(key);
 		DocumentReference document = this.collection.document(id);
 		return await(this.firestore.runTransaction((transaction) -> {
 			Held current = held(id, transaction.get(document).get(), false);
 			IdempotencyRecord next = change.apply(recordOf(current));
-			write(transaction, document, current, next, step);
+			write(transaction, document, current, next, step, keepsJournal);
 			return next;
 		}, this.transactionOptions), "update");
 	}
@@ -264,15 +269,17 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	 * transition that kept the journal keeps how it is stored; any other journal is written whole
 	 * into the record.
 	 * @param step the entry {@code next} journals, or {@code null}
+	 * @param keepsJournal without a step: whether {@code next} keeps the journal of {@code current}
+	 * as it is stored ({@link ClaimDecision#keepsJournal()}, {@link #transition})
 	 */
 	private void write(Transaction transaction, DocumentReference document, Held current, IdempotencyRecord next,
-			StepRecord step) {
+			StepRecord step, boolean keepsJournal) {
 		SealedJournal.Appended journaled;
 		if (step != null) {
 			journaled = this.journalValues.writingIn(transaction, next.expiresAt(), () -> this.journal
 				.append(document.getId(), current.journaled(), step, next.token(), UUID.randomUUID().toString()));
 		}
-		else if (current != null && next.journal() == current.record().journal()) {
+		else if (current != null && keepsJournal) {
 			journaled = current.journaled();
 		}
 		else {

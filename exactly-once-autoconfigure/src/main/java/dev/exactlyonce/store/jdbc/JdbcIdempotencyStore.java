@@ -143,7 +143,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 				row = readWhole(this.ownConnections, key);
 				decision = rules(row).claim(row.record(), key, owner, lease, token);
 			}
-			if (!decision.requiresWrite() || write(this.ownConnections, row, decision.toWrite())) {
+			if (!decision.requiresWrite()
+					|| write(this.ownConnections, row, decision.toWrite(), decision.keepsJournal())) {
 				return decision.result();
 			}
 		}
@@ -178,7 +179,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change = (rules, current) -> rules
 			.complete(current, claim, completion);
 		if (inCallersTransaction()) {
-			return translated("complete", () -> transition(this.callersTransaction, claim.key(), change));
+			return translated("complete", () -> transition(this.callersTransaction, claim.key(), change, true));
 		}
 		return LandedWrites.write(() -> transitionOutside(claim, change), () -> readBack(claim.key()),
 				LandedWrites.completionOf(claim, completion));
@@ -239,7 +240,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	@Override
 	public void recordDuplicate(String key, long streamSequence) {
 		outside("write", () -> transition(this.ownConnections, key,
-				(rules, current) -> rules.noteDuplicate(current, streamSequence)));
+				(rules, current) -> rules.noteDuplicate(current, streamSequence), true));
 	}
 
 	/**
@@ -249,7 +250,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	@Override
 	public IdempotencyRecord recordOperatorAction(String key, String expectedToken, OperatorAction action) {
 		return outside("write", () -> transition(this.ownConnections, key,
-				(rules, current) -> rules.applyOperatorAction(current, key, expectedToken, action)));
+				(rules, current) -> rules.applyOperatorAction(current, key, expectedToken, action),
+				ClaimRules.keepsJournal(action)));
 	}
 
 	@Override
@@ -344,25 +346,27 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		return (row.record() != null) ? row.record().token() : null;
 	}
 
+	/** A transition of a held claim (renewal, completion, release): it keeps the journal as stored. */
 	private IdempotencyRecord transitionOutside(Claim claim,
 			BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change) {
-		return outside("write", () -> transition(this.ownConnections, claim.key(), change));
+		return outside("write", () -> transition(this.ownConnections, claim.key(), change, true));
 	}
 
 	/**
 	 * Reads the row (locking it in a transaction), applies {@code change} with the database's
 	 * clock, and writes the result as a compare-and-set; a lost race is decided again. A key
 	 * without a row is given to {@code change} as {@code null} (with the clock read on its own); a
-	 * result that is the record read itself is not written.
+	 * result that is the record read itself is not written. {@code keepsJournal}: whether
+	 * {@code change} keeps the row's journal as stored ({@link #write}).
 	 */
 	private IdempotencyRecord transition(JdbcTemplate jdbc, String key,
-			BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change) {
+			BiFunction<ClaimRules, IdempotencyRecord, IdempotencyRecord> change, boolean keepsJournal) {
 		for (int conflict = 0; conflict < MAX_CONFLICTS; conflict++) {
 			JdbcRecordRow locked = jdbc.query(this.table.selectForUpdate(),
 					(rs) -> rs.next() ? JdbcRecordRow.read(rs) : null, this.keys.encode(key));
 			JdbcRecordRow row = (locked != null) ? locked : read(jdbc, key);
 			IdempotencyRecord next = change.apply(rules(row), row.record());
-			if (next == row.record() || write(jdbc, row, next)) {
+			if (next == row.record() || write(jdbc, row, next, keepsJournal)) {
 				return next;
 			}
 		}
@@ -371,11 +375,13 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	/**
 	 * Writes a record over the row read: {@code false} when another writer changed the row first. A
-	 * record whose journal is the row's keeps the row's {@code journal} column (and step rows); any
-	 * other journal is written into the column (step rows past it are deleted by the next step).
+	 * record that keeps the row's journal (as its transition says: {@code keepsJournal}) keeps the
+	 * row's {@code journal} column and step rows, whatever journal the record carries (the column's
+	 * part only, when its steps are in step rows); any other journal is written into the column (step
+	 * rows past it are deleted by the next step).
 	 */
-	private boolean write(JdbcTemplate jdbc, JdbcRecordRow row, IdempotencyRecord record) {
-		if (row.record() != null && record.journal() == row.record().journal()) {
+	private boolean write(JdbcTemplate jdbc, JdbcRecordRow row, IdempotencyRecord record, boolean keepsJournal) {
+		if (row.record() != null && keepsJournal) {
 			return update(jdbc, row, record, row.journalColumn());
 		}
 		String journal = this.codec.encodeJournal(record.journal());

@@ -20,8 +20,8 @@ import dev.exactlyonce.store.StepJournal;
  * A row of the JDBC store's table as read, with the database's clock at the read.
  *
  * @param record the record, or {@code null} when the key has no row; its journal is the one the
- * {@code journal} column holds (empty once the steps moved to step rows) until
- * {@link #withJournal} gives it the whole journal
+ * {@code journal} column holds (empty, not read, once the steps moved to step rows: {@code stepRows}
+ * tells) until {@link #withJournal} gives it the whole journal
  * @param version the row's version (every write increments it), or -1 when there is no row
  * @param now the database's clock when the row was read
  * @param journalColumn the {@code journal} column as read, or {@code null} when there is no row
@@ -47,7 +47,7 @@ record JdbcRecordRow(IdempotencyRecord record, long version, Instant now, String
 				RecordState.valueOf(rs.getString("state")), rs.getInt("attempts"), instant(rs, "started_at"),
 				instant(rs, "lease_until"), rs.getLong("stream_sequence"), instant(rs, "completed_at"),
 				instant(rs, "expires_at"), rs.getString("result_summary"), previousAttempt(rs),
-				(stepRows > 0) ? new StepJournal(List.of()) : CODEC.decodeJournal(journalColumn),
+				(stepRows > 0) ? StepJournal.EMPTY : CODEC.decodeJournal(journalColumn),
 				sequences(rs.getString("duplicate_sequences")), CODEC.decodeAudit(rs.getString("audit")));
 		return new JdbcRecordRow(record, rs.getLong("version"), now, journalColumn, stepRows);
 	}

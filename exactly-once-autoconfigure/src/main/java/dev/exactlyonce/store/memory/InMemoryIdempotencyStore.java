@@ -55,7 +55,8 @@ public class InMemoryIdempotencyStore extends CompareAndSetIdempotencyStore impl
 	}
 
 	@Override
-	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
+	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change,
+			boolean keepsJournal) {
 		return this.records.compute(key, (k, current) -> change.apply(current));
 	}
 

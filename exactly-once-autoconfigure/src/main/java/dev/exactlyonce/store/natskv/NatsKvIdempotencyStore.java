@@ -121,7 +121,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	protected ClaimResult claim(String key, String owner, Duration lease, String token) {
 		String storeKey = this.keyEncoder.encode(key);
 		ClaimDecision fresh = this.rules.claim(null, key, owner, lease, token);
-		if (write(storeKey, null, fresh.toWrite(), null)) {
+		if (write(storeKey, null, fresh.toWrite(), null, false)) {
 			return fresh.result();
 		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
@@ -133,7 +133,8 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 				current = decode(entry, true);
 				decision = this.rules.claim(recordOf(current), key, owner, lease, token);
 			}
-			if (!decision.requiresWrite() || write(storeKey, current, decision.toWrite(), null)) {
+			if (!decision.requiresWrite()
+					|| write(storeKey, current, decision.toWrite(), null, decision.keepsJournal())) {
 				return decision.result();
 			}
 		}
@@ -191,18 +192,23 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), step);
+		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), step, false);
 	}
 
 	@Override
-	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change) {
-		return transition(key, change, null);
+	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change,
+			boolean keepsJournal) {
+		return transition(key, change, null, keepsJournal);
 	}
 
-	/** A transition; {@code step} is the entry it journals, if it journals one. */
-	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step) {
+	/**
+	 * A transition; {@code step} is the entry it journals, if it journals one, else
+	 * {@code keepsJournal} says whether it keeps the journal as stored.
+	 */
+	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step,
+			boolean keepsJournal) {
 		String storeKey = this.keyEncoder.encode(key);
-		IdempotencyRecord written = transitionFromRemembered(storeKey, change, step);
+		IdempotencyRecord written = transitionFromRemembered(storeKey, change, step, keepsJournal);
 		if (written != null) {
 			return written;
 		}
@@ -216,7 +222,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 				this.heldByThisInstance.remove(storeKey);
 				throw ex;
 			}
-			if (write(storeKey, current, next, step)) {
+			if (write(storeKey, current, next, step, keepsJournal)) {
 				return next;
 			}
 		}
@@ -257,14 +263,14 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	 * against its revision; {@code null} when nothing is remembered or someone wrote since.
 	 */
 	private IdempotencyRecord transitionFromRemembered(String storeKey, UnaryOperator<IdempotencyRecord> change,
-			StepRecord step) {
+			StepRecord step, boolean keepsJournal) {
 		Held remembered = this.heldByThisInstance.get(storeKey);
 		if (remembered == null) {
 			return null;
 		}
 		try {
 			IdempotencyRecord next = change.apply(remembered.record());
-			if (write(storeKey, remembered, next, step)) {
+			if (write(storeKey, remembered, next, step, keepsJournal)) {
 				return next;
 			}
 		}
@@ -280,15 +286,18 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	 * false when someone wrote first. Remembers what it wrote while the claim is in progress.
 	 * @param step the entry {@code next} journals, or {@code null}: it goes into the record's tail,
 	 * which is sealed first when it grew too large
+	 * @param keepsJournal without a step: whether {@code next} keeps the journal of {@code current}
+	 * as it is stored (its sealed parts and tail), else its journal is written whole into the record
 	 * @throws RecordTooLargeException when the record would not fit in one message
 	 */
-	private boolean write(String storeKey, Held current, IdempotencyRecord next, StepRecord step) {
+	private boolean write(String storeKey, Held current, IdempotencyRecord next, StepRecord step,
+			boolean keepsJournal) {
 		SealedJournal.Appended journaled;
 		if (step != null) {
 			journaled = this.journal.append(storeKey, current.journaled(), step, next.token(),
 					UUID.randomUUID().toString());
 		}
-		else if (current != null && next.journal() == current.record().journal()) {
+		else if (current != null && keepsJournal) {
 			journaled = current.journaled();
 		}
 		else {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.google.cloud.firestore.Firestore;
+import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.store.AbstractRemoteIdempotencyStoreContractTests;
 import dev.exactlyonce.store.ClaimRules;
@@ -62,6 +63,15 @@ class FirestoreIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotenc
 	@Override
 	protected ServerProcess server() {
 		return this.emulator.process();
+	}
+
+	@Test
+	void aDuplicateClaimReadsNoSealedJournalDocument() throws Exception {
+		FirestoreRequestCounter journalRequests = new FirestoreRequestCounter("counted_journal");
+		try (Firestore client = journalRequests.connect(this.emulator.process().hostPort())) {
+			assertADuplicateClaimReadsNoJournalEntry(new FirestoreIdempotencyStore(client, "counted",
+					new ClaimRules(Clock.systemUTC(), LONG_TTL), RunningEmulator.CALL_TIMEOUT), journalRequests::count);
+		}
 	}
 
 }

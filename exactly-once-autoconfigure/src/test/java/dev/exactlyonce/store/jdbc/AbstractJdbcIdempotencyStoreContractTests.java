@@ -111,6 +111,15 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 	}
 
 	@Test
+	void aDuplicateClaimRunsNoStatementOnTheStepTable() throws MetaDataAccessException {
+		JdbcRecordTable table = newTable();
+		StatementCounter stepStatements = new StatementCounter(table.stepTableName());
+
+		assertADuplicateClaimReadsNoJournalEntry(
+				new JdbcIdempotencyStore(stepStatements.counting(this.dataSource), table, LONG_TTL), stepStatements::count);
+	}
+
+	@Test
 	void insideAnApplicationTransactionClaimsCommitOnTheirOwnAndTheCompletionCommitsWithTheTransaction() {
 		String key = uniqueKey("in-transaction");
 		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.store.AbstractIdempotencyStoreContractTests;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -34,6 +35,16 @@ class H2IdempotencyStoreContractTests extends AbstractIdempotencyStoreContractTe
 		JdbcRecordTable table = new JdbcRecordTable("contract_" + this.tables.incrementAndGet(), JdbcDialect.H2);
 		table.createIfMissing(this.dataSource);
 		return new JdbcIdempotencyStore(this.dataSource, table, completedTtl);
+	}
+
+	@Test
+	void aDuplicateClaimRunsNoStatementOnTheStepTable() {
+		JdbcRecordTable table = new JdbcRecordTable("counted_" + this.tables.incrementAndGet(), JdbcDialect.H2);
+		table.createIfMissing(this.dataSource);
+		StatementCounter stepStatements = new StatementCounter(table.stepTableName());
+
+		assertADuplicateClaimReadsNoJournalEntry(
+				new JdbcIdempotencyStore(stepStatements.counting(this.dataSource), table, LONG_TTL), stepStatements::count);
 	}
 
 }

@@ -1,5 +1,6 @@
 package dev.exactlyonce.store.natskv;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -90,6 +91,20 @@ class NatsKvIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySt
 	@Override
 	protected ServerProcess server() {
 		return this.server;
+	}
+
+	/**
+	 * Journal parts are read with a watch (a consumer) over the record key's {@code .j.} subjects;
+	 * the record itself with a get of its own key.
+	 */
+	@Test
+	void aDuplicateClaimReadsNoJournalPart() throws Exception {
+		IdempotencyStore store = createStore(LONG_TTL);
+		try (JetStreamApiMonitor journalPartReads = new JetStreamApiMonitor(this.connection,
+				(request) -> request.getSubject().startsWith("$JS.API.CONSUMER.") || request.getSubject().contains(".j.")
+						|| (request.getData() != null && new String(request.getData(), StandardCharsets.UTF_8).contains(".j.")))) {
+			assertADuplicateClaimReadsNoJournalEntry(store, journalPartReads::count);
+		}
 	}
 
 	@Test

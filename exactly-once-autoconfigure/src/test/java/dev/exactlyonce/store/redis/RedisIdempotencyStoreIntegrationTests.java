@@ -1,5 +1,6 @@
 package dev.exactlyonce.store.redis;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -78,6 +79,16 @@ class RedisIdempotencyStoreIntegrationTests extends AbstractRemoteIdempotencySto
 	@Override
 	protected ServerProcess server() {
 		return this.server;
+	}
+
+	/** Step fields are read by name ({@code step:<n>}) or with the whole hash ({@code HGETALL}). */
+	@Test
+	void aDuplicateClaimReadsNoStepField() throws IOException {
+		try (RedisCommandMonitor stepFieldCommands = new RedisCommandMonitor(this.server.host(), this.server.port(),
+				"\"step:", "\"hgetall\"")) {
+			assertADuplicateClaimReadsNoJournalEntry(
+					new RedisIdempotencyStore(this.connectionFactory, "counted:", LONG_TTL), stepFieldCommands::count);
+		}
 	}
 
 	@Test
