@@ -75,6 +75,10 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(task.get("audit").get(0).get("reason").asString()).isEqualTo("signal 'approval' (id s-1): copy reviewed");
 		assertThat(instance.bean(MeterRegistry.class).get(ExactlyOnceMeters.WAITS_RESUMED).tag("consumer", "approvals")
 			.counter().count()).isEqualTo(1);
+		assertThat(http.post(OPS + "/tasks/t-approved/signals/approval",
+				"{\"payload\":\"{\\\"approved\\\":true,\\\"by\\\":\\\"alice\\\"}\",\"id\":\"s-1\",\"reason\":\"copy reviewed\"}",
+				"alice", 200).get("outcome").asString()).as("the same request again, after the task finished")
+			.isEqualTo("DUPLICATE");
 		JsonNode late = http.post(OPS + "/tasks/t-approved/signals/approval",
 				"{\"payload\":\"{\\\"approved\\\":false}\",\"id\":\"s-2\",\"reason\":\"changed my mind\"}", "bob", 409);
 		assertThat(late.get("outcome").asString()).isEqualTo("TOO_LATE");
@@ -82,43 +86,45 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
-	void everySignalAnswerIsTheOneTheAnswersTableGives() throws Exception {
+	void everySignalAnswerIsTheOneTheAnswersTableOfOperatingMdGives() throws Exception {
 		Instance instance = this.instances.start("web", "test.waits.nap=3s");
 		ActuatorHttp http = new ActuatorHttp(instance);
+		AnswersTable table = AnswersTable.read();
 		publish(instance, "t/early");
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> http.get(OPS + "/tasks?key=t%2Fearly", 200).get("status").asString().equals("WAITING"));
 		String early = JSON.writeValueAsString(Map.of("action", "signal", "key", "t/early", "name", "approval",
 				"payload", "{\"approved\":false,\"by\":\"carol\"}", "id", "s-early", "reason", "off-brand"));
+		String path = OPS + "/tasks/t/early/signals/approval";
 
-		assertThat(http.post(OPS + "/tasks", early, "carol", 200).get("outcome").asString()).as("before the wait")
-			.isEqualTo("BUFFERED");
-		assertThat(http.post(OPS + "/tasks", early, "carol", 200).get("outcome").asString()).as("the same id again")
-			.isEqualTo("DUPLICATE");
-		assertThat(http.post(OPS + "/tasks/t/early/signals/approval",
-				"{\"payload\":\"{\\\"approved\\\":true}\",\"id\":\"s-other\",\"reason\":\"r\"}", "dave", 409).get("outcome")
-			.asString()).as("another signal after the wait was decided").isEqualTo("TOO_LATE");
-		assertThat(http.post(OPS + "/tasks/never-published/signals/approval",
-				"{\"payload\":true,\"reason\":\"r\"}", "dave", 404).get("outcome").asString()).isEqualTo("NO_SUCH_TASK");
-		assertThat(http.post(OPS + "/tasks/t/early/signals/approval", "{\"payload\":true}", "dave", 400).get("error")
-			.asString()).contains("\"reason\"");
-		assertThat(http.post(OPS + "/tasks/t/early/signals/approval", "{\"reason\":\"r\"}", "dave", 400).get("error")
-			.asString()).contains("\"payload\"");
-		assertThat(http.post(OPS + "/tasks/t/early/signals/approval", "{\"payload\":\"yes\",\"reason\":\"r\"}", "dave",
-				400).get("error").asString()).contains("is not JSON");
-		assertThat(http.post(OPS + "/tasks/t/early/signals/approval", "{\"payload\":\"null\",\"reason\":\"r\"}", "dave",
-				400).get("error").asString()).contains("cannot be null");
+		assertThat(http.post(OPS + "/tasks", early, "carol", table.status("a signal `BUFFERED`")).get("outcome")
+			.asString()).as("sent before the task reached its wait").isEqualTo("BUFFERED");
+		assertThat(http.post(OPS + "/tasks", early, "carol", table.status("`DUPLICATE`")).get("outcome").asString())
+			.as("the same id again").isEqualTo("DUPLICATE");
+		assertThat(http.post(path, "{\"payload\":\"{\\\"approved\\\":true}\",\"id\":\"s-other\",\"reason\":\"r\"}",
+				"dave", table.status("a signal `TOO_LATE`")).get("outcome").asString())
+			.as("another signal after the wait was decided").isEqualTo("TOO_LATE");
+		assertThat(http.post(OPS + "/tasks/never-published/signals/approval", "{\"payload\":true,\"reason\":\"r\"}",
+				"dave", table.status("a signal `NO_SUCH_TASK`")).get("outcome").asString()).isEqualTo("NO_SUCH_TASK");
+		assertThat(http.post(path, "{\"payload\":true}", "dave", table.status("no `reason`")).get("error").asString())
+			.contains("\"reason\"");
+		assertThat(http.post(path, "{\"reason\":\"r\"}", "dave", table.status("a signal without `payload`"))
+			.get("error").asString()).contains("\"payload\"");
+		assertThat(http.post(path, "{\"payload\":\"yes\",\"reason\":\"r\"}", "dave",
+				table.status("a `payload` that is not JSON")).get("error").asString()).contains("is not JSON");
+		assertThat(http.post(path, "{\"payload\":\"null\",\"reason\":\"r\"}", "dave",
+				table.status("a `payload` that is not JSON")).get("error").asString()).contains("cannot be null");
 		assertThat(http.post("/actuator/exactlyonceops/nobody/tasks/t/early/signals/approval",
-				"{\"payload\":true,\"reason\":\"r\"}", "dave", 404).get("error").asString())
-			.contains("No consumer 'nobody'");
+				"{\"payload\":true,\"reason\":\"r\"}", "dave", table.status("an undeclared consumer")).get("error")
+			.asString()).contains("No consumer 'nobody'");
 
 		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
 		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t/early") != null);
 		assertThat(handler.result("t/early")).isEqualTo("rejected by carol");
 		JsonNode task = http.get(OPS + "/tasks?key=t%2Fearly", 200);
-		assertThat(task.get("audit")).as("the sleep's end resumed it; the buffered signal ended its wait at once")
-			.hasSize(1);
-		assertThat(task.get("audit").get(0).get("operator").asString()).isEqualTo("timer");
+		assertThat(task.get("audit")).as("the sleep's end resumed it; the kept signal ended its wait at once")
+			.singleElement()
+			.satisfies((action) -> assertThat(action.get("operator").asString()).isEqualTo("timer"));
 	}
 
 	private void publish(Instance instance, String taskId) {
