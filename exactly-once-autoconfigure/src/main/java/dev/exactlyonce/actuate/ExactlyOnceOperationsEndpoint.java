@@ -121,10 +121,11 @@ public class ExactlyOnceOperationsEndpoint {
 
 	/**
 	 * The consumers, their tasks counted by status and their dead letters counted.
+	 * @param securityContext who asks (named in the answer)
 	 * @return the overview
 	 */
 	@ReadOperation
-	public OperationsDescriptor operations() {
+	public OperationsDescriptor operations(SecurityContext securityContext) {
 		Optional<Map<String, Map<TaskStatus, Long>>> counts = this.inspector.counts();
 		Map<String, ConsumerOperations> consumers = new LinkedHashMap<>();
 		for (String consumer : this.consumers.names()) {
@@ -133,7 +134,8 @@ public class ExactlyOnceOperationsEndpoint {
 					deadLetterCount(consumer), counts.map((all) -> all.get(consumer)).orElse(null),
 					this.resubmitter.canResubmit(consumer).orElse(null)));
 		}
-		return new OperationsDescriptor(this.storeName, counts.isPresent(), this.showPayloads, consumers);
+		return new OperationsDescriptor(this.storeName, counts.isPresent(), this.showPayloads, operator(securityContext),
+				consumers);
 	}
 
 	/**
