@@ -715,9 +715,12 @@
 			add('Signal', signalButton(task.consumer, task.key, ''));
 		}
 		const previous = task.previousAttempt;
-		add('Attempt before', previous ? (previous.state === 'IN_PROGRESS' ? 'abandoned' : 'failed') + ', by ' + previous.owner
+		// a task resumed after a durable wait keeps the suspended attempt as its previous one, its failure the RESUME entry
+		const resumed = previous && previous.failure && /^RESUME [0-9]+ by /.test(previous.failure);
+		add('Attempt before', previous ? (resumed ? 'suspended at a wait' : previous.state === 'IN_PROGRESS' ? 'abandoned' : 'failed')
+			+ ', by ' + previous.owner
 			+ ' at ' + time(previous.startedAt) + (previous.failure ? ': ' + previous.failure : '')
-			+ (previous.unfinishedStep ? ' (left step ' + previous.unfinishedStep + ' unfinished)' : '') : '—');
+			+ (previous.unfinishedStep && !resumed ? ' (left step ' + previous.unfinishedStep + ' unfinished)' : '') : '—');
 		add('Audit', (task.audit || []).map((action) => action.kind.toLowerCase() + ' ' + action.number + ' by ' + action.operator
 			+ ' at ' + time(action.at) + ': ' + action.reason).join('; ') || '—');
 		detail.replaceChildren(list);

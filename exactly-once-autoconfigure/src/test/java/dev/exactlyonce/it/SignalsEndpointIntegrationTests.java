@@ -23,7 +23,7 @@ import static org.awaitility.Awaitility.await;
  * Signals sent over HTTP through the {@code exactlyonceops} endpoint against a real nats-server: each
  * outcome answers the status the answers table of docs/operating.md gives, the signal's sender in the
  * task's RESUME audit entry is the authenticated user, keys a path cannot carry go in the body, and
- * the waits' meters count what happened.
+ * the waits' meters count the waiting task and its resumption.
  */
 class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 
@@ -57,6 +57,10 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(http.get("/actuator/exactlyonceops", 200).get("consumers").get("approvals").get("tasks")
 			.get("WAITING").asLong()).isEqualTo(1);
 
+		MeterRegistry registry = instance.bean(MeterRegistry.class);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> registry.get(ExactlyOnceMeters.WAITS_WAITING).tag("consumer", "approvals").gauge().value() == 1);
+
 		JsonNode answer = http.post(OPS + "/tasks/t-approved/signals/approval",
 				"{\"payload\":\"{\\\"approved\\\":true,\\\"by\\\":\\\"alice\\\"}\",\"id\":\"s-1\",\"reason\":\"copy reviewed\"}", "alice",
 				200);
@@ -73,7 +77,7 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(task.get("audit").get(0).get("kind").asString()).isEqualTo(OperatorAction.Kind.RESUME.name());
 		assertThat(task.get("audit").get(0).get("operator").asString()).isEqualTo("alice");
 		assertThat(task.get("audit").get(0).get("reason").asString()).isEqualTo("signal 'approval' (id s-1): copy reviewed");
-		assertThat(instance.bean(MeterRegistry.class).get(ExactlyOnceMeters.WAITS_RESUMED).tag("consumer", "approvals")
+		assertThat(registry.get(ExactlyOnceMeters.WAITS_RESUMED).tag("consumer", "approvals")
 			.counter().count()).isEqualTo(1);
 		assertThat(http.post(OPS + "/tasks/t-approved/signals/approval",
 				"{\"payload\":\"{\\\"approved\\\":true,\\\"by\\\":\\\"alice\\\"}\",\"id\":\"s-1\",\"reason\":\"copy reviewed\"}",
