@@ -11,6 +11,11 @@
 //                task completed and no dead letter left, screenshots the confirmation and the result
 //   refused:     as replay, but expects the endpoint to refuse the write (403) and the page to say so
 //   stale:       the endpoints cannot answer (NATS paused): the page must say so, never stay on "Loading…"
+//   waiting:     the task (of the consumer given as fifth argument) is listed under Waiting with what it waits for
+//                (signal review), since and deadline; Approve, with a reason, resumes it: the page says so and shows
+//                the task completed, its wait signalled (with the page's signal id) and the RESUME audit entry
+//   signal:      Signal… on the task's row: a payload that is not JSON is refused in the form; a JSON payload of
+//                its own is sent and resumes it
 //   find:        finds the task (any key: slashes, percent signs...) of the consumer given as fifth argument
 //                with the page's form and waits until it shows it completed; the page's address then opens
 //                the same task in a fresh page
@@ -62,6 +67,9 @@ try {
 			throw new Error('the page advises exposing endpoints that are exposed: ' + summary);
 		}
 		await page.screenshot({ path: path.join(screenshots, prefix + '4-stale.png'), fullPage: true });
+	}
+	else if (phase === 'waiting' || phase === 'signal') {
+		await waitingPhase(page);
 	}
 	else if (phase === 'find') {
 		await page.locator('#find-consumer option', { hasText: consumer }).waitFor({ state: 'attached' });
@@ -142,6 +150,50 @@ async function deadLetterPhase(page) {
 	}
 	else {
 		throw new Error('unknown phase ' + phase);
+	}
+}
+
+async function waitingPhase(page) {
+	const row = page.locator('#waiting tbody tr', { hasText: key });
+	await row.waitFor();
+	const cells = await row.locator('td').allTextContents();
+	if (cells[0] !== consumer || cells[2] !== 'signal review' || cells[3] === '—' || cells[4] === '—') {
+		throw new Error('the waiting row does not say what the task waits for, since and until when: ' + cells.join(' | '));
+	}
+	const dialog = page.getByRole('dialog');
+	if (phase === 'waiting') {
+		await page.screenshot({ path: path.join(screenshots, prefix + '7-waiting.png'), fullPage: true });
+		await row.getByRole('button', { name: 'Approve task ' + key + ' (signal review)' }).click();
+		await dialog.waitFor();
+		await dialog.getByLabel('Reason (kept in the task\'s audit)').fill('looks right');
+		await dialog.getByRole('button', { name: 'Approve' }).click();
+	}
+	else {
+		await row.getByRole('button', { name: 'Send a signal to task ' + key }).click();
+		await dialog.waitFor();
+		if (await dialog.getByLabel('Signal name').inputValue() !== 'review') {
+			throw new Error('the signal form does not name the wait the task is at');
+		}
+		await dialog.getByLabel('Payload (JSON)').fill('approved');
+		await dialog.getByLabel('Reason (kept in the task\'s audit)').fill('custom');
+		await dialog.getByRole('button', { name: 'Send' }).click();
+		const refused = await page.locator('#confirm-payload').evaluate((field) => field.validationMessage);
+		if (!refused.includes('Not JSON') || !await dialog.isVisible()) {
+			throw new Error('a payload that is not JSON was not refused in the form: "' + refused + '"');
+		}
+		await dialog.getByLabel('Payload (JSON)').fill('{"approved": false, "by": "page", "reason": "custom payload"}');
+		await page.screenshot({ path: path.join(screenshots, prefix + '8-signal-form.png'), fullPage: true });
+		await dialog.getByRole('button', { name: 'Send' }).click();
+	}
+	await page.locator('#message.ok', { hasText: 'signal review to task ' + key + ': resumed' }).waitFor();
+	await page.locator('#task-detail .status-COMPLETED').waitFor();
+	await page.locator('#task-detail', { hasText: 'signal review since ' }).waitFor();
+	await page.locator('#task-detail', { hasText: 'signalled (signal id dashboard-' }).waitFor();
+	await page.locator('#task-detail', { hasText: 'resume 1 by ' + (process.env.DASHBOARD_USER || 'anonymous') }).waitFor();
+	await page.locator('#task-detail', { hasText: 'suspended at a wait, by ' }).waitFor();
+	await page.locator('#waiting tbody tr', { hasText: key }).waitFor({ state: 'detached' });
+	if (phase === 'waiting') {
+		await page.screenshot({ path: path.join(screenshots, prefix + '7-approved.png'), fullPage: true });
 	}
 }
 

@@ -22,7 +22,7 @@ class EndpointPayloadsRuntimeHints implements RuntimeHintsRegistrar {
 	public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), ExactlyOnceDescriptor.class,
 				ReconciliationReport.class, OperationsDescriptor.class, MonthlyRow.class, TaskPage.class,
-				TaskView.class, DeadLetterView.class, OperationOutcome.class);
+				TaskView.class, DeadLetterView.class, OperationOutcome.class, SignalAnswer.class);
 	}
 
 }

@@ -66,6 +66,19 @@ public final class ExactlyOnceMeters {
 	/** Counter of reconciliation runs, tagged {@code outcome} (success|failure). */
 	public static final String RECONCILIATION_RUNS = "exactlyonce.reconciliation.runs";
 
+	/**
+	 * Counter of suspended tasks reopened because their durable wait ended (a signal, a timeout, the
+	 * end of a sleep), tagged {@code stream}, {@code consumer}. Suspensions are the {@code suspended}
+	 * outcome of {@link #MESSAGES}.
+	 */
+	public static final String WAITS_RESUMED = "exactlyonce.waits.resumed";
+
+	/**
+	 * Gauge of tasks suspended at a durable wait, all instances (a count of the store's WAITING
+	 * records, at most once a minute), tagged {@code stream}, {@code consumer}.
+	 */
+	public static final String WAITS_WAITING = "exactlyonce.waits.waiting";
+
 	private ExactlyOnceMeters() {
 	}
 

@@ -8,10 +8,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Supplier;
 
 import io.nats.client.JetStreamApiException;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -34,6 +38,8 @@ import dev.exactlyonce.operations.TaskResubmitter;
 import dev.exactlyonce.operations.TaskStatus;
 import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.waits.ExactlyOnceSignals;
+import dev.exactlyonce.waits.SignalOutcome;
 
 /**
  * The {@code exactlyonceops} actuator endpoint: an operator's reads and writes on tasks and dead
@@ -41,7 +47,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * letters counted), {@code GET .../monthly} (the fleet-wide monthly table), {@code GET .../{consumer}/tasks?state=FAILED&page=0&size=50},
  * {@code GET .../{consumer}/tasks/{key}}, {@code GET .../{consumer}/deadletters?from=1&size=100}.
  * Writes: {@code POST .../{consumer}/deadletters/{sequence}} with {@code {"action":"replay","reason":...}},
- * {@code POST .../{consumer}/tasks/{key}} with {@code {"action":"resubmit","reason":...}} (or
+ * {@code POST .../{consumer}/tasks/{key}} with {@code {"action":"resubmit","reason":...}},
+ * {@code POST .../{consumer}/tasks/{key}/signals/{name}} with {@code {"payload":"<JSON>","id":...,"reason":...}}
+ * (a signal to the task's durable wait: answers its {@link SignalOutcome}) (or
  * {@code POST .../{consumer}/tasks} with the key in the body, and {@code GET .../tasks?key=...}: for
  * keys a path cannot carry),
  * {@code DELETE .../{consumer}/deadletters/{sequence}?reason=...} (discard). Read-only by default:
@@ -61,7 +69,15 @@ public class ExactlyOnceOperationsEndpoint {
 
 	private static final String DEAD_LETTERS = "deadletters";
 
+	private static final String SIGNALS = "signals";
+
+	private static final String SIGNAL = "signal";
+
 	private static final int DEFAULT_PAGE_SIZE = 50;
+
+	private static final JsonMapper PAYLOADS = JsonMapper.builder().build();
+
+	private static final String SIGNAL_BODY = "{\"payload\":\"<the payload's JSON>\",\"id\":\"...\",\"reason\":\"...\"}";
 
 	private final OperatedConsumers consumers;
 
@@ -70,6 +86,8 @@ public class ExactlyOnceOperationsEndpoint {
 	private final DeadLetterOperations deadLetters;
 
 	private final TaskResubmitter resubmitter;
+
+	private final @Nullable ExactlyOnceSignals signals;
 
 	private final MonthlyTally tally;
 
@@ -83,17 +101,19 @@ public class ExactlyOnceOperationsEndpoint {
 	 * @param inspector reads tasks
 	 * @param deadLetters lists, replays and discards dead letters
 	 * @param resubmitter resubmits tasks
+	 * @param signals sends signals to waiting tasks, or {@code null} when durable waits are off
 	 * @param tally the fleet-wide monthly counts
 	 * @param storeName the store's name
 	 * @param showPayloads whether dead-letter listings include payloads
 	 */
 	public ExactlyOnceOperationsEndpoint(OperatedConsumers consumers, TaskInspector inspector,
-			DeadLetterOperations deadLetters, TaskResubmitter resubmitter, MonthlyTally tally, String storeName,
-			boolean showPayloads) {
+			DeadLetterOperations deadLetters, TaskResubmitter resubmitter, @Nullable ExactlyOnceSignals signals,
+			MonthlyTally tally, String storeName, boolean showPayloads) {
 		this.consumers = consumers;
 		this.inspector = inspector;
 		this.deadLetters = deadLetters;
 		this.resubmitter = resubmitter;
+		this.signals = signals;
 		this.tally = tally;
 		this.storeName = storeName;
 		this.showPayloads = showPayloads;
@@ -101,10 +121,11 @@ public class ExactlyOnceOperationsEndpoint {
 
 	/**
 	 * The consumers, their tasks counted by status and their dead letters counted.
+	 * @param securityContext who asks (named in the answer)
 	 * @return the overview
 	 */
 	@ReadOperation
-	public OperationsDescriptor operations() {
+	public OperationsDescriptor operations(SecurityContext securityContext) {
 		Optional<Map<String, Map<TaskStatus, Long>>> counts = this.inspector.counts();
 		Map<String, ConsumerOperations> consumers = new LinkedHashMap<>();
 		for (String consumer : this.consumers.names()) {
@@ -113,7 +134,8 @@ public class ExactlyOnceOperationsEndpoint {
 					deadLetterCount(consumer), counts.map((all) -> all.get(consumer)).orElse(null),
 					this.resubmitter.canResubmit(consumer).orElse(null)));
 		}
-		return new OperationsDescriptor(this.storeName, counts.isPresent(), this.showPayloads, consumers);
+		return new OperationsDescriptor(this.storeName, counts.isPresent(), this.showPayloads, operator(securityContext),
+				consumers);
 	}
 
 	/**
@@ -189,73 +211,138 @@ public class ExactlyOnceOperationsEndpoint {
 	}
 
 	/**
-	 * Resubmits a task named in the body ({@code tasks}, {@code {"action":"resubmit","key":...}}): any
-	 * key, also one that a path cannot carry (with {@code /}, {@code %}, {@code ;}, {@code ..}).
+	 * Resubmits a task named in the body ({@code tasks}, {@code {"action":"resubmit","key":...}}), or
+	 * sends a signal to it ({@code {"action":"signal","key":...,"name":...,"payload":...}}): any key
+	 * and signal name, also one that a path cannot carry (with {@code /}, {@code %}, {@code ;}, {@code ..}).
 	 * @param consumer the consumer
 	 * @param view {@code tasks}
-	 * @param action {@code resubmit}
+	 * @param action {@code resubmit} or {@code signal}
 	 * @param key the task's key, without namespace
+	 * @param name the wait's name (signal only)
+	 * @param payload the JSON of what the wait returns, any but {@code null}, as a string (Actuator reads
+	 * a body's values as strings: {@code "{\"approved\":true}"}; {@code true} or a number may be bare)
+	 * (signal only)
+	 * @param id the signal's id: the same id sent again is a {@code DUPLICATE}; made up when absent (signal only)
 	 * @param reason why, kept in the task's audit (required: a request without it is refused)
 	 * @param securityContext who asks
 	 * @return what was done, an error answer saying why it was refused, or {@code null} (404) for another view
 	 */
 	@WriteOperation
 	public @Nullable Object actOnKey(@Selector String consumer, @Selector String view, String action,
-			@Nullable String key, @Nullable String reason, SecurityContext securityContext) {
+			@Nullable String key, @Nullable String name, @Nullable String payload, @Nullable String id,
+			@Nullable String reason, SecurityContext securityContext) {
 		if (!TASKS.equals(view)) {
 			return null;
 		}
 		String operator = operator(securityContext);
 		return answer(() -> {
-			if (key == null || key.isEmpty() || !"resubmit".equals(action)) {
-				throw OperationRefusedException.badRequest("POST to tasks resubmits the task named in the body: "
-						+ "{\"action\":\"resubmit\",\"key\":\"...\",\"reason\":\"...\"}");
+			boolean signal = SIGNAL.equals(action) && name != null && !name.isEmpty();
+			if (key == null || key.isEmpty() || !("resubmit".equals(action) || signal)) {
+				throw OperationRefusedException.badRequest("POST to tasks resubmits the task named in the body, or sends "
+						+ "it a signal: {\"action\":\"resubmit\",\"key\":\"...\",\"reason\":\"...\"} or "
+						+ "{\"action\":\"signal\",\"key\":\"...\",\"name\":\"...\",\"payload\":\"<the payload's JSON>\",\"id\":\"...\","
+						+ "\"reason\":\"...\"}");
 			}
 			requireReason(reason, "add \"reason\" to the JSON body");
+			if (signal) {
+				return signal(consumer, key, name, payload, id, operator, reason);
+			}
 			return this.resubmitter.resubmit(consumer, key, operator, reason);
 		});
 	}
 
 	/**
-	 * Replays a dead letter ({@code deadletters/{sequence}}, action {@code replay}) or resubmits a
-	 * task ({@code tasks/{key}}, action {@code resubmit}).
+	 * Replays a dead letter ({@code deadletters/{sequence}}, action {@code replay}), resubmits a task
+	 * ({@code tasks/{key}}, action {@code resubmit}) or sends a signal to a task's wait
+	 * ({@code tasks/{key}/signals/{name}}, no action, {@code payload} and optionally {@code id}).
 	 * @param consumer the consumer
 	 * @param view {@code deadletters} or {@code tasks}
-	 * @param id the dead letter's sequence or the task's key
-	 * @param action {@code replay} or {@code resubmit}
+	 * @param target the dead letter's sequence, the task's key, or the task's key then {@code signals}
+	 * and the wait's name
+	 * @param action {@code replay} or {@code resubmit}; none (or {@code signal}) for a signal
+	 * @param payload the JSON of what the wait returns, any but {@code null}, as a string (Actuator reads
+	 * a body's values as strings: {@code "{\"approved\":true}"}; {@code true} or a number may be bare)
+	 * (signals only)
+	 * @param id the signal's id: the same id sent again is a {@code DUPLICATE}; made up when absent
+	 * (signals only)
 	 * @param reason why, kept in the task's audit (required: a request without it is refused)
 	 * @param securityContext who asks
 	 * @return what was done, or an error answer saying why it was refused
 	 */
 	@WriteOperation
-	public Object act(@Selector String consumer, @Selector String view, @Selector(match = Match.ALL_REMAINING) String[] id,
-			String action, @Nullable String reason, SecurityContext securityContext) {
+	public Object act(@Selector String consumer, @Selector String view,
+			@Selector(match = Match.ALL_REMAINING) String[] target, @Nullable String action, @Nullable String payload,
+			@Nullable String id, @Nullable String reason, SecurityContext securityContext) {
 		String operator = operator(securityContext);
+		boolean signal = TASKS.equals(view) && (action == null || SIGNAL.equals(action)) && target.length >= 3
+				&& SIGNALS.equals(target[target.length - 2]);
 		return answer(() -> {
+			if (signal) {
+				requireReason(reason, "add \"reason\" to the JSON body: " + SIGNAL_BODY);
+				return signal(consumer, String.join("/", List.of(target).subList(0, target.length - 2)),
+						target[target.length - 1], payload, id, operator, reason);
+			}
+			if (action == null) {
+				throw OperationRefusedException.badRequest("Name the action in the JSON body: {\"action\":\"replay\"} for "
+						+ "deadletters/<sequence>, {\"action\":\"resubmit\"} for tasks/<key> (or POST {\"payload\":...} to "
+						+ "tasks/<key>/signals/<name>)");
+			}
 			requireReason(reason, "add \"reason\" to the JSON body: {\"action\":\"" + action + "\",\"reason\":\"...\"}");
 			if (DEAD_LETTERS.equals(view) && "replay".equals(action)) {
-				return this.deadLetters.replay(consumer, sequence(id), operator, reason);
+				return this.deadLetters.replay(consumer, sequence(target), operator, reason);
 			}
 			if (TASKS.equals(view) && "resubmit".equals(action)) {
-				return this.resubmitter.resubmit(consumer, String.join("/", id), operator, reason);
+				return this.resubmitter.resubmit(consumer, String.join("/", target), operator, reason);
 			}
 			throw OperationRefusedException.badRequest("'" + action + "' on " + view + " is not an operation: POST "
-					+ "{\"action\":\"replay\"} to deadletters/<sequence>, or {\"action\":\"resubmit\"} to tasks/<key>");
+					+ "{\"action\":\"replay\"} to deadletters/<sequence>, {\"action\":\"resubmit\"} to tasks/<key>, or "
+					+ "{\"payload\":...} to tasks/<key>/signals/<name>");
 		});
+	}
+
+	/**
+	 * Sends a signal on the operator's behalf: 200 with a {@link SignalAnswer} when it resumed the
+	 * task, was kept for it or was sent before; 409 when its wait cannot take it; 404 when the store
+	 * has no record of the task; 503 when the store or NATS did not answer (send it again with the same id).
+	 */
+	private Object signal(String consumer, String key, String name, @Nullable String payload, @Nullable String id,
+			String operator, String reason) {
+		if (this.signals == null) {
+			throw OperationRefusedException.notFound("Durable waits are off in this application "
+					+ "(exactlyonce.waits.enabled=false): no task of it waits for a signal");
+		}
+		JsonNode json = payload(payload);
+		String signalId = (id != null && !id.isBlank()) ? id : UUID.randomUUID().toString();
+		SignalOutcome outcome;
+		try {
+			outcome = this.signals.signal(consumer, key, name, json, signalId, operator, reason);
+		}
+		catch (StoreUnavailableException ex) {
+			return new WebEndpointResponse<>(Map.of("error", "The signal may or may not be stored: " + ex.getMessage()
+					+ ". Send it again with the same id (" + signalId + "): it is taken once", "id", signalId), UNAVAILABLE);
+		}
+		String meaning = SignalAnswer.meaning(outcome, name, signalId);
+		return switch (outcome) {
+			case RESUMED, BUFFERED, DUPLICATE -> new SignalAnswer(consumer, key, name, signalId, outcome, meaning);
+			case TOO_LATE -> new WebEndpointResponse<>(Map.of("error", meaning, "outcome", outcome, "id", signalId),
+					CONFLICT);
+			case NO_SUCH_TASK -> new WebEndpointResponse<>(Map.of("error", "No task '" + key + "' of consumer '" + consumer
+					+ "': " + meaning, "outcome", outcome, "id", signalId), WebEndpointResponse.STATUS_NOT_FOUND);
+		};
 	}
 
 	/**
 	 * Discards a dead letter ({@code deadletters/{sequence}}).
 	 * @param consumer the consumer
 	 * @param view {@code deadletters}
-	 * @param id the dead letter's sequence
+	 * @param target the dead letter's sequence
 	 * @param reason why, kept in the task's audit (required: a request without it is refused)
 	 * @param securityContext who asks
 	 * @return what was done, an error answer saying why it was refused, or {@code null} (404) for another view
 	 */
 	@DeleteOperation
 	public @Nullable Object discard(@Selector String consumer, @Selector String view,
-			@Selector(match = Match.ALL_REMAINING) String[] id, @Nullable String reason,
+			@Selector(match = Match.ALL_REMAINING) String[] target, @Nullable String reason,
 			SecurityContext securityContext) {
 		if (!DEAD_LETTERS.equals(view)) {
 			return null;
@@ -263,8 +350,32 @@ public class ExactlyOnceOperationsEndpoint {
 		String operator = operator(securityContext);
 		return answer(() -> {
 			requireReason(reason, "add ?reason=... to the URL");
-			return this.deadLetters.discard(consumer, sequence(id), operator, reason);
+			return this.deadLetters.discard(consumer, sequence(target), operator, reason);
 		});
+	}
+
+	/**
+	 * The payload's JSON, from the string Actuator hands over (a JSON object or string must come as
+	 * its JSON text; {@code true}, {@code false} and numbers arrive as their text anyway).
+	 */
+	private static JsonNode payload(@Nullable String payload) {
+		if (payload == null || payload.isBlank()) {
+			throw OperationRefusedException.badRequest("A signal needs a \"payload\": " + SIGNAL_BODY);
+		}
+		JsonNode json;
+		try {
+			json = PAYLOADS.readTree(payload);
+		}
+		catch (JacksonException ex) {
+			throw OperationRefusedException.badRequest("The \"payload\" is not JSON (" + ex.getOriginalMessage() + "). Send "
+					+ "the payload's JSON as a string: an object as \"{\\\"approved\\\":true}\", a string quoted inside: "
+					+ "\"\\\"text\\\"\"; true, false and numbers may be bare");
+		}
+		if (json == null || json.isNull() || json.isMissingNode()) {
+			throw OperationRefusedException.badRequest("A signal's \"payload\" cannot be null: its wait would read it "
+					+ "as its timeout. " + SIGNAL_BODY);
+		}
+		return json;
 	}
 
 	private static void requireReason(@Nullable String reason, String fix) {

@@ -15,9 +15,11 @@ import dev.exactlyonce.operations.TaskStatus;
  * is {@code null} for every consumer and tasks are read by key only
  * @param showPayloads whether dead-letter listings include payloads
  * ({@code exactlyonce.operations.show-payloads})
+ * @param user who asks: the authenticated user's name, the one writes record in the audit
+ * ({@code anonymous} without one)
  * @param consumers by name
  */
-public record OperationsDescriptor(String store, boolean listable, boolean showPayloads,
+public record OperationsDescriptor(String store, boolean listable, boolean showPayloads, String user,
 		Map<String, ConsumerOperations> consumers) {
 
 	/**

@@ -96,11 +96,13 @@ public class ExactlyOnceSignals {
 		if (before.isEmpty()) {
 			return SignalOutcome.NO_SUCH_TASK;
 		}
-		if (before.get().isFinal()) {
-			return SignalOutcome.TOO_LATE;
-		}
 		int run = before.get().run();
 		WaitKey waitKey = new WaitKey(storeKey, run, name);
+		if (before.get().isFinal()) {
+			// sent again after the task finished (its first answer may have been lost): still the same signal
+			return this.decisions.find(waitKey).filter((decision) -> decision.isSignal(id)).isPresent()
+					? SignalOutcome.DUPLICATE : SignalOutcome.TOO_LATE;
+		}
 		WaitDecision signal = WaitDecision.signal(id, json, sender, reason, this.clock.instant());
 		WaitDecision stored = this.decisions.decide(waitKey, signal);
 		if (stored.equals(signal)) {

@@ -1,14 +1,16 @@
 'use strict';
 // The exactly-once dashboard: reads the exactlyonce and exactlyonceops actuator endpoints (and the
-// metrics endpoint when exposed) every 2 seconds; replay, discard and resubmit go through the same
-// endpoint operations, after a confirmation with a reason. Text from the server is only ever set
+// metrics endpoint when exposed) every 2 seconds; replay, discard, resubmit and signals go through the
+// same endpoint operations, after a confirmation with a reason. Text from the server is only ever set
 // as text, never as HTML. Each task and each dead letter has a link of its own:
 // #task=<consumer>/<key> and #deadletter=<consumer>/<#>, each part URI-encoded (keys may hold '/').
 (function () {
 	const REFRESH_MS = 2000;
-	const STATES = ['IN_PROGRESS', 'ABANDONED', 'FAILED', 'DEAD_LETTERED', 'COMPLETED'];
+	const STATES = ['IN_PROGRESS', 'ABANDONED', 'FAILED', 'DEAD_LETTERED', 'COMPLETED', 'WAITING'];
 	const OUTCOMES = ['processed', 'duplicate', 'in_progress_elsewhere', 'retried', 'dead_lettered',
-		'already_dead_lettered', 'claim_lost', 'completion_unrecorded', 'completion_parked', 'completion_recovered'];
+		'already_dead_lettered', 'claim_lost', 'completion_unrecorded', 'completion_parked', 'completion_recovered',
+		'suspended'];
+	const WAITING_PAGE = 50;
 	const REQUEST_TIMEOUT_MS = 8000;
 	const TASK_PAGE = 20;
 	const DEAD_PAGE = 50;
@@ -207,6 +209,35 @@
 		return iso ? new Date(iso).toLocaleString() : '—';
 	}
 
+	// The durable waits in a task's journal: entries whose result is a wait's JSON
+	// ({"wait":"SIGNAL"|"SLEEP","until":...} and, once ended, "outcome", "signalId", "payload").
+	function waitsOf(task) {
+		return (task.steps || []).map((step) => {
+			let result = null;
+			try {
+				result = step.result ? JSON.parse(step.result) : null;
+			}
+			catch (notJson) {
+				return null;
+			}
+			if (!result || typeof result !== 'object' || !result.wait || !result.until) {
+				return null;
+			}
+			return { name: step.name, kind: result.wait, until: result.until, since: step.startedAt, state: step.state,
+				outcome: result.outcome || null, signalId: result.signalId || null };
+		}).filter((wait) => wait !== null);
+	}
+
+	// The wait a WAITING task is suspended at: its last wait not ended yet.
+	function currentWait(task) {
+		const open = waitsOf(task).filter((wait) => wait.state === 'STARTED');
+		return open.length ? open[open.length - 1] : null;
+	}
+
+	function describeWait(wait) {
+		return (wait.kind === 'SIGNAL' ? 'signal ' : 'sleep ') + wait.name;
+	}
+
 	function currentStep(task) {
 		const running = (task.steps || []).filter((step) => step.state === 'STARTED');
 		return running.length ? running[running.length - 1].name : '—';
@@ -225,7 +256,7 @@
 			renderListeners(exactlyOnce);
 			renderStates(overview);
 			fillConsumerChoice();
-			await Promise.all([renderInFlight(overview), renderDeadLetters(overview), renderMonthly(),
+			await Promise.all([renderInFlight(overview), renderWaiting(overview), renderDeadLetters(overview), renderMonthly(),
 				renderListed(), renderWatched(), renderCharts()]);
 			state.lastGood = new Date();
 			document.body.classList.remove('stale');
@@ -291,7 +322,81 @@
 					renderListed();
 				});
 				return button;
-			}))), 6, 'No consumers declared.');
+			}))), 7, 'No consumers declared.');
+	}
+
+	async function renderWaiting(overview) {
+		const rows = [];
+		for (const consumer of Object.keys(overview.consumers)) {
+			if (!overview.listable) {
+				continue;
+			}
+			const page = await api('/exactlyonceops/' + encodeURIComponent(consumer) + '/tasks?state=WAITING&size=' + WAITING_PAGE);
+			const waiting = page.tasks.map((task) => ({ task, wait: currentWait(task) }));
+			waiting.sort((a, b) => String(a.wait ? a.wait.since : '').localeCompare(String(b.wait ? b.wait.since : '')));
+			waiting.forEach(({ task, wait }) => rows.push([consumer, taskLink(consumer, task.key),
+				wait ? describeWait(wait) : task.resultSummary, wait ? time(wait.since) : null, wait ? time(wait.until) : null,
+				wait && wait.kind === 'SIGNAL' ? signalButtons(consumer, task.key, wait.name) : '—']));
+			if (page.total > page.tasks.length) {
+				rows.push([consumer, el('span', (page.total - page.tasks.length) + ' more waiting: list them under Tasks by state',
+					'empty'), null, null, null, null]);
+			}
+		}
+		fill($('waiting').tBodies[0], rows, 6, overview.listable ? 'No task is waiting.'
+			: 'The store cannot list its records: find tasks by key below.');
+	}
+
+	// Approve, Reject and Signal for a task's signal wait.
+	function signalButtons(consumer, key, name) {
+		const buttons = el('span');
+		const answer = (approved) => {
+			const button = el('button', approved ? 'Approve' : 'Reject', approved ? 'primary' : 'danger');
+			button.setAttribute('aria-label', (approved ? 'Approve' : 'Reject') + ' task ' + key + ' (signal ' + name + ')');
+			button.addEventListener('click', () => confirmAction({
+				title: (approved ? 'Approve' : 'Reject') + ' task ' + key + '?',
+				text: 'Sends signal ' + name + ' with {"approved": ' + approved + ', "by": "' + user() + '", "reason": <your reason>}.',
+				button: approved ? 'Approve' : 'Reject',
+				run: (reason) => sendSignal(consumer, key, name, JSON.stringify({ approved, by: user(), reason }), reason),
+				describe: signalDone, consumer, key
+			}));
+			return button;
+		};
+		buttons.append(answer(true), ' ', answer(false), ' ', signalButton(consumer, key, name));
+		return buttons;
+	}
+
+	function signalButton(consumer, key, name) {
+		const button = el('button', 'Signal…');
+		button.setAttribute('aria-label', 'Send a signal to task ' + key);
+		button.addEventListener('click', () => confirmAction({
+			title: 'Send a signal to task ' + key + '?',
+			text: 'Its wait for the signal of this name returns the payload (a signal for a wait it has not reached yet is kept for it).',
+			button: 'Send',
+			signal: { name: name || '', payload: '' },
+			run: (reason, signal) => sendSignal(consumer, key, signal.name, signal.payload, reason),
+			describe: signalDone, consumer, key
+		}));
+		return button;
+	}
+
+	function user() {
+		return (state.overview && state.overview.user) || 'anonymous';
+	}
+
+	// One id per signal the page sends: sending it again (after a timeout) is then a DUPLICATE, never a second signal.
+	function signalId() {
+		return 'dashboard-' + Date.now().toString(36) + '-' + Math.random().toString(36).slice(2, 10);
+	}
+
+	function sendSignal(consumer, key, name, payload, reason) {
+		return api('/exactlyonceops/' + encodeURIComponent(consumer) + '/tasks', { method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ action: 'signal', key, name, payload, id: signalId(), reason }) });
+	}
+
+	function signalDone(answer) {
+		return 'signal ' + answer.signal + ' to task ' + answer.key + ': ' + answer.outcome.toLowerCase().replace('_', ' ')
+			+ ' (' + answer.meaning + ').';
 	}
 
 	async function renderListed() {
@@ -596,10 +701,26 @@
 			add('Dead letter', await deadLetterOf(watched));
 		}
 		add('Steps', (task.steps || []).map((step) => step.name + ' ' + step.state.toLowerCase()).join(', ') || '—');
+		const waits = waitsOf(task);
+		if (waits.length) {
+			add('Waits', waits.map((wait) => describeWait(wait) + ' since ' + time(wait.since) + ', until ' + time(wait.until) + ': '
+				+ (wait.outcome ? wait.outcome.toLowerCase().replace('_', ' ') + (wait.signalId ? ' (signal id ' + wait.signalId + ')' : '')
+					: 'waiting')).join('; '));
+		}
+		const open = task.status === 'WAITING' ? currentWait(task) : null;
+		if (open && open.kind === 'SIGNAL') {
+			add('Answer the wait', signalButtons(task.consumer, task.key, open.name));
+		}
+		else if (task.status !== 'COMPLETED' && task.status !== 'DEAD_LETTERED') {
+			add('Signal', signalButton(task.consumer, task.key, ''));
+		}
 		const previous = task.previousAttempt;
-		add('Attempt before', previous ? (previous.state === 'IN_PROGRESS' ? 'abandoned' : 'failed') + ', by ' + previous.owner
+		// a task resumed after a durable wait keeps the suspended attempt as its previous one, its failure the RESUME entry
+		const resumed = previous && previous.failure && /^RESUME [0-9]+ by /.test(previous.failure);
+		add('Attempt before', previous ? (resumed ? 'suspended at a wait' : previous.state === 'IN_PROGRESS' ? 'abandoned' : 'failed')
+			+ ', by ' + previous.owner
 			+ ' at ' + time(previous.startedAt) + (previous.failure ? ': ' + previous.failure : '')
-			+ (previous.unfinishedStep ? ' (left step ' + previous.unfinishedStep + ' unfinished)' : '') : '—');
+			+ (previous.unfinishedStep && !resumed ? ' (left step ' + previous.unfinishedStep + ' unfinished)' : '') : '—');
 		add('Audit', (task.audit || []).map((action) => action.kind.toLowerCase() + ' ' + action.number + ' by ' + action.operator
 			+ ' at ' + time(action.at) + ': ' + action.reason).join('; ') || '—');
 		detail.replaceChildren(list);
@@ -630,11 +751,38 @@
 		$('confirm-text').textContent = action.text;
 		$('confirm-ok').textContent = action.button;
 		$('confirm-reason').value = '';
+		$('confirm-signal').hidden = !action.signal;
+		if (action.signal) {
+			$('confirm-signal-name').value = action.signal.name;
+			$('confirm-payload').value = action.signal.payload;
+		}
 		state.pending = action;
 		dialog.showModal();
 		$('confirm-reason').focus();
 	}
 
+	// The signal's name and JSON payload from the dialog, or null (and the field says why) when not valid.
+	function signalInput() {
+		const name = $('confirm-signal-name');
+		const payload = $('confirm-payload');
+		name.setCustomValidity(name.value.trim() ? '' : 'Name the signal (the wait\'s name)');
+		let problem = '';
+		try {
+			if (JSON.parse(payload.value) === null) {
+				problem = 'A null payload would read as the wait\'s timeout: send a value';
+			}
+		}
+		catch (notJson) {
+			problem = 'Not JSON: ' + notJson.message + ' (a text is quoted: "yes")';
+		}
+		payload.setCustomValidity(problem);
+		if (!name.reportValidity() || !payload.reportValidity()) {
+			return null;
+		}
+		return { name: name.value.trim(), payload: payload.value };
+	}
+
+	['confirm-signal-name', 'confirm-payload'].forEach((id) => $(id).addEventListener('input', () => $(id).setCustomValidity('')));
 	$('confirm-cancel').addEventListener('click', () => $('confirm').close());
 	$('confirm-form').addEventListener('submit', async (event) => {
 		event.preventDefault();
@@ -644,11 +792,18 @@
 			return;
 		}
 		const action = state.pending;
+		let signal = null;
+		if (action.signal) {
+			signal = signalInput();
+			if (!signal) {
+				return;
+			}
+		}
 		$('confirm').close();
 		state.linkedDead = null;
 		try {
-			const outcome = await action.run(reason);
-			say(outcome.action.toLowerCase() + ' of task ' + outcome.key + ' done'
+			const outcome = await action.run(reason, signal);
+			say(action.describe ? action.describe(outcome) : outcome.action.toLowerCase() + ' of task ' + outcome.key + ' done'
 				+ (outcome.messageId ? ': republished as ' + outcome.messageId : '')
 				+ (outcome.duplicate ? ' (the stream already held this copy: an earlier request for the same dead letter '
 					+ 'or task stored it, and it runs once)' : '') + '.', true);

@@ -37,6 +37,14 @@ final class ActuatorHttp {
 			.POST(HttpRequest.BodyPublishers.ofString(body)), expectedStatus);
 	}
 
+	/** The answer to a JSON POST of {@code body} to {@code path} as {@code user} ({@code TestUserFilter}), after checking its status. */
+	JsonNode post(String path, String body, String user, int expectedStatus) throws Exception {
+		return send(HttpRequest.newBuilder(uri(path))
+			.header("Content-Type", "application/json")
+			.header("X-Test-User", user)
+			.POST(HttpRequest.BodyPublishers.ofString(body)), expectedStatus);
+	}
+
 	/** The answer to a DELETE of {@code path}, after checking its status. */
 	JsonNode delete(String path, int expectedStatus) throws Exception {
 		return send(HttpRequest.newBuilder(uri(path)).DELETE(), expectedStatus);

@@ -84,7 +84,9 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(handler.result("t-early")).isEqualTo("rejected by carol");
 		assertThat(this.instances.ledger().commitsOf("t-early")).isEmpty();
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
-		assertThat(signal(instance, "t-early", new Approval(false, "carol"), "s-early")).isEqualTo(SignalOutcome.TOO_LATE);
+		assertThat(signal(instance, "t-early", new Approval(false, "carol"), "s-early"))
+			.as("the signal that ended the wait, sent again after the task finished").isEqualTo(SignalOutcome.DUPLICATE);
+		assertThat(signal(instance, "t-early", new Approval(false, "carol"), "s-late")).isEqualTo(SignalOutcome.TOO_LATE);
 	}
 
 	@Test

@@ -2,14 +2,10 @@ package dev.exactlyonce.it;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -127,8 +123,6 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		// another instance's discard has recorded itself on the record, and not yet removed the dead letter
 		worker.bean(KeyReopener.class).reopen("worker", "t-cancelled", OperatorAction.Kind.DISCARD, cancelled, "bob",
 				"customer cancelled");
-		Map<String, Integer> table = answersTable();
-
 		Map<String, Integer> answered = new LinkedHashMap<>();
 		answered.put("no `reason`", http.status("POST", OPS + "/deadletters/" + poison, "{\"action\":\"replay\"}"));
 		answered.put("an unknown action",
@@ -149,30 +143,8 @@ class OperationsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		answered.put("copy has not run yet",
 				http.status("POST", OPS + "/tasks/t-ok", "{\"action\":\"resubmit\",\"reason\":\"again\"}"));
 
-		answered.forEach((when, status) -> assertThat(table).as("the row of '" + when + "'")
-			.hasEntrySatisfying(rowOf(table, when), (documented) -> assertThat(status)
-				.as("the answer to '" + when + "' (row '" + rowOf(table, when) + "')").isEqualTo(documented)));
+		AnswersTable.read().assertAnswered(answered);
 		assertThat(answered.values()).as("every refusal row is exercised here or below").containsAll(List.of(400, 404, 409));
-	}
-
-	/** The answers table of docs/operating.md: each row's text, and the status it gives. */
-	private static Map<String, Integer> answersTable() throws Exception {
-		Map<String, Integer> rows = new LinkedHashMap<>();
-		Pattern row = Pattern.compile("^\\| `(\\d{3})` \\| (.+) \\|$");
-		for (String line : Files.readAllLines(Path.of("../docs/operating.md"))) {
-			Matcher matcher = row.matcher(line);
-			if (matcher.matches()) {
-				rows.put(matcher.group(2), Integer.parseInt(matcher.group(1)));
-			}
-		}
-		return rows;
-	}
-
-	/** The one row of the table that mentions {@code when}. */
-	private static String rowOf(Map<String, Integer> table, String when) {
-		List<String> rows = table.keySet().stream().filter((text) -> text.contains(when)).toList();
-		assertThat(rows).as("rows of the answers table in docs/operating.md that mention '" + when + "'").hasSize(1);
-		return rows.get(0);
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package dev.exactlyonce.actuate.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,10 +18,11 @@ import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.operations.TaskResubmitter;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.waits.ExactlyOnceSignals;
 
 /**
  * Auto-configures the {@code exactlyonceops} actuator endpoint (task inspection, replay, resubmit,
- * discard).
+ * discard, signals to waiting tasks when durable waits are on).
  */
 @AutoConfiguration(after = ExactlyOnceOperationsAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
@@ -31,10 +33,10 @@ public final class ExactlyOnceOperationsEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ExactlyOnceOperationsEndpoint exactlyOnceOperationsEndpoint(OperatedConsumers consumers, TaskInspector inspector,
-			DeadLetterOperations deadLetters, TaskResubmitter resubmitter, MonthlyTally tally, IdempotencyStore store,
-			ExactlyOnceProperties properties) {
-		return new ExactlyOnceOperationsEndpoint(consumers, inspector, deadLetters, resubmitter, tally, store.name(),
-				properties.getOperations().isShowPayloads());
+			DeadLetterOperations deadLetters, TaskResubmitter resubmitter, ObjectProvider<ExactlyOnceSignals> signals,
+			MonthlyTally tally, IdempotencyStore store, ExactlyOnceProperties properties) {
+		return new ExactlyOnceOperationsEndpoint(consumers, inspector, deadLetters, resubmitter, signals.getIfAvailable(),
+				tally, store.name(), properties.getOperations().isShowPayloads());
 	}
 
 }

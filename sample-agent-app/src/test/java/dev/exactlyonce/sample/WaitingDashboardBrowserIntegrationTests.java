@@ -1,0 +1,122 @@
+package dev.exactlyonce.sample;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
+
+import dev.exactlyonce.annotation.ExactlyOnceListener;
+import dev.exactlyonce.listener.ExactlyOnceContext;
+import dev.exactlyonce.operations.TaskStatus;
+import dev.exactlyonce.operations.TaskView;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.OperatorAction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The dashboard's Waiting list in a real browser: two tasks of a test listener wait for signal
+ * {@code review}; the page lists them (what they wait for, since, deadline), one is approved with its
+ * Approve button and the other answered with the Signal form's own JSON; each resumes once with what
+ * the page sent, and the task view shows its wait, ended by a signal, and the RESUME audit entry.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "exactlyonce.consumers.review-worker.stream=TASKS",
+				"exactlyonce.consumers.review-worker.filter-subject=agents.review.tasks.>" })
+@ActiveProfiles("demo")
+@DirtiesContext
+class WaitingDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
+
+	private static final String REVIEWS = "review-worker";
+
+	@Autowired
+	ExactlyOncePublisher publisher;
+
+	@Autowired
+	ReviewListener reviews;
+
+	@Test
+	void waitingTasksAreListedAndAnsweredFromThePage() throws Exception {
+		for (String key : new String[] { "r-approve", "r-signal" }) {
+			this.publisher.publish("agents.review.tasks.post", new ReviewTask(key), key);
+		}
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.inspector.tasks(REVIEWS, TaskStatus.WAITING, 0, 10).total() == 2);
+
+		browser("waiting", null, "r-approve", REVIEWS);
+		browser("signal", null, "r-signal", REVIEWS);
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.reviews.result("r-approve") != null && this.reviews.result("r-signal") != null);
+		assertThat(this.reviews.result("r-approve")).isEqualTo("approved by anonymous: looks right");
+		assertThat(this.reviews.result("r-signal")).isEqualTo("rejected by page: custom payload");
+		TaskView approved = await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.inspector.task(REVIEWS, "r-approve").orElseThrow(),
+					(task) -> task.status() == TaskStatus.COMPLETED);
+		assertThat(approved.audit()).singleElement().satisfies((action) -> {
+			assertThat(action.kind()).isEqualTo(OperatorAction.Kind.RESUME);
+			assertThat(action.operator()).isEqualTo("anonymous");
+			assertThat(action.reason()).startsWith("signal 'review' (id dashboard-").endsWith("): looks right");
+		});
+		assertThat(SCREENSHOTS.resolve("dashboard-7-waiting.png")).exists();
+		assertThat(SCREENSHOTS.resolve("dashboard-7-approved.png")).exists();
+		assertThat(SCREENSHOTS.resolve("dashboard-8-signal-form.png")).exists();
+	}
+
+	/** A listener whose tasks wait for a person's review (signal {@code review}), for the page to answer. */
+	@TestConfiguration(proxyBeanMethods = false)
+	static class ReviewConfiguration {
+
+		@Bean
+		ReviewListener reviewListener() {
+			return new ReviewListener();
+		}
+
+	}
+
+	/** Waits up to a day for signal {@code review}: {@code {"approved": ..., "by": ..., "reason": ...}}. */
+	static class ReviewListener {
+
+		private final Map<String, String> results = new ConcurrentHashMap<>();
+
+		/** The result of a task this listener finished, or {@code null} (a method: the bean may be a proxy). */
+		String result(String taskId) {
+			return this.results.get(taskId);
+		}
+
+		@ExactlyOnceListener(consumer = REVIEWS, key = "payload.taskId")
+		String handle(ReviewTask task, ExactlyOnceContext context) {
+			Optional<Review> review = context.awaitSignal("review", Review.class, Duration.ofDays(1));
+			String result = review.map((r) -> (r.approved() ? "approved" : "rejected") + " by " + r.by() + ": " + r.reason())
+				.orElse("timed out");
+			this.results.put(task.taskId(), result);
+			return result;
+		}
+
+	}
+
+	/**
+	 * A task to review.
+	 * @param taskId its id, the key
+	 */
+	record ReviewTask(String taskId) {
+	}
+
+	/**
+	 * A reviewer's answer, as the page's Approve and Reject buttons send it.
+	 * @param approved whether it is approved
+	 * @param by who answered
+	 * @param reason why
+	 */
+	record Review(boolean approved, String by, String reason) {
+	}
+
+}
