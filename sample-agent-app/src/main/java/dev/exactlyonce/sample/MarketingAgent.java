@@ -7,6 +7,7 @@ import java.util.UUID;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Profile;
 import org.springframework.stereotype.Component;
@@ -31,6 +32,7 @@ import dev.exactlyonce.sample.chaos.ChaosObserver;
  */
 @Component
 @Profile("!jdbc")
+@RegisterReflectionForBinding(Approval.class) // the signal's payload, read as JSON (a native image needs the hint)
 class MarketingAgent {
 
 	/** The name of the wait for a person's {@link Approval}, and of the signal that answers it. */

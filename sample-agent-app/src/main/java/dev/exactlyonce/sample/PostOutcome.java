@@ -1,6 +1,7 @@
 package dev.exactlyonce.sample;
 
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * What became of a marketing task: its post committed, or not committed and why.
@@ -20,7 +21,9 @@ record PostOutcome(String sha, String summary) {
 	}
 
 	static PostOutcome expired(Duration timeout) {
-		return new PostOutcome(null, "expired: no approval within " + timeout);
+		String within = timeout.equals(Duration.ofDays(timeout.toDays())) ? timeout.toDays() + "d"
+				: timeout.toString().substring(2).toLowerCase(Locale.ROOT);
+		return new PostOutcome(null, "expired: no approval within " + within);
 	}
 
 	boolean isCommitted() {

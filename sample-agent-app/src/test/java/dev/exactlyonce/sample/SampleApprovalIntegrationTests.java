@@ -102,7 +102,7 @@ class SampleApprovalIntegrationTests {
 		assign("t-expired");
 		waiting("t-expired");
 
-		assertThat(completed("t-expired").resultSummary()).isEqualTo("expired: no approval within PT8S");
+		assertThat(completed("t-expired").resultSummary()).isEqualTo("expired: no approval within 8s");
 		assertThat(approve("t-expired", new Approval(true, "cy", null), "e-1")).isEqualTo(SignalOutcome.TOO_LATE);
 		assertThat(this.posts.findCommit("t-expired")).isEmpty();
 		assertThat(lines("deploys.log", "t-expired")).isEmpty();
