@@ -67,7 +67,7 @@ abstract class SampleStoreProfileSupport {
 			.until(() -> this.signals.signal("marketing-task-worker", "t-store", MarketingAgent.APPROVAL,
 					new Approval(true, "it", null), "t-store-approval"), (outcome) -> outcome != SignalOutcome.NO_SUCH_TASK))
 			.isIn(SignalOutcome.BUFFERED, SignalOutcome.RESUMED);
-		await().atMost(Duration.ofSeconds(30))
+		await().atMost(Duration.ofSeconds(60))
 			.until(() -> this.store.find("marketing-task-worker:t-store")
 				.map((record) -> record.state() == RecordState.COMPLETED)
 				.orElse(false));
