@@ -55,6 +55,7 @@ listener_hinted() {
 }
 listener_hinted MarketingAgent TaskAssignment
 listener_hinted DevOpsAgent DeployTask
+hinted '"type": "dev.exactlyonce.sample.Approval"' "the payload type Approval of the marketing agent's wait"
 hinted '"type": "dev.exactlyonce.store.IdempotencyRecord"' "the stored record"
 hinted '"type": "dev.exactlyonce.operations.TaskView"' "an operations endpoint answer"
 hinted '"glob": "dev/exactlyonce/store/redis/*.lua"' "the Redis Lua scripts"
@@ -71,7 +72,7 @@ listening "$NATS_PORT" || fail "nats-server did not start; see $WORK/nats-server
 echo "==> starting $APP in AOT mode on port $SERVER_PORT (log in $WORK/app.log)"
 java -Dspring.aot.enabled=true -jar "$JAR" --server.port="$SERVER_PORT" \
   --exactlyonce.nats.servers="nats://127.0.0.1:$NATS_PORT" \
-  --sample.output-dir="$WORK/out" --sample.work-duration=1s > "$WORK/app.log" 2>&1 &
+  --sample.output-dir="$WORK/out" --sample.work-duration=1s --sample.approval-required=false > "$WORK/app.log" 2>&1 &
 APP_PID=$!
 for _ in $(seq 1 120); do
   curl -fs "http://localhost:$SERVER_PORT/posts" >/dev/null 2>&1 && break

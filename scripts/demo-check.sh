@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs scripts/demo.sh as a stranger would, on a free HTTP port with a fresh demo directory and no
-# NATS_URL, and checks what it prints: its own nats-server started on a free port (never 4222), three
-# tasks run once each, the duplicate publish suppressed, each task drafted, committed and deployed
-# once, the reconciliation and the monthly table shown. The demo directory is deleted when the check
+# NATS_URL, and checks what it prints: its own nats-server started on a free port (never 4222), two
+# tasks run once each, the duplicate publish suppressed, both drafts waiting for approval, the
+# approval and the rejection taken, the approved task drafted, committed and deployed once, the
+# rejected one drafted once and completed as rejected without a commit, the reconciliation and the
+# monthly table shown. The demo directory is deleted when the check
 # passes, kept for a look when it fails. Used by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,12 +23,17 @@ expect() { grep -Eq "$1" "$OUTPUT" || failures+=("missing: $2"); }
 refuse() { ! grep -Eq "$1" "$OUTPUT" || failures+=("printed: $2"); }
 expect '^==> starting its own nats-server with JetStream on localhost:[0-9]+ ' "its own nats-server, and where"
 refuse '^==> starting its own nats-server with JetStream on localhost:4222 ' "the default port 4222, where another server may run"
-expect '^tasks published \(unique\) +3$' "3 unique tasks"
+expect '^tasks published \(unique\) +2$' "2 unique tasks"
 expect '^duplicates suppressed by stream dedup +1$' "the duplicate publish suppressed"
-expect '^executions +3$' "3 executions"
+[ "$(grep -Ec "^    demo-[0-9]+-[12] +WAITING: signal 'approval' until " "$OUTPUT")" = "2" ] \
+  || failures+=("not both drafts waiting for their approval")
+expect '^    approve demo-[0-9]+-1 -> RESUMED$' "the approval resuming its task"
+expect '^    reject  demo-[0-9]+-2 -> RESUMED$' "the rejection resuming its task"
+expect '^executions +2$' "2 executions"
 refuse '^  executions of [^ ]+ +([02-9]|[0-9]{2,})$' "a task not run exactly once"
-[ "$(grep -Ec '^    demo-[0-9]+-[0-9] +1 +1 +1$' "$OUTPUT")" = "3" ] \
-  || failures+=("not every task drafted, committed and deployed once")
+expect '^    demo-[0-9]+-1 +1 +1 +1  COMPLETED [0-9a-f]{40}$' "the approved task drafted, committed and deployed once"
+expect '^    demo-[0-9]+-2 +1 +0 +0  COMPLETED rejected by demo: off brand$' \
+  "the rejected task drafted once, completed as rejected, not committed"
 refuse 'reconciliation failed' "reconciliation failed"
 [ -s "$(ls -d "$DEMO_HOME"/run-*/ | head -1)reconciliation.json" ] || failures+=("no reconciliation report")
 if [ ${#failures[@]} -gt 0 ]; then

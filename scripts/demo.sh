@@ -2,9 +2,10 @@
 # Starts the demo: starts its own nats-server with JetStream on a free port of localhost (NATS_PORT
 # picks one; installs Debian's nats-server if missing, and stops it at the end) unless NATS_URL names
 # a server to use instead, builds, runs sample-agent-app in its demo profile (writes of the actuator
-# endpoints allowed, on the loopback interface only), assigns a few tasks (one of them published
-# twice) and prints what happened. KEEP_RUNNING=1 leaves the app (and the nats-server it started)
-# running afterwards; SERVER_PORT picks the app's HTTP port (8080).
+# endpoints allowed, on the loopback interface only), assigns two tasks (one of them published
+# twice), lets their drafts wait for approval (durable waits: no worker held), approves one and
+# rejects the other through the operations endpoint, and prints what happened. KEEP_RUNNING=1 leaves
+# the app (and the nats-server it started) running afterwards; SERVER_PORT picks the app's HTTP port (8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,26 +70,50 @@ assign() {
     -d "{\"taskId\":\"$1\",\"assignee\":\"marketing\",\"type\":\"blog-post\",\"payload\":{\"topic\":\"$2\"}}"
 }
 echo "==> CEO agent assigns tasks"
-TASKS=("demo-$RUN-1" "demo-$RUN-2" "demo-$RUN-3")
+TASKS=("demo-$RUN-1" "demo-$RUN-2")
 PUBLISHES=0
 DUPLICATE_PUBLISHES=0
-for spec in "${TASKS[0]}:launch" "${TASKS[1]}:pricing" "${TASKS[0]}:launch" "${TASKS[2]}:roadmap"; do
+for spec in "${TASKS[0]}:launch" "${TASKS[1]}:pricing" "${TASKS[0]}:launch"; do
   answer="$(assign "${spec%%:*}" "${spec##*:}")"
   echo "    POST /tasks ${spec%%:*} -> $answer"
   PUBLISHES=$((PUBLISHES + 1))
   case "$answer" in *'"duplicate":true'*) DUPLICATE_PUBLISHES=$((DUPLICATE_PUBLISHES + 1));; esac
 done
 
-echo "==> marketing agent works (each task takes 2 s)"
+# the operations endpoint's view of a task, and one string field of it
+OPS="http://127.0.0.1:$PORT/actuator/exactlyonceops/marketing-task-worker"
+task_view() { curl -fs "$OPS/tasks?key=$1" 2>/dev/null || true; }
+field() { grep -o "\"$1\":\"[^\"]*\"" | head -1 | sed "s/^\"$1\":\"//; s/\"\$//"; }
+
+echo "==> marketing agent drafts (2 s each), then waits up to 7 days for a person's approval, holding no worker"
+for t in "${TASKS[@]}"; do
+  for _ in $(seq 1 60); do
+    [ "$(task_view "$t" | field status)" = "WAITING" ] && break
+    sleep 1
+  done
+  view="$(task_view "$t")"
+  printf '    %-24s %s: %s\n' "$t" "$(field status <<< "$view")" "$(field resultSummary <<< "$view")"
+done
+
+# the approval signal: {"payload": "<Approval as JSON>", "id": ..., "reason": ...}, audited with the reason
+signal() {
+  local approval="{\\\"approved\\\":$2,\\\"by\\\":\\\"demo\\\",\\\"comment\\\":\\\"$3\\\"}"
+  curl -s -X POST "$OPS/tasks/$1/signals/approval" -H 'Content-Type: application/json' \
+    -d "{\"payload\":\"$approval\",\"id\":\"$1-review\",\"reason\":\"$3\"}"
+}
+echo "==> a person answers through POST /actuator/exactlyonceops/marketing-task-worker/tasks/{key}/signals/approval"
+outcome_of() { local outcome; outcome="$(field outcome <<< "$1")"; echo "${outcome:-$1}"; }
+echo "    approve ${TASKS[0]} -> $(outcome_of "$(signal "${TASKS[0]}" true "on message")")"
+echo "    reject  ${TASKS[1]} -> $(outcome_of "$(signal "${TASKS[1]}" false "off brand")")"
+
 LEDGER="$OUT/ledger.log"
-for _ in $(seq 1 90); do
+for _ in $(seq 1 60); do
   [ -f "$LEDGER" ] && [ "$(wc -l < "$LEDGER")" -ge ${#TASKS[@]} ] && break
   sleep 1
 done
-
 DEPLOYS="$OUT/deploys.log"
 for _ in $(seq 1 30); do
-  [ -f "$DEPLOYS" ] && [ "$(wc -l < "$DEPLOYS")" -ge ${#TASKS[@]} ] && break
+  [ -f "$DEPLOYS" ] && [ "$(wc -l < "$DEPLOYS")" -ge 1 ] && break
   sleep 1
 done
 
@@ -105,13 +130,16 @@ for t in "${TASKS[@]}"; do
   printf '%-38s %s\n' "  executions of $t" "$(grep -c "^$t " "$LEDGER" 2>/dev/null || echo 0)"
 done
 echo
-echo "durable steps per task (draft = model call, commit = git commit in $OUT, deploy = DevOps agent):"
+echo "durable steps per task (draft = model call, commit = git commit in $OUT, deploy = DevOps agent) and its result:"
 lines_of() { if [ -f "$2" ]; then grep -c "^$1 " "$2" || true; else echo 0; fi; }
-printf '    %-24s %7s %8s %8s\n' task drafts commits deploys
+commits_of() { git -C "$OUT" log --format=%H --grep="^Task-Id: $1\$" 2>/dev/null | wc -l; }
+printf '    %-24s %7s %8s %8s  %s\n' task drafts commits deploys result
 for t in "${TASKS[@]}"; do
-  printf '    %-24s %7s %8s %8s\n' "$t" "$(lines_of "$t" "$OUT/drafts.log")" \
-    "$(git -C "$OUT" log --format=%H --grep="^Task-Id: $t\$" 2>/dev/null | wc -l)" "$(lines_of "$t" "$DEPLOYS")"
+  view="$(task_view "$t")"
+  printf '    %-24s %7s %8s %8s  %s\n' "$t" "$(lines_of "$t" "$OUT/drafts.log")" "$(commits_of "$t")" \
+    "$(lines_of "$t" "$DEPLOYS")" "$(field status <<< "$view") $(field resultSummary <<< "$view")"
 done
+echo "    (each task's view, audit of the approval included: curl '$OPS/tasks?key=<task>')"
 echo
 echo "==> reconciliation (stream sequences vs completion records vs acks vs dead letters, last hour)"
 curl -fs -X POST "http://127.0.0.1:$PORT/actuator/exactlyonce" -H 'Content-Type: application/json' \
@@ -121,10 +149,10 @@ echo
 echo "posts:   curl http://localhost:$PORT/posts"
 echo "health:  curl http://localhost:$PORT/actuator/health"
 echo "metrics: curl http://localhost:$PORT/actuator/prometheus | grep exactlyonce"
-echo "dashboard: http://localhost:$PORT/exactlyonce   (tasks, dead letters with replay / discard, monthly table;"
+echo "dashboard: http://localhost:$PORT/exactlyonce   (tasks, waiting tasks, dead letters with replay / discard, monthly table;"
 echo "           KEEP_RUNNING=1 keeps the app up to open it)"
 if [ "${KEEP_RUNNING:-0}" = "1" ]; then
   echo "sample-agent-app keeps running (pid $APP_PID); stop it with: kill $APP_PID"
   [ -z "$NATS_PID" ] || echo "nats-server keeps running (pid $NATS_PID); stop it with: kill $NATS_PID"
 fi
-[ "$EXECUTED" -eq ${#TASKS[@]} ]
+[ "$EXECUTED" -eq ${#TASKS[@]} ] && [ "$(commits_of "${TASKS[0]}")" -eq 1 ] && [ "$(commits_of "${TASKS[1]}")" -eq 0 ]

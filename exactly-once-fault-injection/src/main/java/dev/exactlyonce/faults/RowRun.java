@@ -292,6 +292,8 @@ final class RowRun {
 		}
 		properties.put("sample.repository", repository().toString());
 		properties.put("sample.commit-probe", Boolean.toString(this.row.commitProbe()));
+		// the rows measure draft, commit and deploy: no person approves their drafts
+		properties.put("sample.approval-required", "false");
 		if (this.database != null) {
 			properties.putAll(this.database.consumerProperties());
 		}

@@ -46,6 +46,31 @@ public class SampleProperties {
 	 */
 	private Set<String> rejectedTopics = new LinkedHashSet<>();
 
+	/**
+	 * Whether the marketing agent waits for a person's approval (the signal {@code approval}) between
+	 * its draft and its commit; false commits every draft at once.
+	 */
+	private boolean approvalRequired = true;
+
+	/** How long a draft waits for its approval; expired after that, without a commit. */
+	private Duration approvalTimeout = Duration.ofDays(7);
+
+	public boolean isApprovalRequired() {
+		return this.approvalRequired;
+	}
+
+	public void setApprovalRequired(boolean approvalRequired) {
+		this.approvalRequired = approvalRequired;
+	}
+
+	public Duration getApprovalTimeout() {
+		return this.approvalTimeout;
+	}
+
+	public void setApprovalTimeout(Duration approvalTimeout) {
+		this.approvalTimeout = approvalTimeout;
+	}
+
 	public Set<String> getRejectedTopics() {
 		return this.rejectedTopics;
 	}

@@ -10,7 +10,8 @@ import dev.exactlyonce.sample.chaos.ChaosObserver;
 
 /**
  * The marketing agent of the {@code jdbc} profile: the {@link MarketingAgent}'s work (its durable
- * steps, journaled on their own), then the post as a row of {@link PostsTable}, in one transaction
+ * steps and its wait for approval, journaled on their own), then a committed post as a row of
+ * {@link PostsTable}, in one transaction
  * with the task's completion record ({@code transactional = true}). A crash before the commit leaves
  * no row; a zombie's row rolls back with its refused completion.
  */
@@ -32,9 +33,11 @@ class TransactionalMarketingAgent {
 	// must survive a rolled-back transaction, or the model would be paid for again
 	@ExactlyOnceListener(consumer = "marketing-task-worker", transactional = true, stepsInTransaction = false)
 	String handle(TaskAssignment task, ExactlyOnceContext context) {
-		String sha = this.work.handle(task, context);
-		this.posts.record(task.taskId(), sha, context.deliveryCount());
-		return sha;
+		PostOutcome outcome = this.work.write(task, context);
+		if (outcome.isCommitted()) {
+			this.posts.record(task.taskId(), outcome.sha(), context.deliveryCount());
+		}
+		return outcome.summary();
 	}
 
 }

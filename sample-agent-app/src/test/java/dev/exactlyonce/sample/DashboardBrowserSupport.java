@@ -63,6 +63,7 @@ abstract class DashboardBrowserSupport {
 		registry.add("sample.work-duration", () -> "200ms");
 		registry.add("sample.instance-id", () -> "browser");
 		registry.add("sample.rejected-topics", () -> "poison");
+		registry.add("sample.approval-required", () -> "false");
 	}
 
 	/** Publishes a fine task and a poison one and waits until the poison one is dead-lettered. */

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.test.annotation.DirtiesContext;
@@ -19,13 +20,16 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.RestClient;
 
 import dev.exactlyonce.test.EmbeddedNats;
+import dev.exactlyonce.waits.ExactlyOnceSignals;
+import dev.exactlyonce.waits.SignalOutcome;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The sample end to end over HTTP against its own nats-server: a task assigned twice is
- * published once, drafted once, committed once and deployed once; in the demo profile scripts/demo.sh runs.
+ * published once, drafted once, approved (the approval sent once the task is claimed, usually while
+ * it drafts: kept for its wait when it comes first), committed once and deployed once; in the demo profile scripts/demo.sh runs.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("demo")
@@ -38,6 +42,9 @@ class SampleAgentApplicationIntegrationTests {
 
 	@LocalServerPort
 	int port;
+
+	@Autowired
+	ExactlyOnceSignals signals;
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -57,6 +64,11 @@ class SampleAgentApplicationIntegrationTests {
 		});
 		assertThat(first).containsEntry("duplicate", false).containsEntry("taskId", "t-1");
 		assertThat(second).containsEntry("duplicate", true).containsEntry("streamSequence", first.get("streamSequence"));
+		// NO_SUCH_TASK until its first delivery is claimed
+		assertThat(await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.signals.signal("marketing-task-worker", "t-1", MarketingAgent.APPROVAL,
+					new Approval(true, "it", null), "t-1-approval"), (outcome) -> outcome != SignalOutcome.NO_SUCH_TASK))
+			.isIn(SignalOutcome.BUFFERED, SignalOutcome.RESUMED);
 
 		Path ledger = output.resolve("ledger.log");
 		await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(ledger) && !Files.readAllLines(ledger).isEmpty());

@@ -15,13 +15,17 @@ import org.springframework.web.client.RestClient;
 
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.waits.ExactlyOnceSignals;
+import dev.exactlyonce.waits.SignalOutcome;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Runs the sample on a store profile: the profile's store is used, a task assigned twice runs
- * once and its completion record is in that store. Each subclass brings its own servers and closes
+ * Runs the sample on a store profile: the profile's store is used, a task assigned twice waits for
+ * its approval (sent once the task is claimed, usually while it drafts: kept until the task reaches
+ * its wait), runs once and its completion record is in that store. Each subclass brings its own servers and closes
  * its context afterwards, so no listener of one profile consumes another's tasks.
  */
 abstract class SampleStoreProfileSupport {
@@ -36,6 +40,9 @@ abstract class SampleStoreProfileSupport {
 
 	@Autowired
 	IdempotencyStore store;
+
+	@Autowired
+	ExactlyOnceSignals signals;
 
 	SampleStoreProfileSupport(String expectedStore) {
 		this.expectedStore = expectedStore;
@@ -54,7 +61,13 @@ abstract class SampleStoreProfileSupport {
 		Map<String, Object> task = Map.of("taskId", "t-store", "assignee", "marketing", "type", "blog-post");
 		http.post().uri("/tasks").body(task).retrieve().toBodilessEntity();
 		http.post().uri("/tasks").body(task).retrieve().toBodilessEntity();
-		await().atMost(Duration.ofSeconds(30))
+		// NO_SUCH_TASK until its first delivery is claimed; a store that did not answer: sent again, same id
+		assertThat(await().atMost(Duration.ofSeconds(60))
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> this.signals.signal("marketing-task-worker", "t-store", MarketingAgent.APPROVAL,
+					new Approval(true, "it", null), "t-store-approval"), (outcome) -> outcome != SignalOutcome.NO_SUCH_TASK))
+			.isIn(SignalOutcome.BUFFERED, SignalOutcome.RESUMED);
+		await().atMost(Duration.ofSeconds(60))
 			.until(() -> this.store.find("marketing-task-worker:t-store")
 				.map((record) -> record.state() == RecordState.COMPLETED)
 				.orElse(false));
