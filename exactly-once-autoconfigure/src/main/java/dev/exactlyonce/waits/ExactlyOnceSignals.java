@@ -103,6 +103,10 @@ public class ExactlyOnceSignals {
 			return this.decisions.find(waitKey).filter((decision) -> decision.isSignal(id)).isPresent()
 					? SignalOutcome.DUPLICATE : SignalOutcome.TOO_LATE;
 		}
+		if (takenByAnEarlierRun(storeKey, run, name, id)) {
+			// an earlier run's signal sent again (a retry after a lost answer) never satisfies a later run
+			return SignalOutcome.DUPLICATE;
+		}
 		WaitDecision signal = WaitDecision.signal(id, json, sender, reason, this.clock.instant());
 		WaitDecision stored = this.decisions.decide(waitKey, signal);
 		if (stored.equals(signal)) {
@@ -114,6 +118,17 @@ public class ExactlyOnceSignals {
 		// sent again (its first sending may have failed after storing it): resume the task if it still waits
 		afterStored(storeKey, run, name, stored);
 		return SignalOutcome.DUPLICATE;
+	}
+
+	/** Whether a wait of this name of an earlier run of the task took a signal with this id. */
+	private boolean takenByAnEarlierRun(String storeKey, int run, String name, String id) {
+		for (int earlier = run - 1; earlier >= 1; earlier--) {
+			if (this.decisions.find(new WaitKey(storeKey, earlier, name)).filter((decision) -> decision.isSignal(id))
+				.isPresent()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private SignalOutcome afterStored(String storeKey, int run, String name, WaitDecision stored) {

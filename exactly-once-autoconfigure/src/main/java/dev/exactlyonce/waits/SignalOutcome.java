@@ -11,7 +11,10 @@ public enum SignalOutcome {
 	/** The task has not reached the wait yet (or is being suspended): the wait will find it there. */
 	BUFFERED,
 
-	/** A signal with this id was taken for that wait already: nothing changed. */
+	/**
+	 * A signal with this id was taken for that wait already, in this run of the task or an earlier
+	 * one (a resubmitted task's wait is never satisfied by its earlier run's signal): nothing changed.
+	 */
 	DUPLICATE,
 
 	/**
