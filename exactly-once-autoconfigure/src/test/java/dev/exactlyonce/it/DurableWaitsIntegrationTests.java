@@ -173,6 +173,43 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 				DeliveryOutcome.DEAD_LETTERED);
 	}
 
+	@Test
+	void aSignalSentAgainWithItsIdAfterItsTaskTookItAndFinishedIsADuplicate() throws Exception {
+		Instance instance = this.instances.start("a");
+		publish(instance, "t-resent");
+		awaitState(instance, "t-resent", RecordState.WAITING);
+		assertThat(signal(instance, "t-resent", new Approval(true, "hank"), "s-resent")).isEqualTo(SignalOutcome.RESUMED);
+		awaitState(instance, "t-resent", RecordState.COMPLETED);
+
+		assertThat(signal(instance, "t-resent", new Approval(true, "hank"), "s-resent"))
+			.as("sent again (its first sending failed after storing it): the task took it").isEqualTo(SignalOutcome.DUPLICATE);
+		assertThat(signal(instance, "t-resent", new Approval(true, "ivy"), "s-other")).isEqualTo(SignalOutcome.TOO_LATE);
+	}
+
+	@Test
+	void aSignalThatResumesAWaitInsideAStepIsTakenOrTheWaitIsRefusedBeforeItSuspends() throws Exception {
+		Instance instance = this.instances.start("a", "test.waits.in-step=true",
+				"exactlyonce.consumers.approvals.on-abandoned=dead-letter");
+		publish(instance, "t-in-step");
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-in-step").map(IdempotencyRecord::state).orElse(null),
+					(state) -> state == RecordState.WAITING || state == RecordState.DEAD_LETTERED);
+
+		SignalOutcome answer = signal(instance, "t-in-step", new Approval(true, "jack"), "s-j");
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-in-step").map(IdempotencyRecord::isFinal).orElse(false));
+		if (answer == SignalOutcome.RESUMED) {
+			assertThat(instance.bean(ApprovalTaskHandler.class).result("t-in-step")).as("resumed: it took the signal")
+				.endsWith("approved by jack");
+		}
+		else {
+			assertThat(answer).isEqualTo(SignalOutcome.TOO_LATE);
+			assertThat(instance.recorder().outcomes()).as("refused where it was reached, never suspended")
+				.containsExactly(DeliveryOutcome.DEAD_LETTERED);
+		}
+	}
+
 	private void publish(Instance instance, String taskId) {
 		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of(taskId), taskId);
 	}
