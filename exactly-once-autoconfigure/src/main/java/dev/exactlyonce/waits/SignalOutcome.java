@@ -11,12 +11,15 @@ public enum SignalOutcome {
 	/** The task has not reached the wait yet (or is being suspended): the wait will find it there. */
 	BUFFERED,
 
-	/** A signal with this id was taken for that wait already: nothing changed. */
+	/**
+	 * A signal with this id was taken for that wait already (also when its task has finished since):
+	 * nothing changed.
+	 */
 	DUPLICATE,
 
 	/**
 	 * The wait cannot take it: it timed out, another signal ended it, or the task finished (completed
-	 * or dead-lettered) or was resubmitted since.
+	 * or dead-lettered) without it or was resubmitted since.
 	 */
 	TOO_LATE,
 
