@@ -211,6 +211,23 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		}
 	}
 
+	@Test
+	void aSleepWhoseWaitingRecordIsWrittenAfterItsLeaseRanOutStillWakes() throws Exception {
+		Instance instance = this.instances.start("a", "test.waits.nap=2s");
+		instance.storeFaults().holdCompletionsOf("t-slow-record");
+		instance.storeFaults().blockRenewals();
+		publish(instance, "t-slow-record");
+		await().atMost(Duration.ofSeconds(30)).until(() -> instance.storeFaults().heldCompletions() == 1);
+		Thread.sleep(6000); // the lease (3s) runs out while the WAITING record is being written
+		instance.storeFaults().releaseCompletions();
+		awaitState(instance, "t-slow-record", RecordState.WAITING);
+
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await("the nap ended: the task waits for its approval").atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-slow-record").map(IdempotencyRecord::resultSummary).orElse(""),
+					(summary) -> summary.startsWith("signal 'approval' until "));
+	}
+
 	private void publish(Instance instance, String taskId) {
 		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of(taskId), taskId);
 	}
