@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -226,6 +227,32 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		await("the nap ended: the task waits for its approval").atMost(Duration.ofSeconds(30))
 			.until(() -> store.find("approvals:t-slow-record").map(IdempotencyRecord::resultSummary).orElse(""),
 					(summary) -> summary.startsWith("signal 'approval' until "));
+	}
+
+	@Test
+	void aTaskDeadLetteredByASignalItCannotReadTakesAReadableSignalOnceReplayed() throws Exception {
+		Instance instance = this.instances.start("a");
+		publish(instance, "t-unreadable");
+		awaitState(instance, "t-unreadable", RecordState.WAITING);
+		assertThat(instance.bean(ExactlyOnceSignals.class).signal("approvals", "t-unreadable", "approval", "yes", "s-bad"))
+			.isEqualTo(SignalOutcome.RESUMED);
+		awaitState(instance, "t-unreadable", RecordState.DEAD_LETTERED);
+
+		DeadLetterOperations deadLetters = instance.bean(DeadLetterOperations.class);
+		long letter = deadLetters.list("approvals", 1, 10).get(0).sequence();
+		deadLetters.replay("approvals", letter, "ops", "the approval is sent again as an Approval");
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-unreadable").map(IdempotencyRecord::attempts).orElse(0) > 0);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-unreadable").map(IdempotencyRecord::state).orElse(null),
+					(state) -> state == RecordState.WAITING || state == RecordState.DEAD_LETTERED);
+
+		assertThat(signal(instance, "t-unreadable", new Approval(true, "kim"), "s-good"))
+			.as("the replayed task takes a readable signal").isIn(SignalOutcome.RESUMED, SignalOutcome.BUFFERED);
+		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-unreadable") != null);
+		assertThat(handler.result("t-unreadable")).endsWith("approved by kim");
 	}
 
 	private void publish(Instance instance, String taskId) {
