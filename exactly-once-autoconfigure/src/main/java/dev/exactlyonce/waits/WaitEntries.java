@@ -104,7 +104,10 @@ final class WaitEntries {
 				&& signalId.equals(result.path(SIGNAL_ID).asString(null));
 	}
 
-	/** The payload of a signal wait's DONE entry, or empty when it timed out. */
+	/**
+	 * The payload of a signal wait's DONE entry, or empty when it timed out.
+	 * @throws StepRejectedException when the payload cannot be read as the type
+	 */
 	<T> Optional<T> payload(StepRecord done, ParameterizedTypeReference<T> type) {
 		JsonNode result = readResult(done);
 		if (!WaitDecision.Outcome.SIGNALLED.name().equals(result.path(OUTCOME).asString(null))) {
@@ -116,8 +119,7 @@ final class WaitEntries {
 		}
 		catch (JacksonException ex) {
 			throw new StepRejectedException("The payload of signal '" + done.name() + "' cannot be read as "
-					+ type.getType().getTypeName() + ": " + ex.getOriginalMessage() + ". Send a payload of that type, "
-					+ "then resubmit the task (its wait has ended with this payload)", ex);
+					+ type.getType().getTypeName() + ": " + ex.getOriginalMessage(), ex);
 		}
 	}
 
