@@ -83,6 +83,8 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-early") != null);
 		assertThat(handler.result("t-early")).isEqualTo("rejected by carol");
 		assertThat(this.instances.ledger().commitsOf("t-early")).isEmpty();
+		// the handler's result is kept before its completion is recorded and its delivery settled
+		await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes().size() == 2);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
 		assertThat(signal(instance, "t-early", new Approval(false, "carol"), "s-early")).as("it was taken")
 			.isEqualTo(SignalOutcome.DUPLICATE);
