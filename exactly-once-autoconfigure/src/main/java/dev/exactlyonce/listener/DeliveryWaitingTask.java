@@ -81,7 +81,7 @@ final class DeliveryWaitingTask implements WaitingTask {
 
 	@Override
 	public Optional<StepRecord> begin(String name) {
-		return Optional.ofNullable(this.steps.begin(name));
+		return Optional.ofNullable(this.steps.beginWait(name));
 	}
 
 	@Override

@@ -142,7 +142,7 @@ public interface ExactlyOnceContext {
 	 * @throws StepRejectedException when the step cannot be journaled or replayed on any attempt
 	 */
 	default <T> T step(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe) {
-		return StepSession.call(name, action);
+		return StepSession.callAction(name, action);
 	}
 
 	/**

@@ -38,6 +38,9 @@ final class StepSession {
 
 	private final Set<String> names = ConcurrentHashMap.newKeySet();
 
+	/** The step whose action (or probe) runs on a thread: a wait there is refused. */
+	private final ThreadLocal<String> runningStep = new ThreadLocal<>();
+
 	/** DONE entries of a transactional listener, journaled with its transaction just before it commits. */
 	private final List<StepRecord> uncommitted = new CopyOnWriteArrayList<>();
 
@@ -98,6 +101,21 @@ final class StepSession {
 		}
 		return execute(step, type, origin(earlier),
 				(origin) -> publisher.publish(subject, payload, messageId(step, origin)), StepOutcome.EXECUTED);
+	}
+
+	/**
+	 * Checks a wait's name, like a step's, and returns what earlier attempts journaled for it. A wait
+	 * inside a step's action is refused: the task would suspend with the step STARTED, and resume
+	 * with that step unfinished (probed, run again or dead-lettered as interrupted).
+	 */
+	StepRecord beginWait(String name) {
+		String step = this.runningStep.get();
+		if (step != null) {
+			throw new StepRejectedException("Wait '" + name + "' is inside the action of step '" + step
+					+ "' of listener " + this.delivery.endpoint().describe() + " (message at " + this.delivery.describe()
+					+ "): a task cannot suspend in the middle of a step. Wait between steps", null);
+		}
+		return begin(name);
 	}
 
 	/** Checks a step's (or a wait's) name and returns what earlier attempts journaled for it. */
@@ -214,7 +232,27 @@ final class StepSession {
 	 * Calls a step's action or probe; checked exceptions leave as {@link StepFailedException} (an
 	 * {@link InterruptedException} with the thread's interrupt flag restored).
 	 */
-	static <T> T call(String name, StepAction<T> call) {
+	private <T> T call(String name, StepAction<T> call) {
+		String outer = this.runningStep.get();
+		this.runningStep.set(name);
+		try {
+			return callAction(name, call);
+		}
+		finally {
+			if (outer != null) {
+				this.runningStep.set(outer);
+			}
+			else {
+				this.runningStep.remove();
+			}
+		}
+	}
+
+	/**
+	 * Calls an action; checked exceptions leave as {@link StepFailedException} (an
+	 * {@link InterruptedException} with the thread's interrupt flag restored).
+	 */
+	static <T> T callAction(String name, StepAction<T> call) {
 		try {
 			return call.run();
 		}

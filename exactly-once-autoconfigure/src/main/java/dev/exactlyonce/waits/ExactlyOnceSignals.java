@@ -42,6 +42,8 @@ public class ExactlyOnceSignals {
 
 	private final JsonMapper mapper;
 
+	private final WaitEntries entries;
+
 	private final long maxPayloadBytes;
 
 	private final Clock clock;
@@ -54,6 +56,7 @@ public class ExactlyOnceSignals {
 		this.tickets = tickets;
 		this.resumer = resumer;
 		this.mapper = mapper;
+		this.entries = new WaitEntries(mapper);
 		this.maxPayloadBytes = maxPayloadBytes;
 		this.clock = clock;
 	}
@@ -99,9 +102,11 @@ public class ExactlyOnceSignals {
 		int run = before.get().run();
 		WaitKey waitKey = new WaitKey(storeKey, run, name);
 		if (before.get().isFinal()) {
-			// sent again after the task finished (its first answer may have been lost): still the same signal
-			return this.decisions.find(waitKey).filter((decision) -> decision.isSignal(id)).isPresent()
-					? SignalOutcome.DUPLICATE : SignalOutcome.TOO_LATE;
+			// sent again after its task took it and finished (its first answer may have been lost): the
+			// sender learns that it was taken
+			return (took(before.get(), name, id)
+					|| this.decisions.find(waitKey).filter((decision) -> decision.isSignal(id)).isPresent())
+							? SignalOutcome.DUPLICATE : SignalOutcome.TOO_LATE;
 		}
 		if (takenByAnEarlierRun(storeKey, run, name, id)) {
 			// an earlier run's signal sent again (a retry after a lost answer) never satisfies a later run
@@ -133,8 +138,12 @@ public class ExactlyOnceSignals {
 
 	private SignalOutcome afterStored(String storeKey, int run, String name, WaitDecision stored) {
 		IdempotencyRecord after = find(storeKey).orElse(null);
-		if (after == null || after.isFinal() || after.run() != run) {
+		if (after == null || after.run() != run) {
 			return SignalOutcome.TOO_LATE;
+		}
+		if (after.isFinal()) {
+			// the task may have reached its wait, taken this signal and finished since it was stored
+			return took(after, name, stored.signalId()) ? SignalOutcome.RESUMED : SignalOutcome.TOO_LATE;
 		}
 		if (after.state() != RecordState.WAITING
 				|| after.journal().find(name).filter((entry) -> entry.state() == StepState.STARTED).isEmpty()) {
@@ -147,6 +156,11 @@ public class ExactlyOnceSignals {
 					stored.describe(name));
 		}
 		return SignalOutcome.RESUMED;
+	}
+
+	/** Whether the record's run ended its wait with this signal (its journal says so). */
+	private boolean took(IdempotencyRecord record, String name, String signalId) {
+		return record.journal().find(name).filter((entry) -> this.entries.tookSignal(entry, signalId)).isPresent();
 	}
 
 	private String json(Object payload, String name) {

@@ -13,13 +13,14 @@ public enum SignalOutcome {
 
 	/**
 	 * A signal with this id was taken for that wait already, in this run of the task or an earlier
-	 * one (a resubmitted task's wait is never satisfied by its earlier run's signal): nothing changed.
+	 * one, also when its task has finished since (a resubmitted task's wait is never satisfied by its
+	 * earlier run's signal): nothing changed.
 	 */
 	DUPLICATE,
 
 	/**
 	 * The wait cannot take it: it timed out, another signal ended it, or the task finished (completed
-	 * or dead-lettered) or was resubmitted since.
+	 * or dead-lettered) without it or was resubmitted since.
 	 */
 	TOO_LATE,
 

@@ -36,7 +36,13 @@ final class TaskWaitSession implements WaitSession {
 		requireWithinLimit(name, timeout);
 		StepRecord earlier = this.task.begin(name).orElse(null);
 		if (earlier != null && earlier.state() == StepState.DONE) {
-			return entries().payload(earlier, type);
+			try {
+				return entries().payload(earlier, type);
+			}
+			catch (StepRejectedException ex) {
+				throw new StepRejectedException(ex.getMessage() + ". Its wait ended with this payload in an earlier "
+						+ "attempt of this run: read it as the type it was sent as, or resubmit the task", ex);
+			}
 		}
 		StepRecord started = started(name, WaitTicket.Kind.SIGNAL, earlier, () -> clock().latest().plus(timeout));
 		WaitKey key = new WaitKey(this.task.storeKey(), this.task.run(), name);
@@ -49,8 +55,18 @@ final class TaskWaitSession implements WaitSession {
 			throw new WaitSuspension(name, WaitTicket.Kind.SIGNAL.label(), until);
 		}
 		StepRecord done = entries().decided(started, decision.get(), this.task.attempt(), clock().latest());
+		Optional<T> payload;
+		try {
+			payload = entries().payload(done, type);
+		}
+		catch (StepRejectedException ex) {
+			// a signal the wait cannot read does not end it: dropped, so the replayed task waits for another
+			this.waits.decisions().discard(key, decision.get());
+			throw new StepRejectedException(ex.getMessage() + ". The signal is dropped and the wait goes on (until "
+					+ until + "): replay the task's dead letter, then send a signal of that type", ex);
+		}
 		this.task.journal(done);
-		return entries().payload(done, type);
+		return payload;
 	}
 
 	@Override

@@ -7,6 +7,8 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -20,6 +22,8 @@ class WaitDecisions {
 
 	/** The API error of a {@code create} of a key that exists. */
 	private static final int KEY_EXISTS = 10071;
+
+	private static final Log logger = LogFactory.getLog(WaitDecisions.class);
 
 	private final KeyValue bucket;
 
@@ -76,6 +80,24 @@ class WaitDecisions {
 		}
 		return find(key).orElseThrow(() -> new WaitsUnavailableException("The decision of " + key + " exists in "
 				+ "bucket '" + this.bucket.getBucketName() + "' but could not be read back", null));
+	}
+
+	/**
+	 * Removes a wait's decision if it is still this one (a signal its wait could not read), so that
+	 * the wait can be decided again; a failure is logged: the next attempt that reads it tries again.
+	 */
+	void discard(WaitKey key, WaitDecision decision) {
+		try {
+			KeyValueEntry entry = this.bucket.get(key.bucketKey());
+			if (entry != null && entry.getOperation() == KeyValueOperation.PUT && entry.getValue() != null
+					&& decision.equals(this.mapper.readValue(entry.getValue(), WaitDecision.class))) {
+				this.bucket.delete(key.bucketKey(), entry.getRevision());
+			}
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			logger.warn("The unreadable decision of " + key + " was not removed from bucket '"
+					+ this.bucket.getBucketName() + "' (" + ex.getMessage() + "); the next attempt tries again");
+		}
 	}
 
 	private WaitsUnavailableException unavailable(WaitKey key, Exception ex) {

@@ -32,6 +32,8 @@ final class WaitEntries {
 
 	private static final String PAYLOAD = "payload";
 
+	private static final String SIGNAL_ID = "signalId";
+
 	private final JsonMapper mapper;
 
 	WaitEntries(JsonMapper mapper) {
@@ -48,7 +50,7 @@ final class WaitEntries {
 	StepRecord decided(StepRecord started, WaitDecision decision, int attempt, Instant now) {
 		ObjectNode result = startedResult(started).put(OUTCOME, decision.outcome().name());
 		if (decision.outcome() == WaitDecision.Outcome.SIGNALLED) {
-			result.put("signalId", decision.signalId());
+			result.put(SIGNAL_ID, decision.signalId());
 			result.set(PAYLOAD, this.mapper.readTree(decision.payload()));
 		}
 		return done(started, result, attempt, now);
@@ -81,7 +83,31 @@ final class WaitEntries {
 		return Optional.of(Instant.parse(result.path(UNTIL).asString()));
 	}
 
-	/** The payload of a signal wait's DONE entry, or empty when it timed out. */
+	/**
+	 * Whether an entry is a signal wait's DONE entry that this signal ended.
+	 * @param entry a journal entry, maybe a step's
+	 * @param signalId the signal's id
+	 * @return whether the wait took that signal
+	 */
+	boolean tookSignal(StepRecord entry, String signalId) {
+		if (entry.state() != StepState.DONE || entry.result() == null) {
+			return false;
+		}
+		JsonNode result;
+		try {
+			result = this.mapper.readTree(entry.result());
+		}
+		catch (JacksonException ex) {
+			return false;
+		}
+		return WaitDecision.Outcome.SIGNALLED.name().equals(result.path(OUTCOME).asString(null))
+				&& signalId.equals(result.path(SIGNAL_ID).asString(null));
+	}
+
+	/**
+	 * The payload of a signal wait's DONE entry, or empty when it timed out.
+	 * @throws StepRejectedException when the payload cannot be read as the type
+	 */
 	<T> Optional<T> payload(StepRecord done, ParameterizedTypeReference<T> type) {
 		JsonNode result = readResult(done);
 		if (!WaitDecision.Outcome.SIGNALLED.name().equals(result.path(OUTCOME).asString(null))) {
@@ -93,8 +119,7 @@ final class WaitEntries {
 		}
 		catch (JacksonException ex) {
 			throw new StepRejectedException("The payload of signal '" + done.name() + "' cannot be read as "
-					+ type.getType().getTypeName() + ": " + ex.getOriginalMessage() + ". Send a payload of that type, "
-					+ "then resubmit the task (its wait has ended with this payload)", ex);
+					+ type.getType().getTypeName() + ": " + ex.getOriginalMessage(), ex);
 		}
 	}
 

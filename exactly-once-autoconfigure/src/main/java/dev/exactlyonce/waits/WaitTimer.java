@@ -38,7 +38,8 @@ import dev.exactlyonce.store.StoreClock;
  * looked at again later;</li>
  * <li>its task was reopened for this wait and its copy may not be published: published (same id);</li>
  * <li>its task is still being suspended (the ticket is written before the record): looked at again
- * after the suspending attempt's lease;</li>
+ * until the record is written or another attempt claims the task, also after the suspending
+ * attempt's lease ran out (its write may land late);</li>
  * <li>anything else (the task moved on, its record expired): acknowledged, done.</li>
  * </ul>
  * One thread pulls the tickets; {@value #LOOKERS} threads look at them, each ticket on one of them
@@ -223,10 +224,10 @@ public class WaitTimer implements SmartLifecycle {
 			this.resumer.resume(ticket, message.getHeaders(), message.getData(), WaitDecision.TIMER, "");
 			throw new Done();
 		}
-		if (record.state() == RecordState.IN_PROGRESS && record.token().equals(ticket.token())
-				&& record.isLiveClaim(Instant.now())) {
-			// its attempt is writing the WAITING record (or died doing so: then its lease runs out)
-			return Duration.ofSeconds(1);
+		if (record.state() == RecordState.IN_PROGRESS && record.token().equals(ticket.token())) {
+			// its attempt is writing the WAITING record, which a late write still makes, until another
+			// attempt claims the task (its message is redelivered when the attempt died)
+			return record.isLiveClaim(Instant.now()) ? Duration.ofSeconds(1) : RETRY;
 		}
 		throw new Done();
 	}

@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -83,6 +84,8 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-early") != null);
 		assertThat(handler.result("t-early")).isEqualTo("rejected by carol");
 		assertThat(this.instances.ledger().commitsOf("t-early")).isEmpty();
+		// the handler's result is kept before its completion is recorded and its delivery settled
+		await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes().size() == 2);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
 		assertThat(signal(instance, "t-early", new Approval(false, "carol"), "s-early"))
 			.as("the signal that ended the wait, sent again after the task finished").isEqualTo(SignalOutcome.DUPLICATE);
@@ -174,6 +177,86 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		awaitState(instance, "t-twice-named", RecordState.DEAD_LETTERED);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED,
 				DeliveryOutcome.DEAD_LETTERED);
+	}
+
+	@Test
+	void aSignalSentAgainWithItsIdAfterItsTaskTookItAndFinishedIsADuplicate() throws Exception {
+		Instance instance = this.instances.start("a");
+		publish(instance, "t-resent");
+		awaitState(instance, "t-resent", RecordState.WAITING);
+		assertThat(signal(instance, "t-resent", new Approval(true, "hank"), "s-resent")).isEqualTo(SignalOutcome.RESUMED);
+		awaitState(instance, "t-resent", RecordState.COMPLETED);
+
+		assertThat(signal(instance, "t-resent", new Approval(true, "hank"), "s-resent"))
+			.as("sent again (its first sending failed after storing it): the task took it").isEqualTo(SignalOutcome.DUPLICATE);
+		assertThat(signal(instance, "t-resent", new Approval(true, "ivy"), "s-other")).isEqualTo(SignalOutcome.TOO_LATE);
+	}
+
+	@Test
+	void aSignalThatResumesAWaitInsideAStepIsTakenOrTheWaitIsRefusedBeforeItSuspends() throws Exception {
+		Instance instance = this.instances.start("a", "test.waits.in-step=true",
+				"exactlyonce.consumers.approvals.on-abandoned=dead-letter");
+		publish(instance, "t-in-step");
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-in-step").map(IdempotencyRecord::state).orElse(null),
+					(state) -> state == RecordState.WAITING || state == RecordState.DEAD_LETTERED);
+
+		SignalOutcome answer = signal(instance, "t-in-step", new Approval(true, "jack"), "s-j");
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-in-step").map(IdempotencyRecord::isFinal).orElse(false));
+		if (answer == SignalOutcome.RESUMED) {
+			assertThat(instance.bean(ApprovalTaskHandler.class).result("t-in-step")).as("resumed: it took the signal")
+				.endsWith("approved by jack");
+		}
+		else {
+			assertThat(answer).isEqualTo(SignalOutcome.TOO_LATE);
+			assertThat(instance.recorder().outcomes()).as("refused where it was reached, never suspended")
+				.containsExactly(DeliveryOutcome.DEAD_LETTERED);
+		}
+	}
+
+	@Test
+	void aSleepWhoseWaitingRecordIsWrittenAfterItsLeaseRanOutStillWakes() throws Exception {
+		Instance instance = this.instances.start("a", "test.waits.nap=2s");
+		instance.storeFaults().holdCompletionsOf("t-slow-record");
+		instance.storeFaults().blockRenewals();
+		publish(instance, "t-slow-record");
+		await().atMost(Duration.ofSeconds(30)).until(() -> instance.storeFaults().heldCompletions() == 1);
+		Thread.sleep(6000); // the lease (3s) runs out while the WAITING record is being written
+		instance.storeFaults().releaseCompletions();
+		awaitState(instance, "t-slow-record", RecordState.WAITING);
+
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await("the nap ended: the task waits for its approval").atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-slow-record").map(IdempotencyRecord::resultSummary).orElse(""),
+					(summary) -> summary.startsWith("signal 'approval' until "));
+	}
+
+	@Test
+	void aTaskDeadLetteredByASignalItCannotReadTakesAReadableSignalOnceReplayed() throws Exception {
+		Instance instance = this.instances.start("a");
+		publish(instance, "t-unreadable");
+		awaitState(instance, "t-unreadable", RecordState.WAITING);
+		assertThat(instance.bean(ExactlyOnceSignals.class).signal("approvals", "t-unreadable", "approval", "yes", "s-bad"))
+			.isEqualTo(SignalOutcome.RESUMED);
+		awaitState(instance, "t-unreadable", RecordState.DEAD_LETTERED);
+
+		DeadLetterOperations deadLetters = instance.bean(DeadLetterOperations.class);
+		long letter = deadLetters.list("approvals", 1, 10).get(0).sequence();
+		deadLetters.replay("approvals", letter, "ops", "the approval is sent again as an Approval");
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-unreadable").map(IdempotencyRecord::attempts).orElse(0) > 0);
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-unreadable").map(IdempotencyRecord::state).orElse(null),
+					(state) -> state == RecordState.WAITING || state == RecordState.DEAD_LETTERED);
+
+		assertThat(signal(instance, "t-unreadable", new Approval(true, "kim"), "s-good"))
+			.as("the replayed task takes a readable signal").isIn(SignalOutcome.RESUMED, SignalOutcome.BUFFERED);
+		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-unreadable") != null);
+		assertThat(handler.result("t-unreadable")).endsWith("approved by kim");
 	}
 
 	private void publish(Instance instance, String taskId) {

@@ -19,7 +19,7 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * {@code nap} of that duration, then {@code awaitSignal("approval", Approval.class, test.waits.timeout)}
  * (1h by default); approved, it commits to the {@link Ledger} and with {@code test.waits.cool-down}
  * sleeps {@code cool-down}; with {@code test.waits.approval-twice} it awaits {@code approval} a second
- * time. Its result, also kept per task: {@code committed}, {@code rejected} or {@code timed-out}.
+ * time; with {@code test.waits.in-step} it awaits {@code approval} inside a step {@code ask}. Its result, also kept per task: {@code committed}, {@code rejected} or {@code timed-out}.
  */
 @ConditionalOnProperty("test.waits.enabled")
 public class ApprovalTaskHandler {
@@ -48,7 +48,14 @@ public class ApprovalTaskHandler {
 			context.sleep("nap", nap);
 		}
 		Duration timeout = this.environment.getProperty("test.waits.timeout", Duration.class, Duration.ofHours(1));
-		Optional<Approval> approval = context.awaitSignal("approval", Approval.class, timeout);
+		Optional<Approval> approval;
+		if (this.environment.getProperty("test.waits.in-step", Boolean.class, false)) {
+			approval = Optional.ofNullable(context.step("ask", Approval.class,
+					() -> context.awaitSignal("approval", Approval.class, timeout).orElse(null)));
+		}
+		else {
+			approval = context.awaitSignal("approval", Approval.class, timeout);
+		}
 		if (this.environment.getProperty("test.waits.approval-twice", Boolean.class, false)) {
 			context.awaitSignal("approval", Approval.class, timeout);
 		}
