@@ -104,7 +104,11 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			try {
 				value = proceedTimed(invocation, delivery);
 			}
-			catch (WaitSuspension suspension) {
+			catch (Throwable failure) {
+				WaitSuspension suspension = WaitSuspension.in(failure);
+				if (suspension == null) {
+					throw failure;
+				}
 				if (delivery.takeSettlementForWorker()) {
 					Uninterrupted.run(() -> this.waits.suspend(waiting, suspension));
 					delivery.settle(new Settlement.Suspended(suspension.waitingFor()));
@@ -169,7 +173,11 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			try {
 				value[0] = proceedTimed(invocation, delivery);
 			}
-			catch (WaitSuspension suspension) {
+			catch (Throwable failure) {
+				WaitSuspension suspension = WaitSuspension.in(failure);
+				if (suspension == null) {
+					throw failure;
+				}
 				if (!delivery.takeSettlementForWorker()) {
 					return false;
 				}

@@ -65,4 +65,19 @@ public final class WaitSuspension extends Error {
 		return this.until;
 	}
 
+	/**
+	 * The suspension a handler's failure carries: itself, or a cause of it (a handler, or a library
+	 * between the handler and the wait, wrapped it), so the task suspends rather than failing.
+	 * @param failure what the handler threw
+	 * @return the suspension, or {@code null} when it carries none
+	 */
+	public static WaitSuspension in(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof WaitSuspension suspension) {
+				return suspension;
+			}
+		}
+		return null;
+	}
+
 }

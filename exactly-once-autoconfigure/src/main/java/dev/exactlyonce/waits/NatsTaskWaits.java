@@ -87,6 +87,10 @@ public class NatsTaskWaits implements TaskWaits {
 		return this.decisions;
 	}
 
+	WaitTickets tickets() {
+		return this.tickets;
+	}
+
 	WaitEntries entries() {
 		return this.entries;
 	}

@@ -46,14 +46,32 @@ class WaitTickets {
 	 * @throws WaitsUnavailableException when the stream did not store it
 	 */
 	void publish(WaitTicket ticket, Message task) {
-		Headers headers = (task.getHeaders() != null) ? new Headers(task.getHeaders()) : new Headers();
+		publish(ticket, task.getHeaders(), task.getData(), ticket.storeKey() + "/wait/" + ticket.token());
+	}
+
+	/**
+	 * Stores a task's ticket again, for its waiting attempt, from another ticket of the task (one
+	 * published by an attempt that had lost its claim replaced the waiting attempt's, whose message id
+	 * may still be in the duplicate window: the copy gets its own).
+	 * @param ticket the waiting attempt's ticket
+	 * @param other the ticket found in its place
+	 * @param otherSequence that ticket's stream sequence
+	 */
+	void reissue(WaitTicket ticket, Message other, long otherSequence) {
+		Headers headers = (other.getHeaders() != null) ? new Headers(other.getHeaders()) : new Headers();
+		WaitTicket.removeFrom(headers);
+		publish(ticket, headers, other.getData(), ticket.storeKey() + "/wait/" + ticket.token() + "/over-" + otherSequence);
+	}
+
+	private void publish(WaitTicket ticket, Headers taskHeaders, byte[] data, String messageId) {
+		Headers headers = (taskHeaders != null) ? new Headers(taskHeaders) : new Headers();
 		ServerDirectives.remove(headers);
 		ticket.writeTo(headers);
-		HeaderEncoding.put(headers, KeyResolver.MESSAGE_ID_HEADER, ticket.storeKey() + "/wait/" + ticket.token());
+		HeaderEncoding.put(headers, KeyResolver.MESSAGE_ID_HEADER, messageId);
 		NatsMessage message = NatsMessage.builder()
 			.subject(subject(ticket.storeKey()))
 			.headers(headers)
-			.data(task.getData())
+			.data(data)
 			.build();
 		try {
 			this.connection.jetStream(options())

@@ -14,6 +14,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.PullSubscribeOptions;
+import io.nats.client.api.MessageInfo;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -224,12 +225,39 @@ public class WaitTimer implements SmartLifecycle {
 			this.resumer.resume(ticket, message.getHeaders(), message.getData(), WaitDecision.TIMER, "");
 			throw new Done();
 		}
+		if (record.state() == RecordState.WAITING) {
+			reissueIfReplaced(ticket, record, message);
+			throw new Done();
+		}
 		if (record.state() == RecordState.IN_PROGRESS && record.token().equals(ticket.token())) {
 			// its attempt is writing the WAITING record, which a late write still makes, until another
 			// attempt claims the task (its message is redelivered when the attempt died)
 			return record.isLiveClaim(Instant.now()) ? Duration.ofSeconds(1) : RETRY;
 		}
 		throw new Done();
+	}
+
+	/**
+	 * Issues the waiting attempt's ticket again when this ticket, of another attempt of the task,
+	 * replaced it: an attempt that lost its claim (stalled past its lease, while another attempt
+	 * took the task over and suspended it) published its ticket after the waiting one's, and the
+	 * stream keeps one per task. Without it the waiting task would have no ticket: no deadline, and no
+	 * look for a signal its sender could not deliver.
+	 */
+	private void reissueIfReplaced(WaitTicket stale, IdempotencyRecord record, Message message) {
+		WaitTickets tickets = this.waits.tickets();
+		Optional<MessageInfo> latest = tickets.latest(stale.storeKey());
+		WaitTicket current = latest.map((info) -> WaitTicket.readFrom(info.getHeaders())).orElse(null);
+		if (current != null && current.token().equals(record.token())) {
+			return;
+		}
+		this.waits.entries().suspendedAt(record.journal()).ifPresent((wait) -> {
+			WaitTicket waiting = new WaitTicket(stale.storeKey(), stale.key(), stale.consumer(), stale.stream(),
+					stale.subject(), record.token(), wait.name(), wait.kind(), wait.until(), record.run());
+			tickets.reissue(waiting, message, message.metaData().streamSequence());
+			logger.warn("The ticket of task '" + stale.storeKey() + "' was replaced by one of an attempt that had lost "
+					+ "its claim; issued again for the waiting attempt (" + waiting.waitingFor() + ")");
+		});
 	}
 
 	/** What ended the ticket's wait, as the audit says it, or empty while it goes on. */

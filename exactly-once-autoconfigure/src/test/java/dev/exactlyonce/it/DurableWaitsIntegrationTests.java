@@ -259,6 +259,20 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(handler.result("t-unreadable")).endsWith("approved by kim");
 	}
 
+	@Test
+	void aWaitWhoseSuspensionIsCaughtAndWrappedStillSuspendsItsTask() throws Exception {
+		Instance instance = this.instances.start("a", "test.waits.wrapped=true");
+		publish(instance, "t-wrapped");
+		awaitState(instance, "t-wrapped", RecordState.WAITING);
+
+		assertThat(signal(instance, "t-wrapped", new Approval(true, "h"), "s-h")).isEqualTo(SignalOutcome.RESUMED);
+		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-wrapped") != null);
+		assertThat(handler.result("t-wrapped")).endsWith("approved by h");
+		await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes().size() == 2);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
+	}
+
 	private void publish(Instance instance, String taskId) {
 		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of(taskId), taskId);
 	}

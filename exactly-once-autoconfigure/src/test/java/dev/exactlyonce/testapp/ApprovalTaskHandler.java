@@ -19,7 +19,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * {@code nap} of that duration, then {@code awaitSignal("approval", Approval.class, test.waits.timeout)}
  * (1h by default); approved, it commits to the {@link Ledger} and with {@code test.waits.cool-down}
  * sleeps {@code cool-down}; with {@code test.waits.approval-twice} it awaits {@code approval} a second
- * time; with {@code test.waits.in-step} it awaits {@code approval} inside a step {@code ask}. Its result, also kept per task: {@code committed}, {@code rejected} or {@code timed-out}.
+ * time; with {@code test.waits.in-step} it awaits {@code approval} inside a step {@code ask};
+ * with {@code test.waits.wrapped} a wrapper catches everything the wait throws and rethrows it wrapped. Its result, also kept per task: {@code committed}, {@code rejected} or {@code timed-out}.
  */
 @ConditionalOnProperty("test.waits.enabled")
 public class ApprovalTaskHandler {
@@ -53,6 +54,9 @@ public class ApprovalTaskHandler {
 			approval = Optional.ofNullable(context.step("ask", Approval.class,
 					() -> context.awaitSignal("approval", Approval.class, timeout).orElse(null)));
 		}
+		else if (this.environment.getProperty("test.waits.wrapped", Boolean.class, false)) {
+			approval = wrapped(() -> context.awaitSignal("approval", Approval.class, timeout));
+		}
 		else {
 			approval = context.awaitSignal("approval", Approval.class, timeout);
 		}
@@ -80,6 +84,16 @@ public class ApprovalTaskHandler {
 		}
 		this.results.put(task.taskId(), result);
 		return result;
+	}
+
+	/** What a library between the handler and its wait may do: catch everything and wrap it. */
+	private static <T> T wrapped(java.util.function.Supplier<T> call) {
+		try {
+			return call.get();
+		}
+		catch (Throwable failure) {
+			throw new IllegalStateException("wrapped by a library", failure);
+		}
 	}
 
 	private <T> T run(String step, T result) {
