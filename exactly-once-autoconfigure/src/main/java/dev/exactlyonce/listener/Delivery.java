@@ -402,6 +402,12 @@ final class Delivery implements ExactlyOnceContext {
 		return waits(name).awaitSignal(name, type, timeout);
 	}
 
+	/** The suspension a durable wait of this delivery threw, even if its handler swallowed it, or {@code null}. */
+	WaitSuspension thrownSuspension() {
+		WaitSession session = this.waits;
+		return (session != null) ? session.thrown() : null;
+	}
+
 	private WaitSession waits(String name) {
 		WaitSession session = this.waits;
 		if (session == null) {

@@ -9,6 +9,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.listener.logging.TakeoverLog;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
@@ -100,18 +101,13 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			if (delivery.endpoint().transactional()) {
 				return invokeInTransaction(invocation, delivery, heartbeat, steps, waiting);
 			}
-			Object value;
-			try {
-				value = proceedTimed(invocation, delivery);
-			}
-			catch (Throwable failure) {
-				WaitSuspension suspension = WaitSuspension.in(failure);
-				if (suspension == null) {
-					throw failure;
-				}
+			WaitSuspension[] suspended = new WaitSuspension[1];
+			Object value = proceedToSuspension(invocation, delivery, suspended);
+			if (suspended[0] != null) {
+				WaitSuspension at = suspended[0];
 				if (delivery.takeSettlementForWorker()) {
-					Uninterrupted.run(() -> this.waits.suspend(waiting, suspension));
-					delivery.settle(new Settlement.Suspended(suspension.waitingFor()));
+					Uninterrupted.run(() -> this.waits.suspend(waiting, at));
+					delivery.settle(new Settlement.Suspended(at.waitingFor()));
 				}
 				return null;
 			}
@@ -170,14 +166,10 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		Object[] value = new Object[1];
 		Settlement[] settlement = new Settlement[1];
 		this.transactions.run(() -> {
-			try {
-				value[0] = proceedTimed(invocation, delivery);
-			}
-			catch (Throwable failure) {
-				WaitSuspension suspension = WaitSuspension.in(failure);
-				if (suspension == null) {
-					throw failure;
-				}
+			WaitSuspension[] suspended = new WaitSuspension[1];
+			value[0] = proceedToSuspension(invocation, delivery, suspended);
+			WaitSuspension suspension = suspended[0];
+			if (suspension != null) {
 				if (!delivery.takeSettlementForWorker()) {
 					return false;
 				}
@@ -228,6 +220,38 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	 */
 	void useWaits(TaskWaits waits) {
 		this.waits = waits;
+	}
+
+	/**
+	 * Runs the handler; a durable wait's suspension, thrown, wrapped in another exception or swallowed
+	 * by the handler, is put in {@code suspended} (the handler's value is then {@code null}).
+	 */
+	private Object proceedToSuspension(MethodInvocation invocation, Delivery delivery, WaitSuspension[] suspended)
+			throws Throwable {
+		try {
+			Object value = proceedTimed(invocation, delivery);
+			suspended[0] = swallowedSuspension(delivery);
+			return (suspended[0] != null) ? null : value;
+		}
+		catch (Throwable failure) {
+			suspended[0] = WaitSuspension.in(failure);
+			if (suspended[0] == null) {
+				throw failure;
+			}
+			return null;
+		}
+	}
+
+	/**
+	 * The suspension of a wait whose handler swallowed it (caught {@code Throwable}) and returned: the
+	 * task is suspended all the same, its return value dropped, and the swallowing is logged.
+	 */
+	private static WaitSuspension swallowedSuspension(Delivery delivery) {
+		WaitSuspension thrown = delivery.thrownSuspension();
+		if (thrown != null) {
+			SettlementLog.suspensionSwallowed(delivery.describe(), delivery.key(), thrown.waitingFor());
+		}
+		return thrown;
 	}
 
 	/** Opens the durable waits of a claimed delivery, when there are any. */

@@ -125,9 +125,9 @@ final class StepSession {
 					+ " has no name; give every step a name unique within a run", null);
 		}
 		if (!this.names.add(name)) {
-			throw new StepRejectedException("Step '" + name + "' ran twice in one run of listener "
+			throw new StepRejectedException("Step or wait '" + name + "' ran twice in one run of listener "
 					+ this.delivery.endpoint().describe() + " (message at " + this.delivery.describe()
-					+ "): step names must be unique within a run, e.g. add an index to steps run in a loop", null);
+					+ "): step and wait names share one name space and must be unique within a run: rename one, or add an index to steps run in a loop", null);
 		}
 		return this.earlierAttempts.find(name).orElse(null);
 	}

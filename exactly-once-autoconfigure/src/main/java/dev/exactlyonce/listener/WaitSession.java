@@ -36,4 +36,11 @@ public interface WaitSession {
 	 */
 	void sleep(String name, Duration duration);
 
+	/**
+	 * The suspension a wait of this session threw, so that the pipeline suspends the task even when
+	 * the handler swallowed it.
+	 * @return the first suspension thrown, or {@code null}
+	 */
+	WaitSuspension thrown();
+
 }

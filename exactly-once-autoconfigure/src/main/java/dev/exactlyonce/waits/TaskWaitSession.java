@@ -26,6 +26,8 @@ final class TaskWaitSession implements WaitSession {
 
 	private final NatsTaskWaits waits;
 
+	private volatile WaitSuspension thrown;
+
 	TaskWaitSession(WaitingTask task, NatsTaskWaits waits) {
 		this.task = task;
 		this.waits = waits;
@@ -52,7 +54,7 @@ final class TaskWaitSession implements WaitSession {
 			decision = Optional.of(this.waits.decisions().decide(key, WaitDecision.timedOut(clock().latest())));
 		}
 		if (decision.isEmpty()) {
-			throw new WaitSuspension(name, WaitTicket.Kind.SIGNAL.label(), until);
+			throw suspend(new WaitSuspension(name, WaitTicket.Kind.SIGNAL.label(), until));
 		}
 		StepRecord done = entries().decided(started, decision.get(), this.task.attempt(), clock().latest());
 		Optional<T> payload;
@@ -89,7 +91,7 @@ final class TaskWaitSession implements WaitSession {
 		StepRecord started = started(name, WaitTicket.Kind.SLEEP, earlier, deadline);
 		Instant until = until(started, WaitTicket.Kind.SLEEP);
 		if (clock().earliest().isBefore(until)) {
-			throw new WaitSuspension(name, WaitTicket.Kind.SLEEP.label(), until);
+			throw suspend(new WaitSuspension(name, WaitTicket.Kind.SLEEP.label(), until));
 		}
 		this.task.journal(entries().woke(started, this.task.attempt(), clock().latest()));
 	}
@@ -111,6 +113,18 @@ final class TaskWaitSession implements WaitSession {
 
 	private Instant until(StepRecord started, WaitTicket.Kind kind) {
 		return entries().until(started, started.name(), kind).orElseThrow();
+	}
+
+	@Override
+	public WaitSuspension thrown() {
+		return this.thrown;
+	}
+
+	private WaitSuspension suspend(WaitSuspension suspension) {
+		if (this.thrown == null) {
+			this.thrown = suspension;
+		}
+		return this.thrown;
 	}
 
 	private void requireWithinLimit(String name, Duration duration) {

@@ -148,6 +148,9 @@ public class WaitTimer implements SmartLifecycle {
 				this.running = false;
 			}
 			catch (Exception ex) {
+				if (!this.running) {
+					break;
+				}
 				this.failures.warn(() -> "Could not read the tickets of waiting tasks from consumer '"
 						+ this.waits.settings().timerConsumer() + "': " + ex.getMessage() + "; retrying");
 				subscription = null;

@@ -354,7 +354,7 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 
 		String message = deadLetterExceptionMessage(instance, "t-repeated");
 
-		assertThat(message).contains("Step 'draft' ran twice in one run of listener", "SteppedTaskHandler");
+		assertThat(message).contains("Step or wait 'draft' ran twice in one run of listener", "SteppedTaskHandler");
 		assertThat(instance.bean(SteppedTaskHandler.class).runs("draft")).isEqualTo(1);
 	}
 

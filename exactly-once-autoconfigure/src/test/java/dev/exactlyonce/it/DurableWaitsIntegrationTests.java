@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.operations.DeadLetterOperations;
@@ -31,6 +34,7 @@ import static org.awaitility.Awaitility.await;
  * from the top, with what ended its wait: a signal (sent before or after it reached the wait), its
  * timeout, or the end of a sleep, also when no instance ran at the time.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static final String SUBJECT = "agents.approvals.tasks.post";
@@ -271,6 +275,25 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(handler.result("t-wrapped")).endsWith("approved by h");
 		await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes().size() == 2);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
+	}
+
+	@Test
+	void aWaitWhoseSuspensionTheHandlerSwallowsStillSuspendsItsTaskAndSaysSo(CapturedOutput output) throws Exception {
+		Instance instance = this.instances.start("a", "test.waits.swallowed=true");
+		publish(instance, "t-swallowed");
+		awaitState(instance, "t-swallowed", RecordState.WAITING);
+
+		assertThat(output).contains("swallowed the suspension of its wait (signal 'approval' until ",
+				"task 't-swallowed' is suspended all the same");
+		assertThat(signal(instance, "t-swallowed", new Approval(true, "i"), "s-i")).isEqualTo(SignalOutcome.RESUMED);
+		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> "committed".equals(firstWord(handler.result("t-swallowed"))));
+		assertThat(handler.result("t-swallowed")).endsWith("approved by i");
+		assertThat(this.instances.ledger().commitsOf("t-swallowed")).hasSize(1);
+	}
+
+	private static String firstWord(String text) {
+		return (text != null) ? text.split(" ")[0] : null;
 	}
 
 	private void publish(Instance instance, String taskId) {

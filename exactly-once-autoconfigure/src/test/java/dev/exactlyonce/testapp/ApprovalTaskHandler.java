@@ -20,7 +20,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * (1h by default); approved, it commits to the {@link Ledger} and with {@code test.waits.cool-down}
  * sleeps {@code cool-down}; with {@code test.waits.approval-twice} it awaits {@code approval} a second
  * time; with {@code test.waits.in-step} it awaits {@code approval} inside a step {@code ask};
- * with {@code test.waits.wrapped} a wrapper catches everything the wait throws and rethrows it wrapped. Its result, also kept per task: {@code committed}, {@code rejected} or {@code timed-out}.
+ * with {@code test.waits.wrapped} a wrapper catches everything the wait throws and rethrows it wrapped;
+ * with {@code test.waits.swallowed} the handler catches everything the wait throws and goes on. Its result, also kept per task: {@code committed}, {@code rejected} or {@code timed-out}.
  */
 @ConditionalOnProperty("test.waits.enabled")
 public class ApprovalTaskHandler {
@@ -54,6 +55,9 @@ public class ApprovalTaskHandler {
 			approval = Optional.ofNullable(context.step("ask", Approval.class,
 					() -> context.awaitSignal("approval", Approval.class, timeout).orElse(null)));
 		}
+		else if (this.environment.getProperty("test.waits.swallowed", Boolean.class, false)) {
+			approval = swallowed(() -> context.awaitSignal("approval", Approval.class, timeout));
+		}
 		else if (this.environment.getProperty("test.waits.wrapped", Boolean.class, false)) {
 			approval = wrapped(() -> context.awaitSignal("approval", Approval.class, timeout));
 		}
@@ -84,6 +88,16 @@ public class ApprovalTaskHandler {
 		}
 		this.results.put(task.taskId(), result);
 		return result;
+	}
+
+	/** What a careless handler does: catch everything, and go on as if nothing was there. */
+	private static <T> Optional<T> swallowed(java.util.function.Supplier<Optional<T>> call) {
+		try {
+			return call.get();
+		}
+		catch (Throwable failure) {
+			return Optional.empty();
+		}
 	}
 
 	/** What a library between the handler and its wait may do: catch everything and wrap it. */

@@ -71,6 +71,19 @@ public final class SettlementLog {
 	}
 
 	/**
+	 * Warns of a handler that swallowed its wait's suspension (caught {@code Throwable}) and returned.
+	 * @param where where the message is
+	 * @param key its idempotency key
+	 * @param waitingFor what the wait waits for
+	 */
+	public static void suspensionSwallowed(String where, String key, String waitingFor) {
+		logger.warn("Handler of the message at " + where + " swallowed the suspension of its wait (" + waitingFor
+				+ ") and returned: task '" + key + "' is suspended all the same and its return value dropped, but "
+				+ "what it did after the wait ran without the wait's answer. Let WaitSuspension through "
+				+ "(do not catch Throwable around a wait, or rethrow it): docs/waits.md");
+	}
+
+	/**
 	 * Warns of a handler stopped by a shutdown.
 	 * @param where the message
 	 * @param failure the type of what it threw
