@@ -265,6 +265,27 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		assertOutcomes(instance, DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
 	}
 
+	@Test
+	void twoWaitsLongerTogetherThanTheLongestWaitStillFindTheJournalSealedBeforeTheFirst() throws Exception {
+		List<String> properties = new ArrayList<>(List.of(SHORT_TTLS));
+		properties.addAll(List.of("test.waits.bulk-steps=5", "test.waits.nap=8s"));
+		properties.addAll(shortTtlProperties());
+		Instance instance = this.instances.start("a", properties.toArray(String[]::new));
+		publish(instance, "t-two-waits");
+		awaitState(instance, "t-two-waits", RecordState.WAITING);
+		Thread.sleep(9000);
+		IdempotencyRecord second = awaitState(instance, "t-two-waits", RecordState.WAITING);
+		assertThat(second.resultSummary()).startsWith("signal 'approval'");
+		Thread.sleep(9000);
+		assertThat(signal(instance, "t-two-waits", new Approval(true, "later"), "s-two")).as("18 s after the seal")
+			.isEqualTo(SignalOutcome.RESUMED);
+
+		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-two-waits") != null);
+		assertThat(handler.result("t-two-waits")).endsWith("approved by later");
+		assertThat(handler.runs("bulk")).isEqualTo(5);
+	}
+
 	/** Awaits as many outcomes as expected (one is reported after its ack), then compares them. */
 	private static void assertOutcomes(Instance instance, DeliveryOutcome... expected) {
 		await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes().size() >= expected.length);
