@@ -18,11 +18,14 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 /**
  * Creates or checks the tickets' stream and its consumer: a Limits stream on
  * {@code <subject-prefix>.>} keeping one ticket per subject (so per task) for {@code keepFor}, closed
- * to purges, with a two-minute duplicate window (a ticket published twice by one attempt is stored
- * once); a durable pull consumer with explicit acks, no delivery limit (a ticket is looked at again
+ * to purges, with a duplicate window of two minutes, or {@code keepFor} when shorter (the server
+ * refuses a window longer than the stream's max age; a ticket published twice by one attempt is
+ * stored once); a durable pull consumer with explicit acks, no delivery limit (a ticket is looked at again
  * until its wait ends) and {@code max-waiting} ack slots (every waiting task's ticket holds one).
  */
 final class WaitsProvisioner {
+
+	private static final Duration DUPLICATE_WINDOW = Duration.ofMinutes(2);
 
 	private static final int NOT_FOUND = 10059;
 
@@ -47,7 +50,7 @@ final class WaitsProvisioner {
 			.storageType(StorageType.File)
 			.maxMessagesPerSubject(1)
 			.maxAge(keepFor)
-			.duplicateWindow(Duration.ofMinutes(2))
+			.duplicateWindow((keepFor.compareTo(DUPLICATE_WINDOW) < 0) ? keepFor : DUPLICATE_WINDOW)
 			.denyPurge(true)
 			.build();
 		ConsumerConfiguration consumer = ConsumerConfiguration.builder()

@@ -11,16 +11,11 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.operations.DeadLetterOperations;
-import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.store.StepRecord;
-import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.testapp.ApprovalTaskHandler;
 import dev.exactlyonce.testapp.ApprovalTaskHandler.Approval;
-import dev.exactlyonce.testapp.TaskAssignment;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 import dev.exactlyonce.waits.ExactlyOnceSignals;
@@ -30,157 +25,49 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A task that waits durably holds no worker, ack slot or lease while it waits, and resumes once,
- * from the top, with what ended its wait: a signal (sent before or after it reached the wait), its
- * timeout, or the end of a sleep, also when no instance ran at the time.
+ * Durable waits on the default store, NATS KV: its bucket keeps entries {@code completed-ttl} plus
+ * the longest wait, so a sealed journal part outlives the wait it was written before; and tasks
+ * waiting while the nats-server is killed and restarted (their sleeps ending meanwhile) resume once.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
+class DurableWaitsIntegrationTests extends AbstractDurableWaitsIntegrationTests {
 
-	private static final String SUBJECT = "agents.approvals.tasks.post";
+	private static final int TASKS = 10;
 
 	@Override
-	protected void configure(TestInstances instances) {
-		instances.with("test.waits.enabled", "true")
-			.with("exactlyonce.consumers.approvals.stream", "TASKS")
-			.with("exactlyonce.consumers.approvals.filter-subject", "agents.approvals.tasks.>")
-			.with("exactlyonce.consumers.approvals.ack-wait", "5s")
-			.with("exactlyonce.consumers.approvals.max-ack-pending", "2")
-			.with("exactlyonce.store.lease", "3s");
+	protected void configureStore(TestInstances instances) {
+		instances.with("exactlyonce.nats.reconnect-wait", "200ms");
 	}
 
 	@Test
-	void aSignalResumesAWaitingTaskThatHeldNoMessageWhileItWaited() throws Exception {
-		Instance instance = this.instances.start("a");
-		publish(instance, "t-approved");
-		IdempotencyRecord waiting = awaitState(instance, "t-approved", RecordState.WAITING);
-
-		assertThat(waiting.resultSummary()).startsWith("signal 'approval' until ");
-		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
-			assertThat(probe.drained("TASKS", "approvals")).as("nothing pending or unacked while it waits").isTrue();
-		}
-		assertThat(signal(instance, "t-approved", new Approval(true, "alice"), "s-1")).isEqualTo(SignalOutcome.RESUMED);
-
-		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
-		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-approved") != null);
-		assertThat(handler.result("t-approved")).startsWith("committed ").endsWith("approved by alice");
-		assertThat(handler.runs("draft")).as("model calls").isEqualTo(1);
-		assertThat(handler.sawPreviousAttempt("t-approved")).as("a resumed task was not retried").isFalse();
-		assertThat(this.instances.ledger().commitsOf("t-approved")).hasSize(1);
-		IdempotencyRecord completed = awaitState(instance, "t-approved", RecordState.COMPLETED);
-		assertThat(completed.audit()).extracting(OperatorAction::kind).containsExactly(OperatorAction.Kind.RESUME);
-		assertThat(completed.audit().get(0).operator()).isEqualTo(ExactlyOnceSignals.APPLICATION);
-		assertThat(completed.journal().find("approval")).get().extracting(StepRecord::state).isEqualTo(StepState.DONE);
-		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
-		assertThat(signal(instance, "t-approved", new Approval(true, "bob"), "s-2")).isEqualTo(SignalOutcome.TOO_LATE);
-	}
-
-	@Test
-	void aSignalSentBeforeTheTaskReachesItsWaitIsKeptForIt() throws Exception {
-		Instance instance = this.instances.start("a", "test.waits.nap=3s");
-		publish(instance, "t-early");
-		awaitState(instance, "t-early", RecordState.WAITING);
-
-		assertThat(signal(instance, "t-early", new Approval(false, "carol"), "s-early"))
-			.as("the task sleeps before its wait for approval").isEqualTo(SignalOutcome.BUFFERED);
-
-		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
-		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-early") != null);
-		assertThat(handler.result("t-early")).isEqualTo("rejected by carol");
-		assertThat(this.instances.ledger().commitsOf("t-early")).isEmpty();
-		// the handler's result is kept before its completion is recorded and its delivery settled
-		await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes().size() == 2);
-		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
-		assertThat(signal(instance, "t-early", new Approval(false, "carol"), "s-early"))
-			.as("the signal that ended the wait, sent again after the task finished").isEqualTo(SignalOutcome.DUPLICATE);
-		assertThat(signal(instance, "t-early", new Approval(false, "carol"), "s-late")).isEqualTo(SignalOutcome.TOO_LATE);
-	}
-
-	@Test
-	void aWaitWithoutItsSignalTimesOutOnceAndALateSignalIsTooLate() throws Exception {
-		Instance instance = this.instances.start("a", "test.waits.timeout=2s");
-		publish(instance, "t-timeout");
-
-		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
-		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-timeout") != null);
-		assertThat(handler.result("t-timeout")).isEqualTo("timed-out");
-		assertThat(signal(instance, "t-timeout", new Approval(true, "late"), "s-late")).isEqualTo(SignalOutcome.TOO_LATE);
-		assertThat(awaitState(instance, "t-timeout", RecordState.COMPLETED).audit()).singleElement()
-			.satisfies((action) -> assertThat(action.reason()).isEqualTo("wait for signal 'approval' timed out"));
-	}
-
-	@Test
-	void aSignalRacingItsTimeoutEndsTheWaitOnceAndItsSenderIsToldWhich() throws Exception {
-		Instance instance = this.instances.start("a", "test.waits.timeout=1500ms");
-		List<String> keys = new ArrayList<>();
-		List<SignalOutcome> answers = new ArrayList<>();
-		for (int round = 0; round < 8; round++) {
-			String key = "t-race-" + round;
-			keys.add(key);
-			publish(instance, key);
-			awaitState(instance, key, RecordState.WAITING);
-			Thread.sleep(1300 + 50 * round);
-			answers.add(signal(instance, key, new Approval(true, "racer"), "s-" + round));
-		}
-		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
-		for (int round = 0; round < keys.size(); round++) {
-			String key = keys.get(round);
-			await().atMost(Duration.ofSeconds(30)).until(() -> handler.result(key) != null);
-			SignalOutcome answer = answers.get(round);
-			assertThat(answer).isIn(SignalOutcome.RESUMED, SignalOutcome.TOO_LATE);
-			assertThat(handler.result(key)).as("round " + round + ", signal answered " + answer)
-				.isEqualTo((answer == SignalOutcome.RESUMED) ? "committed " + this.instances.ledger().commitsOf(key).get(0)
-						+ " approved by racer" : "timed-out");
-			assertThat(this.instances.ledger().commitsOf(key)).hasSize((answer == SignalOutcome.RESUMED) ? 1 : 0);
-		}
-	}
-
-	@Test
-	void aSignalSentTwiceWithOneIdIsADuplicateAndUnknownTasksAreNamed() throws Exception {
+	void tasksWaitingWhileTheServerIsKilledAndRestartedResumeOnce() throws Exception {
 		Instance instance = this.instances.start("a", "test.waits.nap=2s");
-		publish(instance, "t-twice");
-		awaitState(instance, "t-twice", RecordState.WAITING);
+		List<String> keys = new ArrayList<>();
+		for (int n = 0; n < TASKS; n++) {
+			keys.add("t-restart-" + n);
+			publish(instance, keys.get(n));
+		}
+		keys.forEach((key) -> awaitState(instance, key, RecordState.WAITING));
 
-		assertThat(signal(instance, "t-twice", new Approval(true, "dave"), "s-same")).isEqualTo(SignalOutcome.BUFFERED);
-		assertThat(signal(instance, "t-twice", new Approval(true, "dave"), "s-same")).isEqualTo(SignalOutcome.DUPLICATE);
-		assertThat(signal(instance, "t-twice", new Approval(false, "eve"), "s-other")).isEqualTo(SignalOutcome.TOO_LATE);
-		assertThat(signal(instance, "t-never-published", new Approval(true, "x"), "s-x"))
-			.isEqualTo(SignalOutcome.NO_SUCH_TASK);
+		this.nats.kill();
+		Thread.sleep(2500);
+		this.nats.start();
 
+		for (String key : keys) {
+			SignalOutcome answer = await().atMost(Duration.ofSeconds(30))
+				.ignoreExceptions()
+				.until(() -> signal(instance, key, new Approval(true, "after-restart"), "s-" + key), (outcome) -> true);
+			assertThat(answer).as(key).isIn(SignalOutcome.BUFFERED, SignalOutcome.RESUMED);
+		}
 		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
-		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-twice") != null);
-		assertThat(handler.result("t-twice")).endsWith("approved by dave");
-	}
-
-	@Test
-	void aSleepWhoseTimePassedWhileNoInstanceRanWakesWhenOneStarts() throws Exception {
-		Instance first = this.instances.start("a", "test.waits.nap=2s");
-		publish(first, "t-asleep");
-		awaitState(first, "t-asleep", RecordState.WAITING);
-		ApprovalTaskHandler firstHandler = first.bean(ApprovalTaskHandler.class);
-		first.context().close();
-		Thread.sleep(3000);
-
-		Instance second = this.instances.start("b", "test.waits.nap=2s");
-		assertThat(signal(second, "t-asleep", new Approval(true, "frank"), "s-asleep")).isIn(SignalOutcome.BUFFERED,
-				SignalOutcome.RESUMED);
-		ApprovalTaskHandler handler = second.bean(ApprovalTaskHandler.class);
-		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-asleep") != null);
-		assertThat(handler.result("t-asleep")).endsWith("approved by frank");
-		assertThat(this.instances.ledger().commitsOf("t-asleep")).hasSize(1);
-		assertThat(firstHandler.runs("draft") + handler.runs("draft")).as("model calls").isEqualTo(1);
-	}
-
-	@Test
-	void aWaitNameUsedTwiceInOneRunIsRefusedAndDeadLettered() throws Exception {
-		Instance instance = this.instances.start("a", "test.waits.approval-twice=true");
-		publish(instance, "t-twice-named");
-		awaitState(instance, "t-twice-named", RecordState.WAITING);
-		assertThat(signal(instance, "t-twice-named", new Approval(true, "g"), "s-g")).isEqualTo(SignalOutcome.RESUMED);
-
-		awaitState(instance, "t-twice-named", RecordState.DEAD_LETTERED);
-		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED,
-				DeliveryOutcome.DEAD_LETTERED);
+		for (String key : keys) {
+			await().atMost(Duration.ofSeconds(60)).until(() -> handler.result(key) != null);
+			assertThat(handler.result(key)).as(key).endsWith("approved by after-restart");
+			assertThat(this.instances.ledger().commitsOf(key)).as(key).hasSize(1);
+			awaitState(instance, key, RecordState.COMPLETED);
+		}
+		assertThat(handler.runs("draft")).as("model calls").isEqualTo(TASKS);
+		assertThat(handler.runs("commit")).isEqualTo(TASKS);
 	}
 
 	@Test
@@ -294,21 +181,6 @@ class DurableWaitsIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static String firstWord(String text) {
 		return (text != null) ? text.split(" ")[0] : null;
-	}
-
-	private void publish(Instance instance, String taskId) {
-		instance.bean(ExactlyOncePublisher.class).publish(SUBJECT, TaskAssignment.of(taskId), taskId);
-	}
-
-	private SignalOutcome signal(Instance instance, String taskId, Approval approval, String signalId) {
-		return instance.bean(ExactlyOnceSignals.class).signal("approvals", taskId, "approval", approval, signalId);
-	}
-
-	private IdempotencyRecord awaitState(Instance instance, String taskId, RecordState state) {
-		IdempotencyStore store = instance.bean(IdempotencyStore.class);
-		return await().atMost(Duration.ofSeconds(30))
-			.until(() -> store.find("approvals:" + taskId).orElse(null),
-					(record) -> record != null && record.state() == state);
 	}
 
 }

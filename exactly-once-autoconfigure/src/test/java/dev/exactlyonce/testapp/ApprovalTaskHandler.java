@@ -15,7 +15,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
 
 /**
  * A listener that waits durably, on consumer {@code approvals} (enabled by
- * {@code test.waits.enabled=true}): {@code draft} (a step), then with {@code test.waits.nap} a sleep
+ * {@code test.waits.enabled=true}): {@code draft} (a step), with {@code test.waits.bulk-steps} that many steps {@code bulk-<n>} of
+ * {@value #BULK_BYTES} characters each (enough of them seal the journal), then with {@code test.waits.nap} a sleep
  * {@code nap} of that duration, then {@code awaitSignal("approval", Approval.class, test.waits.timeout)}
  * (1h by default); approved, it commits to the {@link Ledger} and with {@code test.waits.cool-down}
  * sleeps {@code cool-down}; with {@code test.waits.approval-twice} it awaits {@code approval} a second
@@ -25,6 +26,9 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  */
 @ConditionalOnProperty("test.waits.enabled")
 public class ApprovalTaskHandler {
+
+	/** The length of a {@code bulk-<n>} step's result. */
+	public static final int BULK_BYTES = 3000;
 
 	private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 
@@ -45,6 +49,11 @@ public class ApprovalTaskHandler {
 	public String handle(TaskAssignment task, ExactlyOnceContext context) {
 		this.sawPreviousAttempt.put(task.taskId(), context.previousAttempt().isPresent());
 		String draft = context.step("draft", String.class, () -> run("draft", "draft " + UUID.randomUUID()));
+		int bulkSteps = this.environment.getProperty("test.waits.bulk-steps", Integer.class, 0);
+		for (int n = 0; n < bulkSteps; n++) {
+			String filler = String.valueOf((char) ('a' + n % 26)).repeat(BULK_BYTES);
+			context.step("bulk-" + n, String.class, () -> run("bulk", filler));
+		}
 		Duration nap = this.environment.getProperty("test.waits.nap", Duration.class);
 		if (nap != null) {
 			context.sleep("nap", nap);

@@ -19,7 +19,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * {@code test.posts.in-step} the insert is the durable step {@code insert}; with
  * {@code test.posts.summary-delay} the result's {@code toString()} takes that long; with
  * {@code test.posts.read-first} it counts the task's rows before the step, as most handlers read
- * before they write (which starts a snapshot at REPEATABLE READ).
+ * before they write (which starts a snapshot at REPEATABLE READ); with {@code test.posts.await-approval}
+ * it then awaits the signal {@code approval} (a boolean) that long.
  */
 @ConditionalOnProperty("test.posts.enabled")
 public class TransactionalPostHandler {
@@ -38,13 +39,17 @@ public class TransactionalPostHandler {
 
 	private final boolean readFirst;
 
+	private final Duration awaitApproval;
+
 	private final AtomicInteger stepRuns = new AtomicInteger();
 
 	public TransactionalPostHandler(DataSource dataSource, Ledger ledger, @Value("${test.instance:a}") String instance,
 			@Value("${test.failures:0}") int failures, @Value("${test.posts.in-step:false}") boolean inStep,
 			@Value("${test.posts.summary-delay:0ms}") Duration summaryDelay,
-			@Value("${test.posts.read-first:false}") boolean readFirst) {
+			@Value("${test.posts.read-first:false}") boolean readFirst,
+			@Value("${test.posts.await-approval:0ms}") Duration awaitApproval) {
 		this.readFirst = readFirst;
+		this.awaitApproval = awaitApproval;
 		this.inStep = inStep;
 		this.summaryDelay = summaryDelay;
 		this.jdbc = new JdbcTemplate(dataSource);
@@ -69,6 +74,9 @@ public class TransactionalPostHandler {
 		}
 		else {
 			insert(task);
+		}
+		if (!this.awaitApproval.isZero()) {
+			context.awaitSignal("approval", Boolean.class, this.awaitApproval);
 		}
 		this.ledger.passGate();
 		if (this.ledger.startedOf(task.taskId()) <= this.failures) {

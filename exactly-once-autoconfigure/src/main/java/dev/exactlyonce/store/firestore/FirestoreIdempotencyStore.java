@@ -56,8 +56,9 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * {@code <collection>_journal} ({@link FirestoreJournalValues}), written by the transaction that
  * journals the step, so a step costs the same at step 10,000 as at step 1 and a result may be larger
  * than a document. Those documents carry {@code expiresAt} too: give that collection the same TTL
- * policy. {@link #find} and a claim that takes a task over read the whole journal, with one query
- * for the sealed parts; transitions, duplicates' answers and {@link #scan} use the part in the
+ * policy; a record that becomes WAITING moves its parts' {@code expiresAt} forward to its own, so
+ * they outlive its wait. {@link #find} and a claim that takes a task over read the whole journal,
+ * with one query for the sealed parts; transitions, duplicates' answers and {@link #scan} use the part in the
  * record, so a record that outlived its parts (they expire from their own write) is still answered.
  * A record without sealed parts is written as earlier versions wrote it; one with sealed parts is
  * refused by them.
@@ -226,6 +227,9 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		return await(this.firestore.runTransaction((transaction) -> {
 			Held current = held(id, transaction.get(document).get(), false);
 			IdempotencyRecord next = change.apply(recordOf(current));
+			if (next.state() == RecordState.WAITING && current != null && !current.journaled().stored().isPlain()) {
+				this.journalValues.keepUntil(transaction, SealedJournal.prefix(id), next.expiresAt());
+			}
 			write(transaction, document, current, next, step, keepsJournal);
 			return next;
 		}, this.transactionOptions), "update");

@@ -27,8 +27,10 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * by the transaction that writes the record naming it first, so a transaction that does not commit
  * leaves no part behind. It carries that record's {@code expiresAt} timestamp: a Firestore TTL
  * policy on {@code expiresAt} for this collection forgets parts as the records' policy forgets
- * records. All parts of a record are read with one query over the range of ids starting with its
- * prefix.
+ * records. A record that becomes WAITING (a task suspended at a durable wait) is kept past
+ * {@code completed-ttl} until its wait ends: the transaction that writes it gives its parts its
+ * later {@code expiresAt} ({@link #keepUntil}). All parts of a record are read with one query over
+ * the range of ids starting with its prefix.
  */
 final class FirestoreJournalValues implements SealedJournal.JournalValues {
 
@@ -36,6 +38,8 @@ final class FirestoreJournalValues implements SealedJournal.JournalValues {
 	private static final String PAST_PREFIX = "\uf8ff";
 
 	private static final String VALUE = "value";
+
+	private static final String EXPIRES_AT = "expiresAt";
 
 	private final CollectionReference collection;
 
@@ -82,15 +86,35 @@ final class FirestoreJournalValues implements SealedJournal.JournalValues {
 			throw new IllegalStateException("Step journal part '" + key + "' written outside of a record's transaction");
 		}
 		sealing.transaction()
-			.set(this.collection.document(key), Map.of(VALUE, Blob.fromBytes(value), "expiresAt", sealing.expiresAt()));
+			.set(this.collection.document(key), Map.of(VALUE, Blob.fromBytes(value), EXPIRES_AT, sealing.expiresAt()));
+	}
+
+	/**
+	 * Keeps a record's parts at least until it expires, in the transaction that writes the record:
+	 * reads them (before the transaction writes anything) and moves a part's {@code expiresAt}
+	 * forward where it is earlier.
+	 * @param transaction the transaction writing the record
+	 * @param prefix the parts' prefix ({@link SealedJournal#prefix} of the record's document id)
+	 * @param expiresAt the record's expiry
+	 * @throws InterruptedException when interrupted while reading
+	 * @throws ExecutionException when the read failed
+	 */
+	void keepUntil(Transaction transaction, String prefix, Instant expiresAt)
+			throws InterruptedException, ExecutionException {
+		Timestamp until = FirestoreRecordDocument.timestamp(expiresAt);
+		for (QueryDocumentSnapshot part : transaction.get(parts(prefix)).get()) {
+			Timestamp current = part.getTimestamp(EXPIRES_AT);
+			if (current == null || current.compareTo(until) < 0) {
+				transaction.update(part.getReference(), EXPIRES_AT, until);
+			}
+		}
 	}
 
 	@Override
 	public Map<String, byte[]> readAll(String prefix) {
-		Query parts = this.collection.orderBy(FieldPath.documentId()).startAt(prefix).endBefore(prefix + PAST_PREFIX);
 		try {
 			Map<String, byte[]> values = new HashMap<>();
-			for (QueryDocumentSnapshot part : parts.get().get(this.timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+			for (QueryDocumentSnapshot part : parts(prefix).get().get(this.timeout.toMillis(), TimeUnit.MILLISECONDS)) {
 				values.put(part.getId(), part.getBlob(VALUE).toBytes());
 			}
 			return values;
@@ -102,6 +126,10 @@ final class FirestoreJournalValues implements SealedJournal.JournalValues {
 		catch (ExecutionException | TimeoutException | RuntimeException ex) {
 			throw unavailable(prefix, ex);
 		}
+	}
+
+	private Query parts(String prefix) {
+		return this.collection.orderBy(FieldPath.documentId()).startAt(prefix).endBefore(prefix + PAST_PREFIX);
 	}
 
 	private StoreUnavailableException unavailable(String prefix, Exception ex) {

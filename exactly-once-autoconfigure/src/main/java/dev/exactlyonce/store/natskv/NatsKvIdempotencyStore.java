@@ -38,7 +38,8 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * revision, so each transition is a compare-and-set. The lease expiry lives in the value, also on
  * servers with per-key TTL (2.11+), which would delete an expired claim together with the attempt
  * history that tells an abandoned attempt from a new task. The bucket's TTL forgets records after
- * {@code completed-ttl}.
+ * {@code completed-ttl} (plus the longest durable wait); a record that becomes WAITING writes its
+ * sealed journal parts again first, so they are kept as long as it is.
  * <p>
  * Round trips: a fresh key is claimed with a single {@code create}; the record and revision this
  * instance wrote last for a claim it holds are remembered, so renewing and completing it is a
@@ -89,6 +90,8 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 
 	private final Map<String, Held> heldByThisInstance = new ConcurrentHashMap<>();
 
+	private final NatsKvJournalValues journalValues;
+
 	private final long maxRecordBytes;
 
 	/**
@@ -114,7 +117,8 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		this.bucket = bucket;
 		this.scanView = scanView;
 		this.maxRecordBytes = maxPayload - HEADER_ROOM;
-		this.journal = new SealedJournal(new NatsKvJournalValues(bucket), (int) this.maxRecordBytes);
+		this.journalValues = new NatsKvJournalValues(bucket);
+		this.journal = new SealedJournal(this.journalValues, (int) this.maxRecordBytes);
 	}
 
 	@Override
@@ -308,6 +312,9 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		byte[] value = this.journal.encode(next.withJournal(tail), stored);
 		if (value.length > this.maxRecordBytes) {
 			throw new RecordTooLargeException(next.key(), value.length, this.maxRecordBytes);
+		}
+		if (next.state() == RecordState.WAITING && !stored.isPlain()) {
+			this.journalValues.renew(SealedJournal.prefix(storeKey));
 		}
 		try {
 			long written = (current == null) ? this.bucket.create(storeKey, value)

@@ -45,6 +45,16 @@ final class NatsKvJournalValues implements SealedJournal.JournalValues {
 	}
 
 	/**
+	 * Writes every part under a prefix again, unchanged, so the bucket's TTL counts from now: a task
+	 * suspended at a durable wait keeps its record for the wait and needs its parts that long too,
+	 * also when they were sealed before an earlier wait of the same run.
+	 * @param prefix the parts' prefix ({@link SealedJournal#prefix} of the record's key)
+	 */
+	void renew(String prefix) {
+		readAll(prefix).forEach(this::put);
+	}
+
+	/**
 	 * Every value under the prefix. The parts a record names were written before the record, so
 	 * they are all there when the watch starts; it ends when the server says nothing is pending.
 	 */

@@ -1,0 +1,21 @@
+package dev.exactlyonce.it;
+
+import dev.exactlyonce.testapp.TestInstances;
+
+/**
+ * Durable waits on the memory store, whose records live as long as their instance (a sleep across
+ * no running instance does not apply).
+ */
+class MemoryDurableWaitsIntegrationTests extends AbstractDurableWaitsIntegrationTests {
+
+	@Override
+	protected void configureStore(TestInstances instances) {
+		instances.with("exactlyonce.store.type", "memory");
+	}
+
+	@Override
+	protected boolean storeSharedByInstances() {
+		return false;
+	}
+
+}
