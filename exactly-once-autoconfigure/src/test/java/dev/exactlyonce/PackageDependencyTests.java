@@ -41,9 +41,14 @@ class PackageDependencyTests {
 	}
 
 	@Test
-	void theListenerPackageCallsCapabilitiesOnlyThroughItsOwnPorts() {
+	void theListenerPackageCallsCapabilitiesOnlyThroughTheirPorts() {
 		assertThat(references("dev.exactlyonce.waits")).filteredOn((line) -> line.startsWith("listener"))
-			.as("listener/ declares TaskWaits; dev.exactlyonce.waits implements it").isEmpty();
+			.filteredOn((line) -> !line.contains("dev.exactlyonce.waits.spi."))
+			.as("listener/ calls the small interfaces of dev.exactlyonce.waits.spi; dev.exactlyonce.waits implements them")
+			.isEmpty();
+		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("waits/spi"))
+			.filteredOn((line) -> line.contains("import "))
+			.as("the ports stand on their own").isEmpty();
 	}
 
 	@Test

@@ -18,6 +18,8 @@ import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.waits.spi.WaitSession;
+import dev.exactlyonce.waits.spi.WaitSuspension;
 
 /**
  * One delivery travelling through the pipeline: the message, its key, and what the exactly-once

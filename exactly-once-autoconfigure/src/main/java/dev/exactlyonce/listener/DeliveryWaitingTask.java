@@ -7,6 +7,7 @@ import io.nats.client.Message;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StepRecord;
+import dev.exactlyonce.waits.spi.WaitingTask;
 
 /**
  * A claimed delivery as its durable waits see it: its journal is its step session's (one name space

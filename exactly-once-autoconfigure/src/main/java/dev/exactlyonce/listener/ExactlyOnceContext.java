@@ -10,6 +10,7 @@ import org.springframework.core.ParameterizedTypeReference;
 
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.waits.spi.WaitSuspension;
 
 /**
  * What a listener method may know about the delivery it is handling. Declare it as a parameter of

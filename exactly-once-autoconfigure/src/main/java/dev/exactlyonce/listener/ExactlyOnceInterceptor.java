@@ -13,9 +13,12 @@ import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.listener.logging.TakeoverLog;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
-import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.waits.spi.TaskWaits;
+import dev.exactlyonce.waits.spi.WaitSuspension;
+import dev.exactlyonce.waits.spi.WaitingTask;
 
 /**
  * The exactly-once advice around a listener method: claim the key, start the working acks (and the

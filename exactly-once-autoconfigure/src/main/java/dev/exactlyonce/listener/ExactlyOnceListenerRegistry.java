@@ -21,11 +21,12 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
-import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.waits.spi.TaskWaits;
 
 /**
  * Owns one {@link ListenerContainer} per {@link dev.exactlyonce.annotation.ExactlyOnceListener}

@@ -9,13 +9,13 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.exactlyonce.listener.TaskWaits;
 import dev.exactlyonce.nats.LockedKvBucket;
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.Republisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.MeasuredStoreClock;
 import dev.exactlyonce.store.natskv.NatsKvServerTime;
+import dev.exactlyonce.waits.spi.TaskWaits;
 
 /**
  * Durable waits, assembled: what the pipeline calls ({@link #taskWaits()}), the signals' sender

@@ -7,12 +7,12 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.exactlyonce.listener.TaskWaits;
-import dev.exactlyonce.listener.WaitSession;
-import dev.exactlyonce.listener.WaitSuspension;
-import dev.exactlyonce.listener.WaitingTask;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.StoreClock;
+import dev.exactlyonce.waits.spi.TaskWaits;
+import dev.exactlyonce.waits.spi.WaitSession;
+import dev.exactlyonce.waits.spi.WaitSuspension;
+import dev.exactlyonce.waits.spi.WaitingTask;
 
 /**
  * Durable waits kept on NATS, for every idempotency store: decisions in a KV bucket

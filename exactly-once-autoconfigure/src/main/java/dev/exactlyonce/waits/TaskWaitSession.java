@@ -7,12 +7,12 @@ import java.util.Optional;
 import org.springframework.core.ParameterizedTypeReference;
 
 import dev.exactlyonce.listener.StepRejectedException;
-import dev.exactlyonce.listener.WaitSession;
-import dev.exactlyonce.listener.WaitSuspension;
-import dev.exactlyonce.listener.WaitingTask;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.store.StoreClock;
+import dev.exactlyonce.waits.spi.WaitSession;
+import dev.exactlyonce.waits.spi.WaitSuspension;
+import dev.exactlyonce.waits.spi.WaitingTask;
 
 /**
  * The durable waits of one claimed delivery. A wait is journaled like a step: STARTED with its

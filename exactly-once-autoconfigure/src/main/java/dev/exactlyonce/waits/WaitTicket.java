@@ -6,6 +6,7 @@ import java.time.format.DateTimeParseException;
 import io.nats.client.impl.Headers;
 
 import dev.exactlyonce.nats.HeaderEncoding;
+import dev.exactlyonce.waits.spi.WaitSuspension;
 
 /**
  * What a suspended task's ticket says about its wait, carried in the ticket's headers next to the
@@ -40,7 +41,7 @@ record WaitTicket(String storeKey, String key, String consumer, String stream, S
 		/** A time. */
 		SLEEP;
 
-		/** The kind as {@link dev.exactlyonce.listener.WaitSuspension#kind()} says it. */
+		/** The kind as {@link WaitSuspension#kind()} says it. */
 		String label() {
 			return name().toLowerCase(java.util.Locale.ROOT);
 		}

@@ -3,6 +3,8 @@ package dev.exactlyonce.listener.logging;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.waits.spi.WaitSuspension;
+
 /**
  * What settling a delivery says when it does not go the plain way: no claim, a completion that
  * could not be recorded or was parked or recovered, a shutdown, a lost claim, and a server or store

@@ -1,10 +1,10 @@
-package dev.exactlyonce.listener;
+package dev.exactlyonce.waits.spi;
 
 import java.time.Instant;
 
 /**
- * Unwinds a handler that reached a durable wait which cannot end yet ({@link ExactlyOnceContext#sleep},
- * {@link ExactlyOnceContext#awaitSignal}), so that the pipeline suspends its task: journaled, its
+ * Unwinds a handler that reached a durable wait which cannot end yet ({@link dev.exactlyonce.listener.ExactlyOnceContext#sleep},
+ * {@link dev.exactlyonce.listener.ExactlyOnceContext#awaitSignal}), so that the pipeline suspends its task: journaled, its
  * record {@code WAITING}, its message acknowledged, no thread, ack slot or lease held. The handler
  * runs again from the top when the wait ends. An {@link Error}, so that {@code catch (Exception ex)}
  * lets it through: never catch it, or rethrow it when you catch {@link Throwable}.

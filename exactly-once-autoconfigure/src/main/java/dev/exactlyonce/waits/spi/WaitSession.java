@@ -1,4 +1,4 @@
-package dev.exactlyonce.listener;
+package dev.exactlyonce.waits.spi;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -13,7 +13,7 @@ import org.springframework.core.ParameterizedTypeReference;
 public interface WaitSession {
 
 	/**
-	 * See {@link ExactlyOnceContext#awaitSignal(String, ParameterizedTypeReference, Duration)}.
+	 * See {@link dev.exactlyonce.listener.ExactlyOnceContext#awaitSignal(String, ParameterizedTypeReference, Duration)}.
 	 * @param <T> the payload type
 	 * @param name the wait's name
 	 * @param type the payload type
@@ -23,14 +23,14 @@ public interface WaitSession {
 	<T> Optional<T> awaitSignal(String name, ParameterizedTypeReference<T> type, Duration timeout);
 
 	/**
-	 * See {@link ExactlyOnceContext#sleepUntil(String, Instant)}.
+	 * See {@link dev.exactlyonce.listener.ExactlyOnceContext#sleepUntil(String, Instant)}.
 	 * @param name the wait's name
 	 * @param at when to wake (the first attempt's value is journaled and kept)
 	 */
 	void sleepUntil(String name, Instant at);
 
 	/**
-	 * See {@link ExactlyOnceContext#sleep(String, Duration)}.
+	 * See {@link dev.exactlyonce.listener.ExactlyOnceContext#sleep(String, Duration)}.
 	 * @param name the wait's name
 	 * @param duration how long to sleep, from when the sleep was first journaled
 	 */

@@ -1,4 +1,4 @@
-package dev.exactlyonce.listener;
+package dev.exactlyonce.waits.spi;
 
 import java.util.Optional;
 
@@ -72,7 +72,7 @@ public interface WaitingTask {
 	 * earlier attempts.
 	 * @param name the wait's name
 	 * @return the earlier entry, or empty
-	 * @throws StepRejectedException when the name ran before in this run
+	 * @throws dev.exactlyonce.listener.StepRejectedException when the name ran before in this run
 	 */
 	Optional<StepRecord> begin(String name);
 

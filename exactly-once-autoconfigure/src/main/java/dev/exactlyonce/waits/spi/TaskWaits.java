@@ -1,4 +1,4 @@
-package dev.exactlyonce.listener;
+package dev.exactlyonce.waits.spi;
 
 /**
  * Durable waits as the pipeline uses them (implemented by {@code dev.exactlyonce.waits}): the waits
