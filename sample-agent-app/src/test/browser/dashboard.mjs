@@ -190,7 +190,6 @@ async function waitingPhase(page) {
 	await page.locator('#task-detail', { hasText: 'signal review since ' }).waitFor();
 	await page.locator('#task-detail', { hasText: 'signalled (signal id dashboard-' }).waitFor();
 	await page.locator('#task-detail', { hasText: 'resume 1 by ' + (process.env.DASHBOARD_USER || 'anonymous') }).waitFor();
-	await page.locator('#task-detail', { hasText: 'suspended at a wait, by ' }).waitFor();
 	await page.locator('#waiting tbody tr', { hasText: key }).waitFor({ state: 'detached' });
 	if (phase === 'waiting') {
 		await page.screenshot({ path: path.join(screenshots, prefix + '7-approved.png'), fullPage: true });

@@ -714,13 +714,12 @@
 		else if (task.status !== 'COMPLETED' && task.status !== 'DEAD_LETTERED') {
 			add('Signal', signalButton(task.consumer, task.key, ''));
 		}
+		// a task resumed after a durable wait has no previous attempt: it was not retried (its audit has the RESUME)
 		const previous = task.previousAttempt;
-		// a task resumed after a durable wait keeps the suspended attempt as its previous one, its failure the RESUME entry
-		const resumed = previous && previous.failure && /^RESUME [0-9]+ by /.test(previous.failure);
-		add('Attempt before', previous ? (resumed ? 'suspended at a wait' : previous.state === 'IN_PROGRESS' ? 'abandoned' : 'failed')
+		add('Attempt before', previous ? (previous.state === 'IN_PROGRESS' ? 'abandoned' : 'failed')
 			+ ', by ' + previous.owner
 			+ ' at ' + time(previous.startedAt) + (previous.failure ? ': ' + previous.failure : '')
-			+ (previous.unfinishedStep && !resumed ? ' (left step ' + previous.unfinishedStep + ' unfinished)' : '') : '—');
+			+ (previous.unfinishedStep ? ' (left step ' + previous.unfinishedStep + ' unfinished)' : '') : '—');
 		add('Audit', (task.audit || []).map((action) => action.kind.toLowerCase() + ' ' + action.number + ' by ' + action.operator
 			+ ' at ' + time(action.at) + ': ' + action.reason).join('; ') || '—');
 		detail.replaceChildren(list);
