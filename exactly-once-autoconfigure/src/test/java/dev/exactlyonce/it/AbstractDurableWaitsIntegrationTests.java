@@ -280,9 +280,10 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		Instance instance = this.instances.start("a", properties.toArray(String[]::new));
 		publish(instance, "t-two-waits");
 		awaitState(instance, "t-two-waits", RecordState.WAITING);
-		Thread.sleep(9000);
-		IdempotencyRecord second = awaitState(instance, "t-two-waits", RecordState.WAITING);
-		assertThat(second.resultSummary()).startsWith("signal 'approval'");
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(40)).ignoreException(StoreUnavailableException.class)
+			.until(() -> store.find("approvals:t-two-waits").orElse(null), (record) -> record != null
+					&& record.state() == RecordState.WAITING && record.resultSummary().startsWith("signal 'approval'"));
 		Thread.sleep(9000);
 		assertThat(signal(instance, "t-two-waits", new Approval(true, "later"), "s-two")).as("18 s after the seal")
 			.isEqualTo(SignalOutcome.RESUMED);
