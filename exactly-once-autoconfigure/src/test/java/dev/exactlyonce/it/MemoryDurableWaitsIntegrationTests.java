@@ -3,8 +3,8 @@ package dev.exactlyonce.it;
 import dev.exactlyonce.testapp.TestInstances;
 
 /**
- * Durable waits on the memory store, whose records live as long as their instance (a sleep across
- * no running instance does not apply).
+ * Durable waits on the memory store, whose records live as long as their instance (a task whose
+ * instance stopped is unknown to the next one: its signal answers NO_SUCH_TASK).
  */
 class MemoryDurableWaitsIntegrationTests extends AbstractDurableWaitsIntegrationTests {
 
