@@ -42,6 +42,13 @@ public class NatsProperties {
 	/** Wait between reconnect attempts. */
 	private Duration reconnectWait = Duration.ofSeconds(2);
 
+	/**
+	 * Prefix of the connection's reply inboxes (the client's default is {@code _INBOX}). A worker
+	 * given a prefix of its own needs to subscribe to {@code <prefix>.>} only, not to every client's
+	 * {@code _INBOX.>}; with an owner account it is the only inbox subject to export.
+	 */
+	private String inboxPrefix = "_INBOX";
+
 	/** TLS settings. */
 	private final Tls tls = new Tls();
 
@@ -125,6 +132,14 @@ public class NatsProperties {
 		this.reconnectWait = reconnectWait;
 	}
 
+	public String getInboxPrefix() {
+		return this.inboxPrefix;
+	}
+
+	public void setInboxPrefix(String inboxPrefix) {
+		this.inboxPrefix = inboxPrefix;
+	}
+
 	public Tls getTls() {
 		return this.tls;
 	}
@@ -138,7 +153,7 @@ public class NatsProperties {
 	public NatsConnectionSettings toConnectionSettings(NatsConnectionDetails details) {
 		return new NatsConnectionSettings(details.getServers(), this.connectionName, details.getUsername(),
 				details.getPassword(), details.getToken(), this.credentialsFile, this.nkeyFile, this.connectionTimeout, this.reconnectWait, this.tls.isEnabled(),
-				this.tls.isVerifyHostname(), (details instanceof PropertiesNatsConnectionDetails)
+				this.tls.isVerifyHostname(), this.inboxPrefix, (details instanceof PropertiesNatsConnectionDetails)
 						? "exactlyonce.nats.servers" : "the NatsConnectionDetails bean " + details.getClass().getName());
 	}
 

@@ -126,6 +126,7 @@ public class NatsConnectionFactory {
 			.connectionName(this.settings.connectionName())
 			.connectionTimeout(this.settings.connectionTimeout())
 			.reconnectWait(this.settings.reconnectWait())
+			.inboxPrefix(this.settings.inboxPrefix())
 			.maxReconnects(-1);
 		if (this.settings.username() != null) {
 			builder.userInfo(this.settings.username(), this.settings.password());

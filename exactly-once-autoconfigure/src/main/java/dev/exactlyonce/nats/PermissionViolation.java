@@ -9,8 +9,22 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
  *
  * @param operation what the connection tried
  * @param subject the subject it was refused
+ * @param inboxPrefix the connection's reply inbox prefix, with its trailing dot ({@code _INBOX.} unless
+ * {@code exactlyonce.nats.inbox-prefix} names another)
  */
-public record PermissionViolation(Operation operation, String subject) {
+public record PermissionViolation(Operation operation, String subject, String inboxPrefix) {
+
+	/** The reply inbox prefix of a connection that keeps the client's default. */
+	public static final String DEFAULT_INBOX_PREFIX = "_INBOX.";
+
+	/**
+	 * A violation on a connection with the default reply inbox prefix.
+	 * @param operation what the connection tried
+	 * @param subject the subject it was refused
+	 */
+	public PermissionViolation(Operation operation, String subject) {
+		this(operation, subject, DEFAULT_INBOX_PREFIX);
+	}
 
 	/** What the connection tried. */
 	public enum Operation {
@@ -25,7 +39,7 @@ public record PermissionViolation(Operation operation, String subject) {
 
 	/**
 	 * What to allow: the pattern that covers every subject of the same kind, not just the one
-	 * refused: {@code _INBOX.>} for a reply inbox, {@code $JS.ACK.<stream>.<consumer>.>} for an ack,
+	 * refused: {@code _INBOX.>} (or the configured prefix's) for a reply inbox, {@code $JS.ACK.<stream>.<consumer>.>} for an ack,
 	 * {@code $KV.<bucket>.>} for a key, {@code $JS.FC.<stream>.>} for flow control,
 	 * {@code $JS.API.DIRECT.GET.<stream>.>} for a read by subject, the durable consumer's
 	 * {@code $JS.API.CONSUMER.CREATE.<stream>.<consumer>.>}, and {@code $JS.API.CONSUMER.CREATE.KV_<bucket>.>}
@@ -34,8 +48,8 @@ public record PermissionViolation(Operation operation, String subject) {
 	 */
 	public String toAllow() {
 		String[] tokens = this.subject.split("\\.");
-		if (this.subject.startsWith("_INBOX.")) {
-			return "_INBOX.>";
+		if (this.subject.startsWith(this.inboxPrefix)) {
+			return this.inboxPrefix + ">";
 		}
 		if (this.subject.startsWith("$JS.ACK.") && tokens.length > 4) {
 			return prefix(tokens, 4) + ".>";
@@ -113,7 +127,7 @@ public record PermissionViolation(Operation operation, String subject) {
 	 * @return {@code true} for the starter's subjects
 	 */
 	public boolean isStartersOwn() {
-		return this.subject.startsWith("$JS.") || this.subject.startsWith("$KV.") || this.subject.startsWith("_INBOX.");
+		return this.subject.startsWith("$JS.") || this.subject.startsWith("$KV.") || this.subject.startsWith(this.inboxPrefix);
 	}
 
 	private String verb() {

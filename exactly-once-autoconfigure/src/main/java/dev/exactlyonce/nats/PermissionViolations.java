@@ -60,12 +60,17 @@ public class PermissionViolations extends ErrorListenerLoggerImpl {
 			PermissionViolation refused = new PermissionViolation(
 					violation.group(1).equalsIgnoreCase("Publish") ? PermissionViolation.Operation.PUBLISH
 							: PermissionViolation.Operation.SUBSCRIBE,
-					violation.group(2));
+					violation.group(2), inboxPrefix(connection));
 			this.first.compareAndSet(null, refused);
 			if (this.reported.size() < KEPT && this.reported.add(refused)) {
 				logger.error(refused.problem() + "; " + refused.action());
 			}
 		}
+	}
+
+	private static String inboxPrefix(Connection connection) {
+		String prefix = (connection != null) ? connection.getOptions().getInboxPrefix() : null;
+		return (prefix != null) ? prefix : PermissionViolation.DEFAULT_INBOX_PREFIX;
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,9 +42,14 @@ import static org.awaitility.Awaitility.await;
  * from the block by that rule). The whole pipeline runs as that worker, and the reply subjects that
  * delete and reconfigure streams inside one account ({@link WorkerPermissionAttacksIntegrationTests})
  * reach no JetStream API: a reply crossing an import is one the server makes up in {@code OWNER}, and
- * the answer lands in {@code WORKERS}, whose only services are the imported ones.
+ * the answer lands in {@code WORKERS}, whose only services are the imported ones. The worker has reply
+ * inboxes of its own ({@code exactlyonce.nats.inbox-prefix=_INBOX_WORKERS}, the block's {@code _INBOX.>}
+ * replaced by {@code _INBOX_WORKERS.>}), so the owner's own replies stay in {@code OWNER}.
  */
 class OwnerAccountIntegrationTests {
+
+	/** The worker's reply inbox prefix, the only inbox subject {@code OWNER} exports. */
+	static final String WORKER_INBOX_PREFIX = "_INBOX_WORKERS";
 
 	@RegisterExtension
 	final ClosedAfterEach resources = new ClosedAfterEach();
@@ -55,7 +61,7 @@ class OwnerAccountIntegrationTests {
 		instances.with("exactlyonce.consumers.worker.max-deliver", "2");
 		LeastPrivilegeIntegrationTests.provision(instances);
 		Instance instance = instances.start("a", "exactlyonce.nats.username=worker", "exactlyonce.nats.password=worker-pw",
-				"exactlyonce.provisioning.mode=validate", "test.always-failing=t-lp-failing",
+				"exactlyonce.nats.inbox-prefix=" + WORKER_INBOX_PREFIX, "exactlyonce.provisioning.mode=validate", "test.always-failing=t-lp-failing",
 				"exactlyonce.consumers.worker.retry-delay=200ms");
 		ExactlyOncePublisher publisher = instance.bean(ExactlyOncePublisher.class);
 		publisher.publish("agents.marketing.tasks.blog-post", TaskAssignment.of("t-lp-1"), "t-lp-1");
@@ -85,9 +91,9 @@ class OwnerAccountIntegrationTests {
 	void theWorkersReplySubjectsReachNoJetStreamApiOfTheOwner() throws Exception {
 		NatsServerProcess nats = server();
 		LeastPrivilegeIntegrationTests.provision(instances(nats));
-		Connection admin = connect(adminUrl(nats));
+		Connection admin = connect(adminUrl(nats), "_INBOX");
 		admin.keyValue("exactly-once-idempotency").put("other-consumer=3At-1", "completed");
-		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats));
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats), WORKER_INBOX_PREFIX);
 
 		worker.publish("$JS.API.CONSUMER.MSG.NEXT.TASKS.worker", "$JS.API.STREAM.DELETE.KV_exactly-once-idempotency",
 				"{\"batch\":1,\"no_wait\":true}".getBytes(StandardCharsets.UTF_8));
@@ -114,12 +120,38 @@ class OwnerAccountIntegrationTests {
 		assertThat(streams.getStreamInfo("TASKS").getConfiguration().getSubjects()).containsExactly("agents.*.tasks.>");
 	}
 
+	@Test
+	void theOwnersOwnRepliesDoNotReachTheWorkersAccount() throws Exception {
+		NatsServerProcess nats = server();
+		LeastPrivilegeIntegrationTests.provision(instances(nats));
+		Connection witness = connect("nats://witness:witness-pw@127.0.0.1:" + nats.port(), "_INBOX");
+		List<String> seen = new CopyOnWriteArrayList<>();
+		witness.createDispatcher((message) -> seen.add(message.getSubject())).subscribe(">");
+		witness.flush(Duration.ofSeconds(5));
+		Connection admin = connect(adminUrl(nats), "_INBOX");
+		Connection worker = connect(LeastPrivilegeIntegrationTests.workerUrl(nats), WORKER_INBOX_PREFIX);
+
+		admin.jetStreamManagement().getStreamInfo("TASKS");
+		admin.keyValue("exactly-once-idempotency").put("owner-record", "value");
+		worker.jetStreamManagement().getStreamInfo("TASKS");
+		worker.flush(Duration.ofSeconds(5));
+
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(seen).as("the worker's own reply reaches its account")
+				.anyMatch((subject) -> subject.startsWith(WORKER_INBOX_PREFIX + ".")));
+		admin.flush(Duration.ofSeconds(5));
+		witness.flush(Duration.ofSeconds(5));
+		assertThat(seen).as("the owner's replies, which went out before the worker's").noneMatch((subject) -> subject.startsWith("_INBOX."));
+	}
+
 	/**
-	 * The owner-account configuration built from the documented blocks.
+	 * The owner-account configuration built from the documented blocks, the worker's reply inboxes
+	 * prefixed with {@link #WORKER_INBOX_PREFIX}.
 	 * @return the started server
 	 */
 	static NatsServerProcess server() {
-		String worker = LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS;
+		String worker = LeastPrivilegeIntegrationTests.WORKER_PERMISSIONS.replace("\"_INBOX.>\"",
+				"\"" + WORKER_INBOX_PREFIX + ".>\"");
 		List<String> services = quoted(section(worker, "publish:"));
 		List<String> streams = new ArrayList<>(quoted(section(worker, "subscribe:")));
 		StringBuilder exports = new StringBuilder();
@@ -138,7 +170,8 @@ class OwnerAccountIntegrationTests {
 				+ "      { user: provisioner, password: provisioner-pw, "
 				+ LeastPrivilegeIntegrationTests.PROVISIONER_PERMISSIONS + " }\n    ]\n"
 				+ "    exports = [\n" + exports + "    ]\n  }\n"
-				+ "  WORKERS: {\n    users = [\n      { user: worker, password: worker-pw, " + worker + " }\n    ]\n"
+				+ "  WORKERS: {\n    users = [\n      { user: worker, password: worker-pw, " + worker + " }\n"
+				+ "      { user: witness, password: witness-pw }\n    ]\n"
 				+ "    imports = [\n" + imports + "    ]\n  }\n}\n").start();
 	}
 
@@ -160,9 +193,9 @@ class OwnerAccountIntegrationTests {
 		return LeastPrivilegeIntegrationTests.adminUrl(nats);
 	}
 
-	private Connection connect(String url) throws Exception {
+	private Connection connect(String url, String inboxPrefix) throws Exception {
 		Connection connection = Nats.connect(Options.builder().server(url).connectionTimeout(Duration.ofSeconds(5))
-			.build());
+			.inboxPrefix(inboxPrefix).build());
 		this.resources.add(connection);
 		return connection;
 	}

@@ -1,5 +1,6 @@
 package dev.exactlyonce.nats;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -46,6 +47,17 @@ class PermissionViolationTests {
 
 		assertThat(violation.isProvisioning()).isEqualTo(provisioning);
 		assertThat(violation.action().contains("exactlyonce.provisioning.mode=validate")).isEqualTo(provisioning);
+	}
+
+	@Test
+	void aRefusedInboxOfAConnectionWithItsOwnPrefixNamesThatPrefix() {
+		PermissionViolation violation = new PermissionViolation(Operation.SUBSCRIBE, "_INBOX_WORKERS.Xy7.12",
+				"_INBOX_WORKERS.");
+
+		assertThat(violation.toAllow()).isEqualTo("_INBOX_WORKERS.>");
+		assertThat(violation.isStartersOwn()).isTrue();
+		assertThat(new PermissionViolation(Operation.SUBSCRIBE, "_INBOX.Xy7.12", "_INBOX_WORKERS.").isStartersOwn())
+			.as("another prefix's inbox is not the starter's").isFalse();
 	}
 
 }
