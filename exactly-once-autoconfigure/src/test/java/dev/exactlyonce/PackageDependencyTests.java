@@ -31,7 +31,7 @@ class PackageDependencyTests {
 		Set<String> packages = new TreeSet<>();
 		coreSources().forEach((source) -> packages.add(SOURCES.relativize(source.getParent()).toString()));
 		assertThat(packages).contains("listener", "store", "store/natskv", "provision", "publish", "deadletter",
-				"audit", "nats", "actuate", "operations", "waits")
+				"audit", "nats", "actuate", "operations", "waits", "exhausted")
 			.doesNotContain("autoconfigure", "actuate/autoconfigure");
 	}
 
@@ -49,6 +49,15 @@ class PackageDependencyTests {
 		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("waits/spi"))
 			.filteredOn((line) -> line.contains("import "))
 			.as("the ports stand on their own").isEmpty();
+	}
+
+	@Test
+	void theSweepsOfExhaustedMessagesStandOnTheirOwnPort() {
+		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("exhausted"))
+			.filteredOn((line) -> line.contains("import "))
+			.filteredOn((line) -> !line.contains("dev.exactlyonce.listener.logging."))
+			.as("dev.exactlyonce.exhausted settles through its ExhaustedMessages port, which listener/ implements")
+			.isEmpty();
 	}
 
 	@Test

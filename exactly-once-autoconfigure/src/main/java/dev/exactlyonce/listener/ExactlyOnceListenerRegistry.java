@@ -21,6 +21,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.exhausted.ExhaustedMessageSweep;
+import dev.exactlyonce.exhausted.UndecodableMessageSweep;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
@@ -223,9 +225,10 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,
 				this.exhaustedScheduler, this.clock, this.parking);
 		this.exhaustedDeliveries.put(consumer, exhausted);
-		this.sweeps.put(consumer, new UndecodableMessageSweep(this.connection, settings, this.rawReader, exhausted));
-		this.exhaustedSweeps.put(consumer,
-				new ExhaustedMessageSweep(this.connection, settings, this.rawReader, exhausted));
+		this.sweeps.put(consumer,
+				new UndecodableMessageSweep(this.connection, settings.stream(), consumer, this.rawReader, exhausted));
+		this.exhaustedSweeps.put(consumer, new ExhaustedMessageSweep(this.connection, settings.stream(), consumer,
+				settings.maxDeliver(), this.rawReader, exhausted));
 		if (this.running) {
 			exhausted.start();
 			container.start();

@@ -25,6 +25,7 @@ import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.exhausted.ExhaustedMessages;
 import dev.exactlyonce.listener.logging.RateLimitedLog;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
@@ -60,12 +61,12 @@ import dev.exactlyonce.store.StoreUnavailableException;
  * A decision that fails (store or server unreachable) is retried with backoff until it succeeds
  * while this instance runs; the message stays on its stream meanwhile.
  */
-final class ExhaustedDeliveries {
+final class ExhaustedDeliveries implements ExhaustedMessages {
 
 	private static final Log logger = LogFactory.getLog(ExhaustedDeliveries.class);
 
 	/** The reason of a dead letter whose headers the Java client cannot decode. */
-	static final String UNDECODABLE_HEADERS = "headers the Java client cannot decode";
+	private static final String UNDECODABLE_HEADERS = "headers the Java client cannot decode";
 
 	private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
 
@@ -165,12 +166,8 @@ final class ExhaustedDeliveries {
 		}
 	}
 
-	/**
-	 * Settles a message a sweep found on the stream after its deliveries ran out (how many is not
-	 * known: the consumer's max-deliver), unless this instance is deciding on it already.
-	 * @param sequence its stream sequence
-	 */
-	void settleFound(long sequence) {
+	@Override
+	public void settleFound(long sequence) {
 		if (this.running && this.pending.add(sequence)) {
 			decide(sequence, this.settings.maxDeliver(), FIRST_RETRY);
 		}
@@ -242,19 +239,10 @@ final class ExhaustedDeliveries {
 		return settle(stored.get(), deliveries, reason);
 	}
 
-	/**
-	 * Dead-letters a message read back from the stream (unless its key is already completed or
-	 * dead-lettered, or held by a running attempt), marks its key, and removes it from a WorkQueue
-	 * stream.
-	 * @param stored the message as stored
-	 * @param deliveries how many times it was delivered, 0 when unknown
-	 * @param reason why it is parked
-	 * @return false when it was not settled now (the message then stays on its stream, and its
-	 * MAX_DELIVERIES advisory settles it later)
-	 */
-	boolean park(RawStreamMessage stored, long deliveries, String reason) throws IOException, JetStreamApiException {
+	@Override
+	public boolean parkUndecodable(RawStreamMessage stored) throws IOException, JetStreamApiException {
 		try {
-			return settle(stored, deliveries, reason) == null;
+			return settle(stored, 0, UNDECODABLE_HEADERS) == null;
 		}
 		catch (DeadLetterNotStored ex) {
 			return false;

@@ -105,6 +105,8 @@ final class ListenerContainer {
 
 	private final ContainerLog log;
 
+	private final UnhandledMessages unhandled;
+
 	ListenerContainer(ConsumerSettings settings, Connection connection, DeliveryProcessor processor,
 			Duration shutdownTimeout, boolean pipelined, ListenerThreads threads,
 			Consumer<Delivery> parkUnrecordedCompletion) {
@@ -118,6 +120,7 @@ final class ListenerContainer {
 		this.freeWorkers = new Semaphore(settings.concurrency());
 		this.freeSlots = new Semaphore(slots());
 		this.log = new ContainerLog(settings.stream(), settings.consumer(), shutdownTimeout);
+		this.unhandled = new UnhandledMessages(connection, this.log);
 	}
 
 	synchronized void start() {
@@ -174,7 +177,7 @@ final class ListenerContainer {
 			this.completions.shutdown();
 		}
 		joinUntil(this.poller, this.stopDeadline);
-		flushUntil(this.stopDeadline);
+		this.unhandled.flushUntil(this.stopDeadline);
 	}
 
 	boolean isRunning() {
@@ -230,7 +233,7 @@ final class ListenerContainer {
 			}
 		}
 		if (subscription != null) {
-			returnLeftovers(subscription);
+			this.unhandled.returnLeftovers(subscription, this.stopDeadline);
 		}
 	}
 
@@ -253,7 +256,7 @@ final class ListenerContainer {
 				}
 				Message message = messages.next();
 				if (this.stopping) {
-					nakUnhandled(message);
+					this.unhandled.nak(message);
 				}
 				else {
 					dispatched++;
@@ -312,7 +315,7 @@ final class ListenerContainer {
 			this.freeWorkers.release();
 			this.freeSlots.release();
 			this.log.failed("could not hand a message to a worker, nak'd for redelivery", ex);
-			nakUnhandled(message);
+			this.unhandled.nak(message);
 		}
 	}
 
@@ -325,7 +328,7 @@ final class ListenerContainer {
 		try {
 			if (this.stopping) {
 				if (delivery.takeSettlementForWorker()) {
-					nakUnhandled(delivery.message());
+					this.unhandled.nak(delivery.message());
 				}
 				return;
 			}
@@ -352,38 +355,6 @@ final class ListenerContainer {
 		if (this.inFlight.isEmpty()) {
 			synchronized (this.allSettled) {
 				this.allSettled.notifyAll();
-			}
-		}
-	}
-
-	/**
-	 * Ends the subscription without losing a message: the unsubscribe is flushed, so every
-	 * message the server sent for an open pull has arrived (the server sends nothing to a pull
-	 * nobody listens to any more), and each one not handed out is nak'd. While disconnected it
-	 * only naks what arrived (the server ends its pulls when the connection goes).
-	 */
-	private void returnLeftovers(JetStreamSubscription subscription) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			if (isConnected()) {
-				subscription.drain(remainingUntil(this.stopDeadline));
-			}
-			while (subscription.getPendingMessageCount() > 0) {
-				Message message = subscription.nextMessage((Duration) null);
-				if (message != null) {
-					nakUnhandled(message);
-				}
-			}
-		}
-		catch (InterruptedException ex) {
-			interrupted = true;
-		}
-		catch (RuntimeException ex) {
-			// the drained subscription was closed: nothing is left in it
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
 			}
 		}
 	}
@@ -443,36 +414,6 @@ final class ListenerContainer {
 		}
 	}
 
-	private void nakUnhandled(Message message) {
-		Uninterrupted.run(() -> {
-			try {
-				message.nak();
-			}
-			catch (RuntimeException ex) {
-				this.log.failed("could not nak a message that was not handled; it returns after the ack wait",
-						ex.getMessage());
-			}
-		});
-	}
-
-	private void flushUntil(long deadline) {
-		if (!isConnected()) {
-			return;
-		}
-		Uninterrupted.run(() -> {
-			try {
-				this.connection.flush(remainingUntil(deadline));
-			}
-			catch (Exception ex) {
-				this.log.failed("could not flush the last acks and naks before the shutdown timeout", ex.getMessage());
-			}
-		});
-	}
-
-	private boolean isConnected() {
-		return this.connection.getStatus() == Connection.Status.CONNECTED;
-	}
-
 	/** Waits until the workers ended and every message they took is settled; false at the deadline. */
 	private boolean awaitSettled(long deadline) {
 		try {
@@ -505,14 +446,9 @@ final class ListenerContainer {
 		}
 	}
 
-	/** Time left until a deadline, at least one millisecond (jnats treats zero as "forever"). */
-	private static Duration remainingUntil(long deadline) {
-		return Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - System.nanoTime()));
-	}
-
 	private static void joinUntil(Thread thread, long deadline) {
 		try {
-			thread.join(remainingUntil(deadline).toMillis());
+			thread.join(UnhandledMessages.remainingUntil(deadline).toMillis());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

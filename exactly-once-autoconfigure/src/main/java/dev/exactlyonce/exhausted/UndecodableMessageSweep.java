@@ -1,4 +1,4 @@
-package dev.exactlyonce.listener;
+package dev.exactlyonce.exhausted;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +24,7 @@ import dev.exactlyonce.nats.RawStreamReader;
  * then removed from a WorkQueue stream or terminated on any other, so that no redelivery stops the
  * reader again. Messages not yet delivered are found the same way when their turn comes.
  */
-final class UndecodableMessageSweep {
+public final class UndecodableMessageSweep {
 
 	private static final Log logger = LogFactory.getLog(UndecodableMessageSweep.class);
 
@@ -33,32 +33,43 @@ final class UndecodableMessageSweep {
 
 	private final Connection connection;
 
-	private final ConsumerSettings settings;
+	private final String stream;
+
+	private final String consumer;
 
 	private final RawStreamReader reader;
 
-	private final ExhaustedDeliveries parking;
+	private final ExhaustedMessages parking;
 
-	UndecodableMessageSweep(Connection connection, ConsumerSettings settings, RawStreamReader reader,
-			ExhaustedDeliveries parking) {
+	/**
+	 * Creates the sweep of one consumer.
+	 * @param connection the connection
+	 * @param stream the consumer's stream
+	 * @param consumer the durable consumer
+	 * @param reader reads the stream's messages
+	 * @param parking dead-letters what is found
+	 */
+	public UndecodableMessageSweep(Connection connection, String stream, String consumer, RawStreamReader reader,
+			ExhaustedMessages parking) {
 		this.connection = connection;
-		this.settings = settings;
+		this.stream = stream;
+		this.consumer = consumer;
 		this.reader = reader;
 		this.parking = parking;
 	}
 
 	/** Sweeps once; logs and gives up on any failure (the advisory path remains). */
-	void sweep() {
+	public void sweep() {
 		try {
 			JetStreamManagement management = this.connection.jetStreamManagement();
-			ConsumerInfo info = management.getConsumerInfo(this.settings.stream(), this.settings.consumer());
+			ConsumerInfo info = management.getConsumerInfo(this.stream, this.consumer);
 			String filter = info.getConsumerConfiguration().getFilterSubject();
-			boolean workQueue = management.getStreamInfo(this.settings.stream()).getConfiguration()
+			boolean workQueue = management.getStreamInfo(this.stream).getConfiguration()
 				.getRetentionPolicy() == RetentionPolicy.WorkQueue;
 			long last = info.getDelivered().getStreamSequence();
 			long sequence = info.getAckFloor().getStreamSequence() + 1;
 			for (int read = 0; sequence <= last && read < MAX_MESSAGES_READ; read++) {
-				Optional<RawStreamMessage> next = this.reader.next(this.settings.stream(), sequence,
+				Optional<RawStreamMessage> next = this.reader.next(this.stream, sequence,
 						(filter != null && !filter.isEmpty()) ? filter : ">");
 				if (next.isEmpty() || next.get().sequence() > last) {
 					return;
@@ -69,23 +80,23 @@ final class UndecodableMessageSweep {
 				sequence = next.get().sequence() + 1;
 			}
 			if (sequence <= last) {
-				logger.warn("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
+				logger.warn("Consumer '" + this.consumer + "' on stream '" + this.stream
 						+ "': looked at " + MAX_MESSAGES_READ + " unacknowledged messages for headers the Java client "
 						+ "cannot decode and stopped at sequence " + sequence + "; any further one is dead-lettered "
 						+ "when its deliveries run out");
 			}
 		}
 		catch (IOException | JetStreamApiException | RuntimeException ex) {
-			logger.error("Consumer '" + this.settings.consumer() + "' on stream '" + this.settings.stream()
+			logger.error("Consumer '" + this.consumer + "' on stream '" + this.stream
 					+ "': could not look for the message whose headers the Java client cannot decode (" + ex.getMessage()
 					+ "); it is dead-lettered when its deliveries run out (max-deliver)");
 		}
 	}
 
 	private void park(RawStreamMessage message, boolean workQueue) throws IOException, JetStreamApiException {
-		logger.error("Message at stream '" + this.settings.stream() + "', consumer '" + this.settings.consumer()
+		logger.error("Message at stream '" + this.stream + "', consumer '" + this.consumer
 				+ "', sequence " + message.sequence() + " has headers the Java client cannot decode; dead-lettering it");
-		if (this.parking.park(message, 0, ExhaustedDeliveries.UNDECODABLE_HEADERS) && !workQueue) {
+		if (this.parking.parkUndecodable(message) && !workQueue) {
 			terminate(message.sequence());
 		}
 	}
@@ -97,7 +108,7 @@ final class UndecodableMessageSweep {
 	 * never moves its ack floor.
 	 */
 	private void terminate(long sequence) {
-		this.connection.publish("$JS.ACK." + this.settings.stream() + "." + this.settings.consumer() + ".1." + sequence
+		this.connection.publish("$JS.ACK." + this.stream + "." + this.consumer + ".1." + sequence
 				+ ".0.0.0", "+TERM".getBytes(StandardCharsets.US_ASCII));
 	}
 
