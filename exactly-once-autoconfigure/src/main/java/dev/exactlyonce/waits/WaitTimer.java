@@ -178,8 +178,25 @@ public class WaitTimer implements SmartLifecycle {
 		}
 	}
 
-	/** Looks at one ticket; a failure is looked at again in a few seconds. */
+	/**
+	 * Looks at one ticket; a failure is looked at again in a few seconds. Never throws: an ack or nak
+	 * that cannot leave (the connection closing at shutdown, or down) leaves the ticket to come back
+	 * after its ack wait.
+	 */
 	void look(Message message) {
+		try {
+			lookAndSettle(message);
+		}
+		catch (RuntimeException ex) {
+			if (this.running) {
+				this.failures.warn(() -> "Could not settle the ticket at sequence " + message.metaData().streamSequence()
+						+ " of stream '" + this.waits.settings().stream() + "' (" + ex.getMessage()
+						+ "); it comes back after its ack wait");
+			}
+		}
+	}
+
+	private void lookAndSettle(Message message) {
 		try {
 			message.nakWithDelay(decide(message));
 		}

@@ -153,8 +153,11 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 			String key = "t-race-" + round;
 			keys.add(key);
 			publish(instance, key);
-			awaitState(instance, key, RecordState.WAITING);
-			Thread.sleep(1300 + 50 * round);
+			Instant timesOut = endOfWait(awaitState(instance, key, RecordState.WAITING));
+			Instant sendAt = timesOut.minusMillis(200).plusMillis(50 * round);
+			await("round " + round + ": the signal is sent " + Duration.between(timesOut, sendAt).toMillis()
+					+ " ms from the timeout").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+				.until(() -> !Instant.now().isBefore(sendAt));
 			answers.add(signal(instance, key, new Approval(true, "racer"), "s-" + round));
 		}
 		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
@@ -192,7 +195,7 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		Instance first = this.instances.start("a", "test.waits.nap=2s");
 		publish(first, "t-asleep");
 		IdempotencyRecord asleep = awaitState(first, "t-asleep", RecordState.WAITING);
-		Instant wakes = Instant.parse(asleep.resultSummary().substring(asleep.resultSummary().lastIndexOf(' ') + 1));
+		Instant wakes = endOfWait(asleep);
 		ApprovalTaskHandler firstHandler = first.bean(ApprovalTaskHandler.class);
 		first.context().close();
 		await().atMost(Duration.ofSeconds(30)).until(() -> Instant.now().isAfter(wakes.plusMillis(500)));
@@ -238,9 +241,11 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		IdempotencyRecord second = awaitState(instance, "t-rerun", RecordState.WAITING);
 		assertThat(second.run()).isEqualTo(2);
 		assertThat(second.journal().find("approval")).get().extracting(StepRecord::state).isEqualTo(StepState.STARTED);
-		Thread.sleep(1000);
-		assertThat(instance.bean(IdempotencyStore.class).find("approvals:t-rerun").orElseThrow().state())
-			.as("run 2 still waits: run 1's signal is not its own").isEqualTo(RecordState.WAITING);
+		IdempotencyStore runs = instance.bean(IdempotencyStore.class);
+		await("run 2 still waits for 1 s (run 1's signal is not its own): its record stays WAITING in run 2")
+			.during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+			.until(() -> runs.find("approvals:t-rerun").orElseThrow(), (record) -> record.run() == 2
+					&& record.state() == RecordState.WAITING);
 
 		assertThat(signal(instance, "t-rerun", new Approval(true, "alice"), "s-run-1"))
 			.as("run 1's signal sent again").isEqualTo(SignalOutcome.DUPLICATE);
@@ -262,11 +267,8 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		IdempotencyRecord waiting = awaitState(instance, "t-long", RecordState.WAITING);
 		assertKeptWhileWaiting(instance, "approvals:t-long", waiting);
 
-		Thread.sleep(8000);
 		IdempotencyStore store = instance.bean(IdempotencyStore.class);
-		IdempotencyRecord stillWaiting = store.find("approvals:t-long").orElseThrow();
-		assertThat(stillWaiting.state()).as("after 8 s, past completed-ttl (3 s)").isEqualTo(RecordState.WAITING);
-		assertThat(stillWaiting.journal().find("bulk-0")).as("its first, sealed step").isPresent();
+		awaitKeptWaiting(store, "approvals:t-long", Duration.ofSeconds(8));
 		assertThat(signal(instance, "t-long", new Approval(true, "patient"), "s-long")).isEqualTo(SignalOutcome.RESUMED);
 
 		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
@@ -289,7 +291,7 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		await().atMost(Duration.ofSeconds(40)).ignoreException(StoreUnavailableException.class)
 			.until(() -> store.find("approvals:t-two-waits").orElse(null), (record) -> record != null
 					&& record.state() == RecordState.WAITING && record.resultSummary().startsWith("signal 'approval'"));
-		Thread.sleep(9000);
+		awaitKeptWaiting(store, "approvals:t-two-waits", Duration.ofSeconds(9));
 		assertThat(signal(instance, "t-two-waits", new Approval(true, "later"), "s-two")).as("18 s after the seal")
 			.isEqualTo(SignalOutcome.RESUMED);
 
@@ -297,6 +299,26 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-two-waits") != null);
 		assertThat(handler.result("t-two-waits")).endsWith("approved by later");
 		assertThat(handler.runs("bulk")).isEqualTo(5);
+	}
+
+	/**
+	 * Asserts that a waiting record stays WAITING, with the first step sealed before its wait, for as
+	 * long as {@code spell} (past {@code completed-ttl}, 3 s, and the stores' expiry), read every
+	 * half second: a store that expired it meanwhile fails the test at once.
+	 */
+	private static void awaitKeptWaiting(IdempotencyStore store, String storeKey, Duration spell) {
+		await(storeKey + " stays WAITING with its sealed first step for " + spell).during(spell)
+			.atMost(spell.plusSeconds(5))
+			.pollInterval(Duration.ofMillis(500))
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> store.find(storeKey).orElse(null), (record) -> record != null
+					&& record.state() == RecordState.WAITING && record.journal().find("bulk-0").isPresent());
+	}
+
+	/** When a WAITING record's wait ends: the instant its summary ends with ({@code ... until <instant>}). */
+	protected static Instant endOfWait(IdempotencyRecord waiting) {
+		String summary = waiting.resultSummary();
+		return Instant.parse(summary.substring(summary.lastIndexOf(' ') + 1));
 	}
 
 	/** Awaits as many outcomes as expected (one is reported after its ack), then compares them. */

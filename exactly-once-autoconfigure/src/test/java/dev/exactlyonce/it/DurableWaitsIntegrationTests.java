@@ -1,6 +1,7 @@
 package dev.exactlyonce.it;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,10 +48,16 @@ class DurableWaitsIntegrationTests extends AbstractDurableWaitsIntegrationTests 
 			keys.add("t-restart-" + n);
 			publish(instance, keys.get(n));
 		}
-		keys.forEach((key) -> awaitState(instance, key, RecordState.WAITING));
+		Instant lastWake = keys.stream()
+			.map((key) -> awaitState(instance, key, RecordState.WAITING))
+			.filter((waiting) -> !waiting.resultSummary().startsWith("signal "))
+			.map(AbstractDurableWaitsIntegrationTests::endOfWait)
+			.max(Instant::compareTo)
+			.orElseGet(Instant::now);
 
 		this.nats.kill();
-		Thread.sleep(2500);
+		await("every task's sleep ended while the server was down").atMost(Duration.ofSeconds(10))
+			.until(() -> Instant.now().isAfter(lastWake.plusMillis(200)));
 		this.nats.start();
 
 		for (String key : keys) {
@@ -114,11 +121,13 @@ class DurableWaitsIntegrationTests extends AbstractDurableWaitsIntegrationTests 
 		instance.storeFaults().blockRenewals();
 		publish(instance, "t-slow-record");
 		await().atMost(Duration.ofSeconds(30)).until(() -> instance.storeFaults().heldCompletions() == 1);
-		Thread.sleep(6000); // the lease (3s) runs out while the WAITING record is being written
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		Instant leaseEnds = store.find("approvals:t-slow-record").orElseThrow().leaseUntil();
+		await("the lease (3 s) ran out while the WAITING record is being written").atMost(Duration.ofSeconds(10))
+			.until(() -> Instant.now().isAfter(leaseEnds.plusMillis(500)));
 		instance.storeFaults().releaseCompletions();
 		awaitState(instance, "t-slow-record", RecordState.WAITING);
 
-		IdempotencyStore store = instance.bean(IdempotencyStore.class);
 		await("the nap ended: the task waits for its approval").atMost(Duration.ofSeconds(30))
 			.until(() -> store.find("approvals:t-slow-record").map(IdempotencyRecord::resultSummary).orElse(""),
 					(summary) -> summary.startsWith("signal 'approval' until "));

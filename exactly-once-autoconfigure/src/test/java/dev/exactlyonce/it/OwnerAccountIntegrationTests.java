@@ -111,13 +111,20 @@ class OwnerAccountIntegrationTests {
 		worker.publish("$JS.API.DIRECT.GET.KV_exactly-once-idempotency.$KV.exactly-once-idempotency.update",
 				"$JS.API.STREAM.UPDATE.TASKS", new byte[0]);
 		worker.flush(Duration.ofSeconds(5));
-		Thread.sleep(1500);
 
 		JetStreamManagement streams = admin.jetStreamManagement();
-		assertThat(streams.getStreamNames()).as("streams left").contains("KV_exactly-once-idempotency", "DEAD_LETTERS");
-		assertThat(admin.keyValue("exactly-once-idempotency").keys()).contains("other-consumer=3At-1");
-		assertThat(streams.getStreamInfo("TASKS").getStreamState().getMsgCount()).as("tasks left in TASKS").isOne();
-		assertThat(streams.getStreamInfo("TASKS").getConfiguration().getSubjects()).containsExactly("agents.*.tasks.>");
+		await("for 1.5 s after the server took the attacks, nothing they aimed at changes")
+			.during(Duration.ofMillis(1500))
+			.atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> {
+				assertThat(streams.getStreamNames()).as("streams left")
+					.contains("KV_exactly-once-idempotency", "DEAD_LETTERS");
+				assertThat(admin.keyValue("exactly-once-idempotency").keys()).contains("other-consumer=3At-1");
+				assertThat(streams.getStreamInfo("TASKS").getStreamState().getMsgCount()).as("tasks left in TASKS")
+					.isOne();
+				assertThat(streams.getStreamInfo("TASKS").getConfiguration().getSubjects())
+					.containsExactly("agents.*.tasks.>");
+			});
 	}
 
 	@Test
