@@ -327,7 +327,9 @@ public class ExactlyOnceOperationsEndpoint {
 			case TOO_LATE -> new WebEndpointResponse<>(Map.of("error", meaning, "outcome", outcome, "id", signalId),
 					CONFLICT);
 			case NO_SUCH_TASK -> new WebEndpointResponse<>(Map.of("error", "No task '" + key + "' of consumer '" + consumer
-					+ "': " + meaning, "outcome", outcome, "id", signalId), WebEndpointResponse.STATUS_NOT_FOUND);
+					+ "': " + withoutNamespace(consumer, key).map((unprefixed) -> keysAreUnprefixed(consumer)
+							+ "send the signal with the key '" + unprefixed + "'").orElse(meaning),
+					"outcome", outcome, "id", signalId), WebEndpointResponse.STATUS_NOT_FOUND);
 		};
 	}
 
@@ -384,18 +386,25 @@ public class ExactlyOnceOperationsEndpoint {
 		}
 	}
 
-	/** A 404 naming the key to ask for when {@code key} starts with the consumer's namespace, else {@code null}. */
+	/** A 404 for a task the store holds no record of, naming the key to ask for when it was given with its namespace. */
 	private Object namespacedKeyHint(String consumer, String key) {
+		String fix = withoutNamespace(consumer, key)
+			.map((unprefixed) -> keysAreUnprefixed(consumer) + "ask for tasks?key="
+					+ URLEncoder.encode(unprefixed, StandardCharsets.UTF_8))
+			.orElse("the store holds no record of it (never claimed, or older than exactlyonce.store.completed-ttl)");
+		return new WebEndpointResponse<>(Map.of("error", "No task '" + key + "' of consumer '" + consumer + "': " + fix),
+				WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
+	/** The key without the consumer's namespace, when it was given with it. */
+	private Optional<String> withoutNamespace(String consumer, String key) {
 		String prefix = this.consumers.keyPrefix(consumer);
-		if (!key.startsWith(prefix)) {
-			return new WebEndpointResponse<>(Map.of("error", "No task '" + key + "' of consumer '" + consumer
-					+ "': the store holds no record of it (never claimed, or older than "
-					+ "exactlyonce.store.completed-ttl)"), WebEndpointResponse.STATUS_NOT_FOUND);
-		}
-		String unprefixed = key.substring(prefix.length());
-		return new WebEndpointResponse<>(Map.of("error", "No task '" + key + "' of consumer '" + consumer + "': keys are "
-				+ "given without the namespace '" + prefix + "' that logs and the store show; ask for tasks?key="
-				+ URLEncoder.encode(unprefixed, StandardCharsets.UTF_8)), WebEndpointResponse.STATUS_NOT_FOUND);
+		return key.startsWith(prefix) ? Optional.of(key.substring(prefix.length())) : Optional.empty();
+	}
+
+	private String keysAreUnprefixed(String consumer) {
+		return "keys are given without the namespace '" + this.consumers.keyPrefix(consumer)
+				+ "' that logs and the store show; ";
 	}
 
 	private @Nullable Long deadLetterCount(String consumer) {

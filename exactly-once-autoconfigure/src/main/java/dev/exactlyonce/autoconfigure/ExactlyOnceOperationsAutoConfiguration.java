@@ -1,6 +1,7 @@
 package dev.exactlyonce.autoconfigure;
 
 import java.time.Clock;
+import java.util.function.UnaryOperator;
 
 import io.nats.client.Connection;
 
@@ -23,6 +24,7 @@ import dev.exactlyonce.operations.TallyBucket;
 import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.waits.SignalPayloads;
 
 /**
  * Auto-configures the operator tools: task inspection, dead-letter replay and discard, controlled
@@ -63,8 +65,10 @@ public final class ExactlyOnceOperationsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TaskInspector exactlyOnceTaskInspector(IdempotencyStore store, OperatedConsumers consumers) {
-		return new TaskInspector(store, consumers, Clock.systemUTC());
+	TaskInspector exactlyOnceTaskInspector(IdempotencyStore store, OperatedConsumers consumers,
+			ExactlyOnceProperties properties) {
+		return new TaskInspector(store, consumers, Clock.systemUTC(),
+				properties.getOperations().isShowPayloads() ? UnaryOperator.identity() : new SignalPayloads());
 	}
 
 	@Bean

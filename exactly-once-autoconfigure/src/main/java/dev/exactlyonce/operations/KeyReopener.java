@@ -68,11 +68,13 @@ public class KeyReopener {
 	 * A resubmit asked again by the operator whose resubmit of the key has not run yet gets that
 	 * resubmit's number (so its copy is published again under the same message id); by anyone else
 	 * it is refused
-	 * @throws OperationRefusedException when the task's state does not allow the action, or the
-	 * dead letter was replayed (for a discard) or discarded (for a replay) already
+	 * @throws OperationRefusedException when the task's state does not allow the action, the
+	 * dead letter was replayed (for a discard) or discarded (for a replay) already, or the reason is
+	 * too long ({@link OperatorReasons})
 	 */
 	public int reopen(String consumer, String key, OperatorAction.Kind kind, long deadLetterSequence, String operator,
 			String reason) {
+		OperatorReasons.check(reason);
 		String storeKey = this.consumers.storeKey(consumer, key);
 		for (int round = 0; round < ROUNDS; round++) {
 			Optional<IdempotencyRecord> found = find(storeKey, kind, consumer, key);

@@ -9,11 +9,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 import dev.exactlyonce.store.FirstRecords;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
+import dev.exactlyonce.store.StepRecord;
 
 /**
  * Reads tasks from the idempotency store for operators: one by key, or a consumer's tasks in one
@@ -31,16 +33,22 @@ public class TaskInspector {
 
 	private final Clock clock;
 
+	private final UnaryOperator<StepRecord> shownStep;
+
 	/**
 	 * Creates the inspector.
 	 * @param store the idempotency store
 	 * @param consumers the declared consumers
 	 * @param clock the clock that decides whether a lease ran out
+	 * @param shownStep what operators see of each journal entry: {@link UnaryOperator#identity()}, or
+	 * one that hides payloads (without {@code exactlyonce.operations.show-payloads})
 	 */
-	public TaskInspector(IdempotencyStore store, OperatedConsumers consumers, Clock clock) {
+	public TaskInspector(IdempotencyStore store, OperatedConsumers consumers, Clock clock,
+			UnaryOperator<StepRecord> shownStep) {
 		this.store = store;
 		this.consumers = consumers;
 		this.clock = clock;
+		this.shownStep = shownStep;
 	}
 
 	/**
@@ -51,7 +59,7 @@ public class TaskInspector {
 	 */
 	public Optional<TaskView> task(String consumer, String key) {
 		return this.store.find(this.consumers.storeKey(consumer, key))
-			.map((record) -> TaskView.of(consumer, key, record, this.clock.instant()));
+			.map((record) -> TaskView.of(consumer, key, record, this.clock.instant(), this.shownStep));
 	}
 
 	/**
@@ -111,7 +119,8 @@ public class TaskInspector {
 		List<TaskView> tasks = matching.inOrder()
 			.stream()
 			.skip((long) page * size)
-			.map((record) -> TaskView.of(consumer, record.key().substring(prefix.length()), record, now))
+			.map((record) -> TaskView.of(consumer, record.key().substring(prefix.length()), record, now,
+					this.shownStep))
 			.toList();
 		return new TaskPage(consumer, status, true, page, size, matching.offered(), tasks, null);
 	}

@@ -3,6 +3,7 @@ package dev.exactlyonce.operations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.OperatorAction;
@@ -57,14 +58,17 @@ public record TaskView(String consumer, String key, TaskStatus status, String ow
 	 * @param key the key without namespace
 	 * @param record the record
 	 * @param now the current time
+	 * @param shownStep what operators see of each journal entry (e.g. a signal's payload hidden)
 	 * @return the view
 	 */
-	public static TaskView of(String consumer, String key, IdempotencyRecord record, Instant now) {
+	public static TaskView of(String consumer, String key, IdempotencyRecord record, Instant now,
+			UnaryOperator<StepRecord> shownStep) {
 		TaskStatus status = TaskStatus.of(record, now);
 		long leaseLeft = (status == TaskStatus.IN_PROGRESS) ? Duration.between(now, record.leaseUntil()).toSeconds() : 0;
 		return new TaskView(consumer, key, status, record.owner(), record.attempts(), record.startedAt(),
 				record.leaseUntil(), leaseLeft, record.streamSequence(), record.completedAt(), record.resultSummary(),
-				record.journal().steps(), record.audit(), EarlierAttempt.of(record.previousAttempt()));
+				record.journal().steps().stream().map(shownStep).toList(), record.audit(),
+				EarlierAttempt.of(record.previousAttempt()));
 	}
 
 }

@@ -140,10 +140,12 @@ public final class ClaimRules {
 	public IdempotencyRecord complete(IdempotencyRecord current, Claim claim, Completion completion) {
 		IdempotencyRecord held = requireHeld(current, claim);
 		Instant now = this.clock.latest();
+		// a waiting task has not completed: its record keeps no completion time
+		Instant completedAt = (completion.state() == RecordState.WAITING) ? null : now;
 		return new IdempotencyRecord(held.key(), completion.listener(), held.owner(), held.token(), completion.state(),
-				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), now,
-				now.plus(this.completedTtl).plus(completion.keptFor()), completion.resultSummary(), held.previousAttempt(), held.journal(),
-				held.duplicateSequences(), held.audit());
+				held.attempts(), held.startedAt(), held.leaseUntil(), completion.streamSequence(), completedAt,
+				now.plus(this.completedTtl).plus(completion.keptFor()), completion.resultSummary(),
+				held.previousAttempt(), held.journal(), held.duplicateSequences(), held.audit());
 	}
 
 	/**

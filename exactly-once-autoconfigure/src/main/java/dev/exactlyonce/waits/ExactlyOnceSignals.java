@@ -3,14 +3,19 @@ package dev.exactlyonce.waits;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.nats.client.api.MessageInfo;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.OperationRefusedException;
+import dev.exactlyonce.operations.OperatorReasons;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.JournalPartMissingException;
@@ -29,6 +34,13 @@ public class ExactlyOnceSignals {
 
 	/** Who sends a signal through {@link #signal(String, String, String, Object, String)}. */
 	public static final String APPLICATION = "application";
+
+	private static final Log logger = LogFactory.getLog(ExactlyOnceSignals.class);
+
+	/** The most (consumer, wait name) pairs remembered as logged: names come from senders. */
+	private static final int MAX_NAMES_LOGGED = 1000;
+
+	private final Set<String> namesLogged = ConcurrentHashMap.newKeySet();
 
 	private final IdempotencyStore store;
 
@@ -87,11 +99,12 @@ public class ExactlyOnceSignals {
 	 * @param payload what the wait returns
 	 * @param signalId the signal's id, or {@code null}
 	 * @param sender who sends it (kept in the task's audit when it resumes the task)
-	 * @param reason why, or {@code null}
+	 * @param reason why, or {@code null}; at most {@value OperatorReasons#MAX_LENGTH} characters
 	 * @return what happened
 	 */
 	public SignalOutcome signal(String consumer, String key, String name, Object payload, String signalId,
 			String sender, String reason) {
+		OperatorReasons.check(reason);
 		String storeKey = this.consumers.storeKey(consumer, key);
 		String json = json(payload, name);
 		String id = (signalId != null) ? signalId : UUID.randomUUID().toString();
@@ -115,13 +128,13 @@ public class ExactlyOnceSignals {
 		WaitDecision signal = WaitDecision.signal(id, json, sender, reason, this.clock.instant());
 		WaitDecision stored = this.decisions.decide(waitKey, signal);
 		if (stored.equals(signal)) {
-			return afterStored(storeKey, run, name, stored);
+			return afterStored(consumer, storeKey, run, name, stored);
 		}
 		if (!stored.isSignal(id)) {
 			return SignalOutcome.TOO_LATE;
 		}
 		// sent again (its first sending may have failed after storing it): resume the task if it still waits
-		afterStored(storeKey, run, name, stored);
+		afterStored(consumer, storeKey, run, name, stored);
 		return SignalOutcome.DUPLICATE;
 	}
 
@@ -136,7 +149,7 @@ public class ExactlyOnceSignals {
 		return false;
 	}
 
-	private SignalOutcome afterStored(String storeKey, int run, String name, WaitDecision stored) {
+	private SignalOutcome afterStored(String consumer, String storeKey, int run, String name, WaitDecision stored) {
 		IdempotencyRecord after = find(storeKey).orElse(null);
 		if (after == null || after.run() != run) {
 			return SignalOutcome.TOO_LATE;
@@ -147,6 +160,9 @@ public class ExactlyOnceSignals {
 		}
 		if (after.state() != RecordState.WAITING
 				|| after.journal().find(name).filter((entry) -> entry.state() == StepState.STARTED).isEmpty()) {
+			if (after.journal().find(name).isEmpty()) {
+				logNoSuchWaitYet(consumer, name);
+			}
 			return SignalOutcome.BUFFERED;
 		}
 		MessageInfo ticketMessage = this.tickets.latest(storeKey).orElse(null);
@@ -156,6 +172,19 @@ public class ExactlyOnceSignals {
 					stored.describe(name));
 		}
 		return SignalOutcome.RESUMED;
+	}
+
+	/**
+	 * Says once per consumer and wait name (of the first {@value #MAX_NAMES_LOGGED}) that a signal is
+	 * kept for a wait its task has not reached: a misspelt name is never taken.
+	 */
+	private void logNoSuchWaitYet(String consumer, String name) {
+		if (this.namesLogged.size() < MAX_NAMES_LOGGED && this.namesLogged.add(consumer + '\u0000' + name)) {
+			logger.info("Consumer '" + consumer + "': a signal to wait '" + name + "' is kept (BUFFERED), but no wait "
+					+ "named '" + name + "' was seen yet in its task's run; it is taken if the task reaches "
+					+ "awaitSignal(\"" + name + "\", ...). If no task waits under that name, check the name the sender "
+					+ "uses (said once per consumer and name)");
+		}
 	}
 
 	/** Whether the record's run ended its wait with this signal (its journal says so). */

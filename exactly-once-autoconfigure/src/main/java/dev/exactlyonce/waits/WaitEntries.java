@@ -36,6 +36,8 @@ final class WaitEntries {
 
 	private static final String SIGNAL_ID = "signalId";
 
+	private static final String PAYLOAD_HIDDEN = "payloadHidden";
+
 	private final JsonMapper mapper;
 
 	WaitEntries(JsonMapper mapper) {
@@ -92,18 +94,41 @@ final class WaitEntries {
 	 * @return whether the wait took that signal
 	 */
 	boolean tookSignal(StepRecord entry, String signalId) {
+		return doneResult(entry)
+			.filter((result) -> WaitDecision.Outcome.SIGNALLED.name().equals(result.path(OUTCOME).asString(null))
+					&& signalId.equals(result.path(SIGNAL_ID).asString(null)))
+			.isPresent();
+	}
+
+	/**
+	 * An entry as operators see it when payloads are not shown: a signal wait's DONE entry without
+	 * its {@code "payload"} (and with {@code "payloadHidden":true}), any other entry as it is.
+	 * @param entry a journal entry, maybe a step's
+	 * @return the entry to show
+	 */
+	StepRecord withoutPayload(StepRecord entry) {
+		return doneResult(entry).filter((result) -> result.has(WAIT) && result.has(PAYLOAD))
+			.map((result) -> {
+				ObjectNode shown = (ObjectNode) result;
+				shown.remove(PAYLOAD);
+				shown.put(PAYLOAD_HIDDEN, true);
+				return new StepRecord(entry.name(), entry.state(), entry.attempt(), shown.toString(), entry.startedAt(),
+						entry.doneAt(), entry.origin());
+			})
+			.orElse(entry);
+	}
+
+	/** The JSON object result of a DONE entry; empty for any other entry or result. */
+	private Optional<JsonNode> doneResult(StepRecord entry) {
 		if (entry.state() != StepState.DONE || entry.result() == null) {
-			return false;
+			return Optional.empty();
 		}
-		JsonNode result;
 		try {
-			result = this.mapper.readTree(entry.result());
+			return Optional.of(this.mapper.readTree(entry.result())).filter(JsonNode::isObject);
 		}
 		catch (JacksonException ex) {
-			return false;
+			return Optional.empty();
 		}
-		return WaitDecision.Outcome.SIGNALLED.name().equals(result.path(OUTCOME).asString(null))
-				&& signalId.equals(result.path(SIGNAL_ID).asString(null));
 	}
 
 	/**

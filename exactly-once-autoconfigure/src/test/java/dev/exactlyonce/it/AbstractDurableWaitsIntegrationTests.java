@@ -93,6 +93,7 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		IdempotencyRecord waiting = awaitState(instance, "t-approved", RecordState.WAITING);
 
 		assertThat(waiting.resultSummary()).startsWith("signal 'approval' until ");
+		assertThat(waiting.completedAt()).as("a waiting task has not completed").isNull();
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			assertThat(probe.drained("TASKS", "approvals")).as("nothing pending or unacked while it waits").isTrue();
 		}
@@ -105,6 +106,7 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		assertThat(handler.sawPreviousAttempt("t-approved")).as("a resumed task was not retried").isFalse();
 		assertThat(this.instances.ledger().commitsOf("t-approved")).hasSize(1);
 		IdempotencyRecord completed = awaitState(instance, "t-approved", RecordState.COMPLETED);
+		assertThat(completed.completedAt()).isNotNull();
 		assertThat(completed.audit()).extracting(OperatorAction::kind).containsExactly(OperatorAction.Kind.RESUME);
 		assertThat(completed.audit().get(0).operator()).isEqualTo(ExactlyOnceSignals.APPLICATION);
 		assertThat(completed.journal().find("approval")).get().extracting(StepRecord::state).isEqualTo(StepState.DONE);

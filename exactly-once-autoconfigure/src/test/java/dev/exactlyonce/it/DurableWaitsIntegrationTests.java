@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.util.StringUtils;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
 import dev.exactlyonce.operations.DeadLetterOperations;
@@ -171,6 +172,24 @@ class DurableWaitsIntegrationTests extends AbstractDurableWaitsIntegrationTests 
 		assertThat(handler.result("t-wrapped")).endsWith("approved by h");
 		await().atMost(Duration.ofSeconds(30)).until(() -> instance.recorder().outcomes().size() == 2);
 		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
+	}
+
+	@Test
+	void aSignalToAWaitNameTheRunHasNotUsedIsKeptAndSaidOnce(CapturedOutput output) throws Exception {
+		Instance instance = this.instances.start("a");
+		publish(instance, "t-misspelt");
+		awaitState(instance, "t-misspelt", RecordState.WAITING);
+		ExactlyOnceSignals signals = instance.bean(ExactlyOnceSignals.class);
+
+		assertThat(signals.signal("approvals", "t-misspelt", "aproval", new Approval(true, "kim"), "s-typo-1"))
+			.as("the task may reach a wait of that name later").isEqualTo(SignalOutcome.BUFFERED);
+		assertThat(signals.signal("approvals", "t-misspelt", "aproval", new Approval(true, "kim"), "s-typo-1"))
+			.as("sent again").isEqualTo(SignalOutcome.DUPLICATE);
+		String said = "a signal to wait 'aproval' is kept (BUFFERED), but no wait named 'aproval' was seen yet";
+		assertThat(StringUtils.countOccurrencesOf(output.getOut(), said)).as("said once per consumer and name").isOne();
+
+		assertThat(signal(instance, "t-misspelt", new Approval(true, "kim"), "s-right")).isEqualTo(SignalOutcome.RESUMED);
+		assertThat(output.getOut()).doesNotContain("no wait named 'approval'");
 	}
 
 	@Test

@@ -54,6 +54,7 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 			.until(() -> http.get(OPS + "/tasks?state=WAITING", 200), (page) -> page.get("total").asLong() == 1);
 		assertThat(waiting.get("tasks").get(0).get("key").asString()).isEqualTo("t-approved");
 		assertThat(waiting.get("tasks").get(0).get("resultSummary").asString()).startsWith("signal 'approval' until ");
+		assertThat(waiting.get("tasks").get(0).get("completedAt").isNull()).as("a waiting task has not completed").isTrue();
 		assertThat(http.get("/actuator/exactlyonceops", 200).get("consumers").get("approvals").get("tasks")
 			.get("WAITING").asLong()).isEqualTo(1);
 
@@ -77,6 +78,11 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(task.get("audit").get(0).get("kind").asString()).isEqualTo(OperatorAction.Kind.RESUME.name());
 		assertThat(task.get("audit").get(0).get("operator").asString()).isEqualTo("alice");
 		assertThat(task.get("audit").get(0).get("reason").asString()).isEqualTo("signal 'approval' (id s-1): copy reviewed");
+		assertThat(task.get("completedAt").isNull()).isFalse();
+		JsonNode approval = JSON.readTree(stepNamed(task, "approval").get("result").asString());
+		assertThat(approval.has("payload")).as("hidden without exactlyonce.operations.show-payloads").isFalse();
+		assertThat(approval.get("payloadHidden").asBoolean()).isTrue();
+		assertThat(approval.get("signalId").asString()).isEqualTo("s-1");
 		assertThat(registry.get(ExactlyOnceMeters.WAITS_RESUMED).tag("consumer", "approvals")
 			.counter().count()).isEqualTo(1);
 		assertThat(http.post(OPS + "/tasks/t-approved/signals/approval",
@@ -110,6 +116,14 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 			.as("another signal after the wait was decided").isEqualTo("TOO_LATE");
 		assertThat(http.post(OPS + "/tasks/never-published/signals/approval", "{\"payload\":true,\"reason\":\"r\"}",
 				"dave", table.status("a signal `NO_SUCH_TASK`")).get("outcome").asString()).isEqualTo("NO_SUCH_TASK");
+		String namespaced = JSON.writeValueAsString(Map.of("action", "signal", "key", "approvals:t/early", "name",
+				"approval", "payload", "true", "reason", "r"));
+		assertThat(http.post(OPS + "/tasks", namespaced, "dave", table.status("a signal `NO_SUCH_TASK`")).get("error")
+			.asString()).as("the key as logs show it").contains("without the namespace 'approvals:'",
+					"send the signal with the key 't/early'");
+		assertThat(http.post(path, "{\"payload\":true,\"reason\":\"" + "r".repeat(501) + "\"}", "dave",
+				table.status("a `reason` longer than 500 characters")).get("error").asString())
+			.contains("501 characters, more than the 500");
 		assertThat(http.post(path, "{\"payload\":true}", "dave", table.status("no `reason`")).get("error").asString())
 			.contains("\"reason\"");
 		assertThat(http.post(path, "{\"reason\":\"r\"}", "dave", table.status("a signal without `payload`"))
@@ -129,6 +143,15 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(task.get("audit")).as("the sleep's end resumed it; the kept signal ended its wait at once")
 			.singleElement()
 			.satisfies((action) -> assertThat(action.get("operator").asString()).isEqualTo("timer"));
+	}
+
+	private static JsonNode stepNamed(JsonNode task, String name) {
+		for (JsonNode step : task.get("steps")) {
+			if (name.equals(step.get("name").asString())) {
+				return step;
+			}
+		}
+		throw new AssertionError("No step '" + name + "' in " + task);
 	}
 
 	private void publish(Instance instance, String taskId) {

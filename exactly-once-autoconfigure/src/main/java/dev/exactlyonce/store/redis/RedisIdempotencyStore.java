@@ -135,7 +135,9 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 		addIfSet(fields, "listener", completion.listener());
 		addIfSet(fields, "resultSummary", completion.resultSummary());
 		String ttl = Long.toString(this.completedTtl.plus(completion.keptFor()).toMillis());
-		return LandedWrites.write(() -> update(claim, ttl, "completedAt", Duration.ZERO, fields.toArray(String[]::new)),
+		// a waiting task has not completed: its record keeps no completion time
+		String completedAt = (completion.state() == RecordState.WAITING) ? "" : "completedAt";
+		return LandedWrites.write(() -> update(claim, ttl, completedAt, Duration.ZERO, fields.toArray(String[]::new)),
 				() -> readBack(claim.key()), LandedWrites.completionOf(claim, completion));
 	}
 

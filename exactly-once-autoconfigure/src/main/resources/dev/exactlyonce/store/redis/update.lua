@@ -1,6 +1,6 @@
 -- Changes a held claim (renew, complete, release): a compare-and-set on the fencing token.
 -- KEYS[1] the record's key
--- ARGV[1] fencing token, ARGV[2] record TTL (ms), ARGV[3] a time field set to now + ARGV[4] (ms),
+-- ARGV[1] fencing token, ARGV[2] record TTL (ms), ARGV[3] a time field set to now + ARGV[4] (ms) (none when empty),
 -- ARGV[5..] field, value pairs to set
 -- Returns {'LOST'} when the token does not hold an IN_PROGRESS claim, else {'OK', now (ms), field, value, ...}
 -- with the record's fields but not its step entries (a renewal's reply stays small however long the journal).
@@ -14,6 +14,9 @@ if held[1] ~= 'IN_PROGRESS' or held[2] ~= ARGV[1] then
 	return { 'LOST' }
 end
 local ttl = tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], ARGV[3], ms(now + tonumber(ARGV[4])), 'expiresAt', ms(now + ttl), unpack(ARGV, 5))
+if ARGV[3] ~= '' then
+	redis.call('HSET', KEYS[1], ARGV[3], ms(now + tonumber(ARGV[4])))
+end
+redis.call('HSET', KEYS[1], 'expiresAt', ms(now + ttl), unpack(ARGV, 5))
 redis.call('PEXPIRE', KEYS[1], ttl)
 return appendRecord({ 'OK', ms(now) }, KEYS[1], false)
