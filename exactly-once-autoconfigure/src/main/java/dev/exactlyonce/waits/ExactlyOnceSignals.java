@@ -180,9 +180,10 @@ public class ExactlyOnceSignals {
 	 */
 	private void logNoSuchWaitYet(String consumer, String name) {
 		if (this.namesLogged.size() < MAX_NAMES_LOGGED && this.namesLogged.add(consumer + '\u0000' + name)) {
-			logger.info("Consumer '" + consumer + "': a signal to wait '" + name + "' is kept (BUFFERED), but no wait "
-					+ "named '" + name + "' was seen yet in its task's run; it is taken if the task reaches "
-					+ "awaitSignal(\"" + name + "\", ...). If no task waits under that name, check the name the sender "
+			String shown = name.replaceAll("\\p{Cntrl}", "?");
+			logger.info("Consumer '" + consumer + "': a signal to wait '" + shown + "' is kept (BUFFERED), but no wait "
+					+ "named '" + shown + "' was seen yet in its task's run; it is taken if the task reaches "
+					+ "awaitSignal(\"" + shown + "\", ...). If no task waits under that name, check the name the sender "
 					+ "uses (said once per consumer and name)");
 		}
 	}
