@@ -64,7 +64,7 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 		Instance instance = this.instances.start("a", "test.children.held=0");
 		publish(instance, "c-all");
 		IdempotencyRecord waiting = awaitParent(instance, "c-all", RecordState.WAITING);
-		assertThat(waiting.resultSummary()).startsWith("signal 'child-0.result' until ");
+		assertThat(waiting.resultSummary()).startsWith("child 'child-0.result' until ");
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(30)).until(() -> probe.drained("TASKS", "ceo"));
 		}
@@ -94,7 +94,8 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 
 	@Test
 	void aHundredChildrenResumeTheirParentFarFewerTimesThanOncePerChild() throws Exception {
-		Instance instance = this.instances.start("a", "test.children.count=100");
+		// each child sleeps 2 s first, so they all finish after their parent waits
+		Instance instance = this.instances.start("a", "test.children.count=100", "test.children.child-nap=2s");
 		publish(instance, "c-hundred");
 
 		IdempotencyRecord completed = await().atMost(Duration.ofSeconds(120))
@@ -107,8 +108,7 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 				.toList());
 		IntStream.range(0, 100).forEach((n) -> assertThat(this.instances.ledger().commitsOf("c-hundred/child-" + n))
 			.hasSize(1));
-		System.out.println("100 children resumed their parent " + completed.audit().size() + " times");
-		assertThat(completed.audit()).as("resumptions").hasSizeLessThan(50);
+		assertThat(completed.audit()).as("resumptions").isNotEmpty().hasSizeLessThan(20);
 	}
 
 	@Test

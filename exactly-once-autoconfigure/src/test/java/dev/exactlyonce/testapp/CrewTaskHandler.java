@@ -15,7 +15,7 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * {@code test.children.child=true}): commits {@code work-<parent>-<n>} to the {@link Ledger} under its
  * key (its side effect, in a step) and returns {@link Output}. The children whose number is in
  * {@code test.children.failing} throw (until {@link #fix(int)}); those in {@code test.children.held}
- * await the signal {@code go} first.
+ * await the signal {@code go} first; with {@code test.children.child-nap} each sleeps that long first.
  */
 @ConditionalOnProperty("test.children.child")
 public class CrewTaskHandler {
@@ -26,8 +26,11 @@ public class CrewTaskHandler {
 
 	private final Ledger ledger;
 
+	private final Duration nap;
+
 	public CrewTaskHandler(Ledger ledger, Environment environment) {
 		this.ledger = ledger;
+		this.nap = environment.getProperty("test.children.child-nap", Duration.class);
 		for (Integer n : environment.getProperty("test.children.failing", Integer[].class, new Integer[0])) {
 			this.failing.add(n);
 		}
@@ -38,6 +41,9 @@ public class CrewTaskHandler {
 
 	@ExactlyOnceListener(consumer = "crew")
 	public Output handle(Work work, ExactlyOnceContext context) {
+		if (this.nap != null) {
+			context.sleep("nap", this.nap);
+		}
 		if (this.held.contains(work.number())) {
 			context.awaitSignal("go", String.class, Duration.ofHours(1));
 		}
