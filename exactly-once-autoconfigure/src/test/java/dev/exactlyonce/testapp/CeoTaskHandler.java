@@ -27,13 +27,18 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * sleeps {@code nap} first, then awaits them: {@code test.children.await=all} (default) with
  * {@code awaitAll("crew", ...)}, {@code each} with {@code awaitChild} one after the other. A failed
  * child is reported in the result ({@code failed <key> (discarded|dead-lettered): <reason>}), a
- * timeout as {@code timed out <keys>}; else {@code done <results>}.
+ * timeout as {@code timed out <keys>}; else {@code done <results>}. With {@code test.children.posts} the
+ * children are transactional posts ({@link TransactionalPostHandler}, key {@code <task>-post-<n>}),
+ * awaited together with their results read as plain JSON values.
  */
 @ConditionalOnProperty("test.children.parent")
 public class CeoTaskHandler {
 
 	/** The subject of the children. */
 	public static final String CHILD_SUBJECT = "agents.crew.tasks.work";
+
+	/** The subject of the transactional children ({@link TransactionalPostHandler}). */
+	public static final String POST_SUBJECT = "agents.posts.tasks.write";
 
 	private final Map<String, String> results = new ConcurrentHashMap<>();
 
@@ -57,7 +62,10 @@ public class CeoTaskHandler {
 				this.holding.countDown();
 				this.held.await(60, TimeUnit.SECONDS);
 			}
-			children.add(context.startChild("child-" + n, CHILD_SUBJECT, new CrewTaskHandler.Work(task.taskId(), n)));
+			children.add(this.environment.getProperty("test.children.posts", Boolean.class, false)
+					? context.startChild("child-" + n, POST_SUBJECT, TaskAssignment.of(task.taskId() + "-post-" + n),
+							task.taskId() + "-post-" + n, Map.of())
+					: context.startChild("child-" + n, CHILD_SUBJECT, new CrewTaskHandler.Work(task.taskId(), n)));
 		}
 		Duration nap = this.environment.getProperty("test.children.nap", Duration.class);
 		if (nap != null) {
@@ -66,7 +74,12 @@ public class CeoTaskHandler {
 		Duration timeout = this.environment.getProperty("test.children.timeout", Duration.class, Duration.ofHours(1));
 		String result;
 		try {
-			if ("each".equals(this.environment.getProperty("test.children.await", "all"))) {
+			if (this.environment.getProperty("test.children.posts", Boolean.class, false)) {
+				result = "done " + context.awaitAll("crew", children, timeout).stream()
+					.map((child) -> String.valueOf(child.get()))
+					.collect(Collectors.joining(","));
+			}
+			else if ("each".equals(this.environment.getProperty("test.children.await", "all"))) {
 				List<String> outputs = new ArrayList<>();
 				for (ChildTask child : children) {
 					outputs.add(context.awaitChild(child, CrewTaskHandler.Output.class, timeout).value());
