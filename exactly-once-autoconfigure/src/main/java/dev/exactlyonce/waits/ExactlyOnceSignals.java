@@ -1,26 +1,35 @@
 package dev.exactlyonce.waits;
 
 import java.nio.charset.StandardCharsets;
+<<<<<<< HEAD
 import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
+=======
+>>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
+<<<<<<< HEAD
 import io.nats.client.api.MessageInfo;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+=======
+>>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.OperationRefusedException;
+<<<<<<< HEAD
 import dev.exactlyonce.operations.OperatorReasons;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StepState;
+=======
+>>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 
 /**
  * Sends signals to tasks waiting in {@code ExactlyOnceContext.awaitSignal}. A signal is stored as the
@@ -35,6 +44,7 @@ public class ExactlyOnceSignals {
 	/** Who sends a signal through {@link #signal(String, String, String, Object, String)}. */
 	public static final String APPLICATION = "application";
 
+<<<<<<< HEAD
 	private static final Log logger = LogFactory.getLog(ExactlyOnceSignals.class);
 
 	/** The most (consumer, wait name) pairs remembered as logged: names come from senders. */
@@ -44,33 +54,21 @@ public class ExactlyOnceSignals {
 
 	private final IdempotencyStore store;
 
+=======
+>>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 	private final OperatedConsumers consumers;
 
-	private final WaitDecisions decisions;
-
-	private final WaitTickets tickets;
-
-	private final WaitResumer resumer;
+	private final DecisionDelivery delivery;
 
 	private final JsonMapper mapper;
 
-	private final WaitEntries entries;
-
 	private final long maxPayloadBytes;
 
-	private final Clock clock;
-
-	ExactlyOnceSignals(IdempotencyStore store, OperatedConsumers consumers, WaitDecisions decisions,
-			WaitTickets tickets, WaitResumer resumer, JsonMapper mapper, long maxPayloadBytes, Clock clock) {
-		this.store = store;
+	ExactlyOnceSignals(OperatedConsumers consumers, DecisionDelivery delivery, JsonMapper mapper, long maxPayloadBytes) {
 		this.consumers = consumers;
-		this.decisions = decisions;
-		this.tickets = tickets;
-		this.resumer = resumer;
+		this.delivery = delivery;
 		this.mapper = mapper;
-		this.entries = new WaitEntries(mapper);
 		this.maxPayloadBytes = maxPayloadBytes;
-		this.clock = clock;
 	}
 
 	/**
@@ -107,6 +105,7 @@ public class ExactlyOnceSignals {
 		OperatorReasons.check(reason);
 		String storeKey = this.consumers.storeKey(consumer, key);
 		String json = json(payload, name);
+<<<<<<< HEAD
 		String id = (signalId != null) ? signalId : UUID.randomUUID().toString();
 		Optional<IdempotencyRecord> before = find(storeKey);
 		if (before.isEmpty()) {
@@ -191,6 +190,10 @@ public class ExactlyOnceSignals {
 	/** Whether the record's run ended its wait with this signal (its journal says so). */
 	private boolean took(IdempotencyRecord record, String name, String signalId) {
 		return record.journal().find(name).filter((entry) -> this.entries.tookSignal(entry, signalId)).isPresent();
+=======
+		return this.delivery.deliver(storeKey, null, name, json, (signalId != null) ? signalId : UUID.randomUUID().toString(),
+				sender, reason);
+>>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 	}
 
 	private String json(Object payload, String name) {
@@ -208,15 +211,6 @@ public class ExactlyOnceSignals {
 					+ " bytes): send a reference to it instead");
 		}
 		return new String(json, StandardCharsets.UTF_8);
-	}
-
-	private Optional<IdempotencyRecord> find(String storeKey) {
-		try {
-			return this.store.find(storeKey);
-		}
-		catch (JournalPartMissingException ex) {
-			return Optional.ofNullable(ex.record());
-		}
 	}
 
 }

@@ -62,7 +62,7 @@ public class NatsTaskWaits implements TaskWaits {
 		Duration keptFor = (left.isNegative() ? Duration.ZERO : left).plus(this.settings.recheckInterval().multipliedBy(2));
 		task.recordWaiting(Completion.waiting(task.consumer(), task.message().metaData().streamSequence(),
 				ticket.waitingFor(), keptFor));
-		if (ticket.kind() == WaitTicket.Kind.SIGNAL) {
+		if (ticket.kind() != WaitTicket.Kind.SLEEP) {
 			resumeIfSignalledMeanwhile(task, ticket);
 		}
 	}
@@ -70,6 +70,7 @@ public class NatsTaskWaits implements TaskWaits {
 	private void resumeIfSignalledMeanwhile(WaitingTask task, WaitTicket ticket) {
 		try {
 			this.decisions.find(ticket.waitKey())
+				.or(() -> this.decisions.findNotice(ticket.waitKey()))
 				.ifPresent((decision) -> this.resumer.resume(ticket, task.message().getHeaders(), task.message().getData(),
 						decision.sender(), decision.describe(ticket.waitName())));
 		}
