@@ -168,6 +168,16 @@ public final class DecisionDelivery {
 				? SignalOutcome.RESUMED : SignalOutcome.BUFFERED;
 	}
 
+	/**
+	 * Whether the task's journal shows a wait (or step) of this name, in its current run.
+	 * @param storeKey the task's namespaced key
+	 * @param name the wait's name
+	 * @return {@code false} when it has none or the task is gone
+	 */
+	boolean journaled(String storeKey, String name) {
+		return find(storeKey).flatMap((record) -> record.journal().find(name)).isPresent();
+	}
+
 	/** Whether the record's run ended its wait with this signal (its journal says so). */
 	boolean took(IdempotencyRecord record, String name, String signalId) {
 		return record.journal().find(name).filter((entry) -> this.entries.tookSignal(entry, signalId)).isPresent();

@@ -1,35 +1,18 @@
 package dev.exactlyonce.waits;
 
 import java.nio.charset.StandardCharsets;
-<<<<<<< HEAD
-import java.time.Clock;
-import java.util.Optional;
 import java.util.Set;
-=======
->>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
-<<<<<<< HEAD
-import io.nats.client.api.MessageInfo;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-=======
->>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.OperationRefusedException;
-<<<<<<< HEAD
 import dev.exactlyonce.operations.OperatorReasons;
-import dev.exactlyonce.store.IdempotencyRecord;
-import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.JournalPartMissingException;
-import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.store.StepState;
-=======
->>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 
 /**
  * Sends signals to tasks waiting in {@code ExactlyOnceContext.awaitSignal}. A signal is stored as the
@@ -44,7 +27,6 @@ public class ExactlyOnceSignals {
 	/** Who sends a signal through {@link #signal(String, String, String, Object, String)}. */
 	public static final String APPLICATION = "application";
 
-<<<<<<< HEAD
 	private static final Log logger = LogFactory.getLog(ExactlyOnceSignals.class);
 
 	/** The most (consumer, wait name) pairs remembered as logged: names come from senders. */
@@ -52,10 +34,6 @@ public class ExactlyOnceSignals {
 
 	private final Set<String> namesLogged = ConcurrentHashMap.newKeySet();
 
-	private final IdempotencyStore store;
-
-=======
->>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 	private final OperatedConsumers consumers;
 
 	private final DecisionDelivery delivery;
@@ -105,72 +83,12 @@ public class ExactlyOnceSignals {
 		OperatorReasons.check(reason);
 		String storeKey = this.consumers.storeKey(consumer, key);
 		String json = json(payload, name);
-<<<<<<< HEAD
-		String id = (signalId != null) ? signalId : UUID.randomUUID().toString();
-		Optional<IdempotencyRecord> before = find(storeKey);
-		if (before.isEmpty()) {
-			return SignalOutcome.NO_SUCH_TASK;
+		SignalOutcome outcome = this.delivery.deliver(storeKey, null, name, json,
+				(signalId != null) ? signalId : UUID.randomUUID().toString(), sender, reason);
+		if (outcome == SignalOutcome.BUFFERED && !this.delivery.journaled(storeKey, name)) {
+			logNoSuchWaitYet(consumer, name);
 		}
-		int run = before.get().run();
-		WaitKey waitKey = new WaitKey(storeKey, run, name);
-		if (before.get().isFinal()) {
-			// sent again after its task took it and finished (its first answer may have been lost): the
-			// sender learns that it was taken
-			return (took(before.get(), name, id)
-					|| this.decisions.find(waitKey).filter((decision) -> decision.isSignal(id)).isPresent())
-							? SignalOutcome.DUPLICATE : SignalOutcome.TOO_LATE;
-		}
-		if (takenByAnEarlierRun(storeKey, run, name, id)) {
-			// an earlier run's signal sent again (a retry after a lost answer) never satisfies a later run
-			return SignalOutcome.DUPLICATE;
-		}
-		WaitDecision signal = WaitDecision.signal(id, json, sender, reason, this.clock.instant());
-		WaitDecision stored = this.decisions.decide(waitKey, signal);
-		if (stored.equals(signal)) {
-			return afterStored(consumer, storeKey, run, name, stored);
-		}
-		if (!stored.isSignal(id)) {
-			return SignalOutcome.TOO_LATE;
-		}
-		// sent again (its first sending may have failed after storing it): resume the task if it still waits
-		afterStored(consumer, storeKey, run, name, stored);
-		return SignalOutcome.DUPLICATE;
-	}
-
-	/** Whether a wait of this name of an earlier run of the task took a signal with this id. */
-	private boolean takenByAnEarlierRun(String storeKey, int run, String name, String id) {
-		for (int earlier = run - 1; earlier >= 1; earlier--) {
-			if (this.decisions.find(new WaitKey(storeKey, earlier, name)).filter((decision) -> decision.isSignal(id))
-				.isPresent()) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	private SignalOutcome afterStored(String consumer, String storeKey, int run, String name, WaitDecision stored) {
-		IdempotencyRecord after = find(storeKey).orElse(null);
-		if (after == null || after.run() != run) {
-			return SignalOutcome.TOO_LATE;
-		}
-		if (after.isFinal()) {
-			// the task may have reached its wait, taken this signal and finished since it was stored
-			return took(after, name, stored.signalId()) ? SignalOutcome.RESUMED : SignalOutcome.TOO_LATE;
-		}
-		if (after.state() != RecordState.WAITING
-				|| after.journal().find(name).filter((entry) -> entry.state() == StepState.STARTED).isEmpty()) {
-			if (after.journal().find(name).isEmpty()) {
-				logNoSuchWaitYet(consumer, name);
-			}
-			return SignalOutcome.BUFFERED;
-		}
-		MessageInfo ticketMessage = this.tickets.latest(storeKey).orElse(null);
-		WaitTicket ticket = (ticketMessage != null) ? WaitTicket.readFrom(ticketMessage.getHeaders()) : null;
-		if (ticket != null && ticket.token().equals(after.token())) {
-			this.resumer.resume(ticket, ticketMessage.getHeaders(), ticketMessage.getData(), stored.sender(),
-					stored.describe(name));
-		}
-		return SignalOutcome.RESUMED;
+		return outcome;
 	}
 
 	/**
@@ -185,15 +103,6 @@ public class ExactlyOnceSignals {
 					+ "awaitSignal(\"" + shown + "\", ...). If no task waits under that name, check the name the sender "
 					+ "uses (said once per consumer and name)");
 		}
-	}
-
-	/** Whether the record's run ended its wait with this signal (its journal says so). */
-	private boolean took(IdempotencyRecord record, String name, String signalId) {
-		return record.journal().find(name).filter((entry) -> this.entries.tookSignal(entry, signalId)).isPresent();
-=======
-		return this.delivery.deliver(storeKey, null, name, json, (signalId != null) ? signalId : UUID.randomUUID().toString(),
-				sender, reason);
->>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 	}
 
 	private String json(Object payload, String name) {

@@ -39,13 +39,11 @@ final class WaitEntries {
 
 	private static final String SIGNAL_ID = "signalId";
 
-<<<<<<< HEAD
 	private static final String PAYLOAD_HIDDEN = "payloadHidden";
-=======
+
 	private static final String DECISIONS = "decisions";
 
 	private static final String DECIDED = "DECIDED";
->>>>>>> ba3e17dd263cfd81db6a2e3fe085e8c5ffcacbe8
 
 	private final JsonMapper mapper;
 
