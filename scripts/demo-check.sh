@@ -27,8 +27,10 @@ expect '^tasks published \(unique\) +2$' "2 unique tasks"
 expect '^duplicates suppressed by stream dedup +1$' "the duplicate publish suppressed"
 [ "$(grep -Ec "^    demo-[0-9]+-[12] +WAITING: signal 'approval' until " "$OUTPUT")" = "2" ] \
   || failures+=("not both drafts waiting for their approval")
-expect '^    approve demo-[0-9]+-1 -> RESUMED$' "the approval resuming its task"
-expect '^    reject  demo-[0-9]+-2 -> RESUMED$' "the rejection resuming its task"
+expect '^    approve demo-[0-9]+-1 -> RESUMED \(the approval reached its wait: the task resumes to commit and deploy\)$' \
+  "the approval resuming its task"
+expect '^    reject  demo-[0-9]+-2 -> RESUMED \(the rejection reached its wait: the task resumes to complete without a commit\)$' \
+  "the rejection resuming its task"
 expect '^executions +2$' "2 executions"
 refuse '^  executions of [^ ]+ +([02-9]|[0-9]{2,})$' "a task not run exactly once"
 expect '^    demo-[0-9]+-1 +1 +1 +1  COMPLETED [0-9a-f]{40}$' "the approved task drafted, committed and deployed once"

@@ -102,9 +102,11 @@ signal() {
     -d "{\"payload\":\"$approval\",\"id\":\"$1-review\",\"reason\":\"$3\"}"
 }
 echo "==> a person answers through POST /actuator/exactlyonceops/marketing-task-worker/tasks/{key}/signals/approval"
+# RESUMED means the signal reached the waiting task and it runs on with it: an approval commits and
+# deploys the draft, a rejection completes the task without a commit
 outcome_of() { local outcome; outcome="$(field outcome <<< "$1")"; echo "${outcome:-$1}"; }
-echo "    approve ${TASKS[0]} -> $(outcome_of "$(signal "${TASKS[0]}" true "on message")")"
-echo "    reject  ${TASKS[1]} -> $(outcome_of "$(signal "${TASKS[1]}" false "off brand")")"
+echo "    approve ${TASKS[0]} -> $(outcome_of "$(signal "${TASKS[0]}" true "on message")") (the approval reached its wait: the task resumes to commit and deploy)"
+echo "    reject  ${TASKS[1]} -> $(outcome_of "$(signal "${TASKS[1]}" false "off brand")") (the rejection reached its wait: the task resumes to complete without a commit)"
 
 LEDGER="$OUT/ledger.log"
 for _ in $(seq 1 60); do
