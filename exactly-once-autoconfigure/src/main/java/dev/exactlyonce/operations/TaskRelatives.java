@@ -56,6 +56,7 @@ class TaskRelatives {
 			int runSlash = prefix.lastIndexOf('/');
 			if (runSlash > 0 && RUN.matcher(prefix.substring(runSlash + 1)).matches()) {
 				prefix = prefix.substring(0, runSlash);
+				slash = runSlash;
 			}
 			Optional<ParentLink> parent = parentAt(prefix, key, now);
 			if (parent.isPresent()) {
