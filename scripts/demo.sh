@@ -160,12 +160,12 @@ echo "    POST /campaigns $CAMPAIGN -> $(curl -fs -X POST "http://127.0.0.1:$POR
   -d "{\"campaignId\":\"$CAMPAIGN\",\"topic\":\"launch\"}")"
 for post in "${POSTS[@]}"; do
   wait_for WAITING "$CAMPAIGN/$post"
-  printf '    %-34s %s: %s\n' "$CAMPAIGN/$post" "$(task_view "$CAMPAIGN/$post" | field status)" \
+  printf '    %-36s %s: %s\n' "$CAMPAIGN/$post" "$(task_view "$CAMPAIGN/$post" | field status)" \
     "$(task_view "$CAMPAIGN/$post" | field resultSummary)"
 done
 wait_for WAITING "$CAMPAIGN" ceo-campaign-worker
 view="$(task_view "$CAMPAIGN" ceo-campaign-worker)"
-printf '    %-34s %s: %s (its posts run; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
+printf '    %-36s %s: %s (its posts run; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
   "$(field resultSummary <<< "$view")"
 echo "==> a person approves the campaign's three drafts (same endpoint; their keys hold '/', so the key goes in the body)"
 for post in "${POSTS[@]}"; do
@@ -174,8 +174,8 @@ done
 wait_for COMPLETED "$CAMPAIGN" ceo-campaign-worker
 view="$(task_view "$CAMPAIGN" ceo-campaign-worker)"
 echo "==> the campaign resumed once its three posts were done, deployed their commits as one DevOps child, and finished"
-printf '    %-34s %s %s\n' "$CAMPAIGN" "$(field status <<< "$view")" "$(field resultSummary <<< "$view")"
-printf '    %-34s %s %s deploy(s)\n' "$CAMPAIGN/deploy" "$(task_view "$CAMPAIGN/deploy" devops-task-worker | field status)" \
+printf '    %-36s %s %s\n' "$CAMPAIGN" "$(field status <<< "$view")" "$(field resultSummary <<< "$view")"
+printf '    %-36s %s %s deploy(s)\n' "$CAMPAIGN/deploy" "$(task_view "$CAMPAIGN/deploy" devops-task-worker | field status)" \
   "$(lines_of "$CAMPAIGN" "$DEPLOYS")"
 echo "    (the campaign's children and a child's parent: curl '$ACTUATOR/ceo-campaign-worker/tasks?key=$CAMPAIGN')"
 echo
