@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,12 @@ class PackageDependencyTests {
 
 	private static final Path SOURCES = Path.of("src/main/java/dev/exactlyonce");
 
+	private static final Pattern CHILDREN_API = Pattern
+		.compile("dev\\.exactlyonce\\.children\\.(ChildTask|ChildResult|ChildFailedException|ChildTimeoutException)\\b");
+
+	private static final Pattern CHILDREN_API_SOURCE = Pattern
+		.compile("^children/(ChildTask|ChildResult|ChildFailedException|ChildTimeoutException)\\.java:");
+
 	private static final Set<Path> BOOT_LAYER = Set.of(Path.of("autoconfigure"), Path.of("actuate", "autoconfigure"));
 
 	@Test
@@ -31,7 +38,7 @@ class PackageDependencyTests {
 		Set<String> packages = new TreeSet<>();
 		coreSources().forEach((source) -> packages.add(SOURCES.relativize(source.getParent()).toString()));
 		assertThat(packages).contains("listener", "store", "store/natskv", "provision", "publish", "deadletter",
-				"audit", "nats", "actuate", "operations", "waits")
+				"audit", "nats", "actuate", "operations", "waits", "children")
 			.doesNotContain("autoconfigure", "actuate/autoconfigure");
 	}
 
@@ -49,6 +56,20 @@ class PackageDependencyTests {
 		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("waits/spi"))
 			.filteredOn((line) -> line.contains("import "))
 			.as("the ports stand on their own").isEmpty();
+	}
+
+	@Test
+	void theListenerPackageStartsChildrenOnlyThroughTheirPort() {
+		assertThat(references("dev.exactlyonce.children")).filteredOn((line) -> line.startsWith("listener"))
+			.filteredOn((line) -> !line.contains("dev.exactlyonce.children.spi."))
+			.filteredOn((line) -> !CHILDREN_API.matcher(line).find())
+			.as("listener/ calls dev.exactlyonce.children.spi and names only the API types of dev.exactlyonce.children")
+			.isEmpty();
+		assertThat(references("dev.exactlyonce.")).filteredOn((line) -> line.startsWith("children/spi")
+				|| CHILDREN_API_SOURCE.matcher(line).find())
+			.filteredOn((line) -> line.contains("import "))
+			.filteredOn((line) -> !line.contains("dev.exactlyonce.children.") && !line.contains("dev.exactlyonce.waits.spi."))
+			.as("the port and the API types stand on their own").isEmpty();
 	}
 
 	@Test

@@ -10,9 +10,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import dev.exactlyonce.children.ExactlyOnceChildren;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
+import dev.exactlyonce.operations.DeadLetterOperations;
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.provision.ProvisioningMode;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.waits.DurableWaits;
 import dev.exactlyonce.waits.ExactlyOnceSignals;
@@ -22,7 +25,8 @@ import dev.exactlyonce.waits.WaitsMeters;
 /**
  * Auto-configures durable waits: {@code ExactlyOnceContext.sleep} and {@code awaitSignal} in every
  * listener, the {@link ExactlyOnceSignals} bean that sends signals, and the {@link WaitTimer} that
- * resumes tasks at their deadlines. Off with {@code exactlyonce.waits.enabled=false}.
+ * resumes tasks at their deadlines, and child tasks ({@code startChild}, {@code awaitChild},
+ * {@code awaitAll}) built on them. Off with {@code exactlyonce.waits.enabled=false}.
  */
 @AutoConfiguration(after = ExactlyOnceOperationsAutoConfiguration.class)
 @ConditionalOnBean({ ExactlyOnceListenerRegistry.class, OperatedConsumers.class, IdempotencyStore.class })
@@ -45,6 +49,22 @@ public final class ExactlyOnceWaitsAutoConfiguration {
 						properties.getSteps().getMaxResultSize().toBytes(), meters.getIfAvailable(() -> WaitsMeters.NONE)));
 		registry.useWaits(durableWaits.taskWaits());
 		return durableWaits;
+	}
+
+	/**
+	 * Child tasks ({@code ExactlyOnceContext.startChild}, {@code awaitChild}, {@code awaitAll}), over
+	 * the durable waits; they publish with the {@link ExactlyOncePublisher}.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ExactlyOnceChildren exactlyOnceChildren(DurableWaits waits, ObjectProvider<ExactlyOncePublisher> publisher,
+			OperatedConsumers consumers, ObjectProvider<JsonMapper> jsonMapper, ExactlyOnceProperties properties,
+			ExactlyOnceListenerRegistry registry, ObjectProvider<DeadLetterOperations> deadLetters) {
+		ExactlyOnceChildren children = new ExactlyOnceChildren(publisher.getIfAvailable(), consumers, waits.decisions(),
+				ExactlyOnceAutoConfiguration.jsonMapper(jsonMapper), properties.getSteps().getMaxResultSize().toBytes());
+		registry.useChildren(children, children.failures());
+		deadLetters.ifAvailable((operations) -> operations.useChildFailures(children.failures()));
+		return children;
 	}
 
 	@Bean

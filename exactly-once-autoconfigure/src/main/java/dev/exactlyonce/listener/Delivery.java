@@ -2,6 +2,9 @@ package dev.exactlyonce.listener;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -14,6 +17,9 @@ import io.nats.client.impl.Headers;
 
 import org.springframework.core.ParameterizedTypeReference;
 
+import dev.exactlyonce.children.ChildResult;
+import dev.exactlyonce.children.ChildTask;
+import dev.exactlyonce.children.spi.ChildSession;
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.Completion;
@@ -75,6 +81,8 @@ final class Delivery implements ExactlyOnceContext {
 	private volatile StepSession steps;
 
 	private volatile WaitSession waits;
+
+	private volatile ChildSession children;
 
 	private volatile Completion unrecordedCompletion;
 
@@ -250,6 +258,10 @@ final class Delivery implements ExactlyOnceContext {
 		this.waits = session;
 	}
 
+	void childrenOpened(ChildSession session) {
+		this.children = session;
+	}
+
 	void renewed(Claim renewed, long sentNanos) {
 		this.claim = renewed;
 		leaseStarted(sentNanos);
@@ -402,6 +414,33 @@ final class Delivery implements ExactlyOnceContext {
 	@Override
 	public <T> Optional<T> awaitSignal(String name, ParameterizedTypeReference<T> type, Duration timeout) {
 		return waits(name).awaitSignal(name, type, timeout);
+	}
+
+	@Override
+	public ChildTask startChild(String name, String subject, Object payload, String key, Map<String, String> headers) {
+		ChildSession session = children(name);
+		return step(name, ChildTask.class, () -> session.publish(name, subject, payload, key, headers));
+	}
+
+	@Override
+	public <T> T awaitChild(ChildTask child, ParameterizedTypeReference<T> resultType, Duration timeout) {
+		return children(child.name()).awaitChild(child, resultType, timeout);
+	}
+
+	@Override
+	public <T> List<ChildResult<T>> awaitAll(String name, Collection<ChildTask> children,
+			ParameterizedTypeReference<T> resultType, Duration timeout) {
+		return children(name).awaitAll(name, children, resultType, timeout);
+	}
+
+	private ChildSession children(String name) {
+		ChildSession session = this.children;
+		if (session == null) {
+			waits(name);
+			throw new UnsupportedOperationException("Child task '" + name + "' of listener " + this.endpoint.describe()
+					+ " needs an ExactlyOncePublisher bean: see docs/children.md");
+		}
+		return session;
 	}
 
 	/** The suspension a durable wait of this delivery threw, even if its handler swallowed it, or {@code null}. */

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.nats.client.JetStreamApiException;
 
+import dev.exactlyonce.children.spi.ChildFailures;
 import dev.exactlyonce.deadletter.DeadLetter;
 import dev.exactlyonce.deadletter.DeadLetterException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
@@ -56,6 +57,8 @@ final class DeliverySettler {
 	private final HandlerFailureLog failures = new HandlerFailureLog(TRACES_PER_MINUTE, Duration.ofMinutes(1));
 
 	private final String owner;
+
+	private volatile ChildFailures childFailures = ChildFailures.NONE;
 
 	DeliverySettler(IdempotencyStore store, DeadLetterPublisher deadLetters, Requeue requeue,
 			PipelineObservers observers, Duration ackTimeout, boolean confirmAcks, Clock clock, String owner) {
@@ -195,6 +198,14 @@ final class DeliverySettler {
 	}
 
 	/**
+	 * Tells the parents of dead-lettered child tasks.
+	 * @param failures what tells them
+	 */
+	void useChildFailures(ChildFailures failures) {
+		this.childFailures = failures;
+	}
+
+	/**
 	 * Parks a delivery in its dead-letter subject, marks its key, then terminates it. When the dead
 	 * letter cannot be stored the message stays on its stream for a later delivery: a failed
 	 * attempt's claim is released, an abandoned one is left to expire again so that it is never
@@ -302,6 +313,9 @@ final class DeliverySettler {
 	 */
 	boolean publishDeadLetter(Delivery delivery, String reason, Throwable failure) {
 		ConsumerSettings settings = delivery.settings();
+		// told first: a crash after the dead letter must not leave a waiting parent unaware (a child
+		// whose dead letter then fails to store is retried, and its completion still wins)
+		this.childFailures.deadLettering(delivery.headers(), settings.consumer(), delivery.key(), reason);
 		try {
 			this.deadLetters.publish(new DeadLetter(delivery.message(), settings.deadLetterSubject(), settings.stream(),
 					settings.consumer(), delivery.streamSequence(), delivery.deliveryCount(), delivery.key(), reason,

@@ -9,6 +9,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.listener.logging.TakeoverLog;
 import dev.exactlyonce.store.ClaimResult;
@@ -17,6 +18,7 @@ import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.StoreUnavailableException;
 import dev.exactlyonce.waits.spi.TaskWaits;
+import dev.exactlyonce.waits.spi.WaitSession;
 import dev.exactlyonce.waits.spi.WaitSuspension;
 import dev.exactlyonce.waits.spi.WaitingTask;
 
@@ -46,6 +48,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	private volatile HandlerTransactions transactions;
 
 	private volatile TaskWaits waits;
+
+	private volatile TaskChildren children;
 
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
 			Steps steps, PipelineObservers observers, String owner, CompletionParking parking) {
@@ -114,6 +118,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				}
 				return null;
 			}
+			reportToParent(waiting, value);
 			if (!delivery.takeSettlementForWorker()) {
 				return value;
 			}
@@ -185,6 +190,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				}));
 				return true;
 			}
+			reportToParent(waiting, value[0]);
 			if (!delivery.takeSettlementForWorker()) {
 				return false;
 			}
@@ -226,6 +232,23 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	}
 
 	/**
+	 * Lets handlers start and await child tasks ({@link ExactlyOnceContext#startChild}), and reports
+	 * a child's result to its parent.
+	 * @param children the child tasks
+	 */
+	void useChildren(TaskChildren children) {
+		this.children = children;
+	}
+
+	/** Reports a child's result to its parent before its completion record (nothing for other tasks). */
+	private void reportToParent(WaitingTask waiting, Object value) {
+		TaskChildren taskChildren = this.children;
+		if (taskChildren != null && waiting != null) {
+			Uninterrupted.run(() -> taskChildren.completing(waiting, value));
+		}
+	}
+
+	/**
 	 * Runs the handler; a durable wait's suspension, thrown, wrapped in another exception or swallowed
 	 * by the handler, is put in {@code suspended} (the handler's value is then {@code null}).
 	 */
@@ -264,7 +287,12 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return null;
 		}
 		WaitingTask waiting = new DeliveryWaitingTask(delivery, steps, heartbeat, this.store, run);
-		delivery.waitsOpened(taskWaits.open(waiting));
+		WaitSession session = taskWaits.open(waiting);
+		delivery.waitsOpened(session);
+		TaskChildren taskChildren = this.children;
+		if (taskChildren != null) {
+			delivery.childrenOpened(taskChildren.open(waiting, session));
+		}
 		return waiting;
 	}
 

@@ -19,6 +19,8 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.children.spi.ChildFailures;
+import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.nats.NatsReaderListener;
@@ -176,6 +178,17 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 */
 	public void useWaits(TaskWaits waits) {
 		this.interceptor.useWaits(waits);
+	}
+
+	/**
+	 * Lets the listeners' handlers start and await child tasks, and tells the parents of children
+	 * that complete or are dead-lettered.
+	 * @param children the child tasks
+	 * @param failures what tells a parent that its child was dead-lettered
+	 */
+	public void useChildren(TaskChildren children, ChildFailures failures) {
+		this.interceptor.useChildren(children);
+		this.settler.useChildFailures(failures);
 	}
 
 	/**

@@ -8,6 +8,7 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.PublishAck;
 
+import dev.exactlyonce.children.spi.ChildFailures;
 import dev.exactlyonce.audit.DeadLetters;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.listener.ConsumerSettings;
@@ -41,6 +42,8 @@ public class DeadLetterOperations {
 	private final Republisher republisher;
 
 	private final boolean showPayloads;
+
+	private volatile ChildFailures childFailures = ChildFailures.NONE;
 
 	/**
 	 * Creates the operations.
@@ -97,6 +100,14 @@ public class DeadLetterOperations {
 	}
 
 	/**
+	 * Tells the parent of a discarded child task that the child failed for good.
+	 * @param failures what tells it
+	 */
+	public void useChildFailures(ChildFailures failures) {
+		this.childFailures = failures;
+	}
+
+	/**
 	 * Replays a dead letter: reopens its task, republishes it, removes it.
 	 * @param consumer the consumer
 	 * @param sequence the dead letter's sequence in the dead-letter stream
@@ -131,6 +142,7 @@ public class DeadLetterOperations {
 		String key = header(letter, "Key");
 		int number = (key != null)
 				? this.reopener.reopen(consumer, key, OperatorAction.Kind.DISCARD, sequence, operator, reason) : 1;
+		this.childFailures.discarded(letter.getHeaders(), consumer, key, reason);
 		remove(sequence);
 		return new OperationOutcome(consumer, key, OperatorAction.Kind.DISCARD, number, sequence, null, 0, false);
 	}

@@ -30,9 +30,12 @@ public final class DurableWaits {
 
 	private final WaitTimer timer;
 
-	private DurableWaits(NatsTaskWaits taskWaits, ExactlyOnceSignals signals, WaitTimer timer) {
+	private final DecisionDelivery delivery;
+
+	private DurableWaits(NatsTaskWaits taskWaits, ExactlyOnceSignals signals, DecisionDelivery delivery, WaitTimer timer) {
 		this.taskWaits = taskWaits;
 		this.signals = signals;
+		this.delivery = delivery;
 		this.timer = timer;
 	}
 
@@ -68,9 +71,9 @@ public final class DurableWaits {
 		WaitResumer resumer = new WaitResumer(store, new Republisher(connection), clock, meters);
 		NatsTaskWaits taskWaits = new NatsTaskWaits(settings, decisions, tickets, resumer, mapper,
 				new MeasuredStoreClock(clock, new NatsKvServerTime(bucket)));
-		ExactlyOnceSignals signals = new ExactlyOnceSignals(store, consumers, decisions, tickets, resumer, mapper,
-				maxPayloadBytes, clock);
-		return new DurableWaits(taskWaits, signals, new WaitTimer(connection, store, taskWaits, resumer, consumers::declares));
+		DecisionDelivery delivery = new DecisionDelivery(store, decisions, tickets, resumer, new WaitEntries(mapper), clock);
+		ExactlyOnceSignals signals = new ExactlyOnceSignals(consumers, delivery, mapper, maxPayloadBytes);
+		return new DurableWaits(taskWaits, signals, delivery, new WaitTimer(connection, store, taskWaits, resumer, consumers::declares));
 	}
 
 	/**
@@ -87,6 +90,14 @@ public final class DurableWaits {
 	 */
 	public ExactlyOnceSignals signals() {
 		return this.signals;
+	}
+
+	/**
+	 * The delivery of decisions and notices to waits, for the waits built on them (child tasks).
+	 * @return the delivery
+	 */
+	public DecisionDelivery decisions() {
+		return this.delivery;
 	}
 
 	/**

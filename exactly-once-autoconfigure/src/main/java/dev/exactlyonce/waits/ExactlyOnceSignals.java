@@ -1,21 +1,13 @@
 package dev.exactlyonce.waits;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.util.Optional;
 import java.util.UUID;
 
-import io.nats.client.api.MessageInfo;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.operations.OperationRefusedException;
-import dev.exactlyonce.store.IdempotencyRecord;
-import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.JournalPartMissingException;
-import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.store.StepState;
 
 /**
  * Sends signals to tasks waiting in {@code ExactlyOnceContext.awaitSignal}. A signal is stored as the
@@ -30,35 +22,19 @@ public class ExactlyOnceSignals {
 	/** Who sends a signal through {@link #signal(String, String, String, Object, String)}. */
 	public static final String APPLICATION = "application";
 
-	private final IdempotencyStore store;
-
 	private final OperatedConsumers consumers;
 
-	private final WaitDecisions decisions;
-
-	private final WaitTickets tickets;
-
-	private final WaitResumer resumer;
+	private final DecisionDelivery delivery;
 
 	private final JsonMapper mapper;
 
-	private final WaitEntries entries;
-
 	private final long maxPayloadBytes;
 
-	private final Clock clock;
-
-	ExactlyOnceSignals(IdempotencyStore store, OperatedConsumers consumers, WaitDecisions decisions,
-			WaitTickets tickets, WaitResumer resumer, JsonMapper mapper, long maxPayloadBytes, Clock clock) {
-		this.store = store;
+	ExactlyOnceSignals(OperatedConsumers consumers, DecisionDelivery delivery, JsonMapper mapper, long maxPayloadBytes) {
 		this.consumers = consumers;
-		this.decisions = decisions;
-		this.tickets = tickets;
-		this.resumer = resumer;
+		this.delivery = delivery;
 		this.mapper = mapper;
-		this.entries = new WaitEntries(mapper);
 		this.maxPayloadBytes = maxPayloadBytes;
-		this.clock = clock;
 	}
 
 	/**
@@ -94,73 +70,8 @@ public class ExactlyOnceSignals {
 			String sender, String reason) {
 		String storeKey = this.consumers.storeKey(consumer, key);
 		String json = json(payload, name);
-		String id = (signalId != null) ? signalId : UUID.randomUUID().toString();
-		Optional<IdempotencyRecord> before = find(storeKey);
-		if (before.isEmpty()) {
-			return SignalOutcome.NO_SUCH_TASK;
-		}
-		int run = before.get().run();
-		WaitKey waitKey = new WaitKey(storeKey, run, name);
-		if (before.get().isFinal()) {
-			// sent again after its task took it and finished (its first answer may have been lost): the
-			// sender learns that it was taken
-			return (took(before.get(), name, id)
-					|| this.decisions.find(waitKey).filter((decision) -> decision.isSignal(id)).isPresent())
-							? SignalOutcome.DUPLICATE : SignalOutcome.TOO_LATE;
-		}
-		if (takenByAnEarlierRun(storeKey, run, name, id)) {
-			// an earlier run's signal sent again (a retry after a lost answer) never satisfies a later run
-			return SignalOutcome.DUPLICATE;
-		}
-		WaitDecision signal = WaitDecision.signal(id, json, sender, reason, this.clock.instant());
-		WaitDecision stored = this.decisions.decide(waitKey, signal);
-		if (stored.equals(signal)) {
-			return afterStored(storeKey, run, name, stored);
-		}
-		if (!stored.isSignal(id)) {
-			return SignalOutcome.TOO_LATE;
-		}
-		// sent again (its first sending may have failed after storing it): resume the task if it still waits
-		afterStored(storeKey, run, name, stored);
-		return SignalOutcome.DUPLICATE;
-	}
-
-	/** Whether a wait of this name of an earlier run of the task took a signal with this id. */
-	private boolean takenByAnEarlierRun(String storeKey, int run, String name, String id) {
-		for (int earlier = run - 1; earlier >= 1; earlier--) {
-			if (this.decisions.find(new WaitKey(storeKey, earlier, name)).filter((decision) -> decision.isSignal(id))
-				.isPresent()) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	private SignalOutcome afterStored(String storeKey, int run, String name, WaitDecision stored) {
-		IdempotencyRecord after = find(storeKey).orElse(null);
-		if (after == null || after.run() != run) {
-			return SignalOutcome.TOO_LATE;
-		}
-		if (after.isFinal()) {
-			// the task may have reached its wait, taken this signal and finished since it was stored
-			return took(after, name, stored.signalId()) ? SignalOutcome.RESUMED : SignalOutcome.TOO_LATE;
-		}
-		if (after.state() != RecordState.WAITING
-				|| after.journal().find(name).filter((entry) -> entry.state() == StepState.STARTED).isEmpty()) {
-			return SignalOutcome.BUFFERED;
-		}
-		MessageInfo ticketMessage = this.tickets.latest(storeKey).orElse(null);
-		WaitTicket ticket = (ticketMessage != null) ? WaitTicket.readFrom(ticketMessage.getHeaders()) : null;
-		if (ticket != null && ticket.token().equals(after.token())) {
-			this.resumer.resume(ticket, ticketMessage.getHeaders(), ticketMessage.getData(), stored.sender(),
-					stored.describe(name));
-		}
-		return SignalOutcome.RESUMED;
-	}
-
-	/** Whether the record's run ended its wait with this signal (its journal says so). */
-	private boolean took(IdempotencyRecord record, String name, String signalId) {
-		return record.journal().find(name).filter((entry) -> this.entries.tookSignal(entry, signalId)).isPresent();
+		return this.delivery.deliver(storeKey, null, name, json, (signalId != null) ? signalId : UUID.randomUUID().toString(),
+				sender, reason);
 	}
 
 	private String json(Object payload, String name) {
@@ -178,15 +89,6 @@ public class ExactlyOnceSignals {
 					+ " bytes): send a reference to it instead");
 		}
 		return new String(json, StandardCharsets.UTF_8);
-	}
-
-	private Optional<IdempotencyRecord> find(String storeKey) {
-		try {
-			return this.store.find(storeKey);
-		}
-		catch (JournalPartMissingException ex) {
-			return Optional.ofNullable(ex.record());
-		}
 	}
 
 }

@@ -70,6 +70,7 @@ public class NatsTaskWaits implements TaskWaits {
 	private void resumeIfSignalledMeanwhile(WaitingTask task, WaitTicket ticket) {
 		try {
 			this.decisions.find(ticket.waitKey())
+				.or(() -> this.decisions.findNotice(ticket.waitKey()))
 				.ifPresent((decision) -> this.resumer.resume(ticket, task.message().getHeaders(), task.message().getData(),
 						decision.sender(), decision.describe(ticket.waitName())));
 		}

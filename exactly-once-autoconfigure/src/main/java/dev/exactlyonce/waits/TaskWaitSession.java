@@ -2,6 +2,9 @@ package dev.exactlyonce.waits;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -10,6 +13,7 @@ import dev.exactlyonce.listener.StepRejectedException;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.store.StoreClock;
+import dev.exactlyonce.waits.spi.AwaitedDecision;
 import dev.exactlyonce.waits.spi.WaitSession;
 import dev.exactlyonce.waits.spi.WaitSuspension;
 import dev.exactlyonce.waits.spi.WaitingTask;
@@ -69,6 +73,42 @@ final class TaskWaitSession implements WaitSession {
 		}
 		this.task.journal(done);
 		return payload;
+	}
+
+	@Override
+	public Map<String, AwaitedDecision> awaitDecisions(String name, List<String> decisionNames, Duration timeout) {
+		requireWithinLimit(name, timeout);
+		StepRecord earlier = this.task.begin(name).orElse(null);
+		if (earlier != null && earlier.state() == StepState.DONE) {
+			return entries().awaited(earlier);
+		}
+		StepRecord started = started(name, WaitTicket.Kind.SIGNAL, earlier, () -> clock().latest().plus(timeout));
+		Instant until = until(started, WaitTicket.Kind.SIGNAL);
+		boolean due = !clock().earliest().isBefore(until);
+		Map<String, AwaitedDecision> found = new LinkedHashMap<>();
+		String missing = null;
+		for (String decisionName : decisionNames) {
+			WaitKey key = new WaitKey(this.task.storeKey(), this.task.run(), decisionName);
+			Optional<WaitDecision> decision = this.waits.decisions().find(key);
+			if (decision.isEmpty() && due) {
+				decision = Optional.of(this.waits.decisions().decide(key, WaitDecision.timedOut(clock().latest())));
+			}
+			Optional<AwaitedDecision> awaited = decision.map((decided) -> WaitEntries.awaited(decided, until))
+				.or(() -> this.waits.decisions().findNotice(key).map((notice) -> WaitEntries.awaited(notice, until)));
+			if (awaited.isPresent()) {
+				found.put(decisionName, awaited.get());
+			}
+			else if (missing == null) {
+				missing = decisionName;
+			}
+		}
+		if (missing != null) {
+			throw suspend(new WaitSuspension(missing, WaitTicket.Kind.SIGNAL.label(), until));
+		}
+		if (found.values().stream().noneMatch((awaited) -> awaited.state() == AwaitedDecision.State.NOTICED)) {
+			this.task.journal(entries().awaitedAll(started, found, this.task.attempt(), clock().latest()));
+		}
+		return found;
 	}
 
 	@Override

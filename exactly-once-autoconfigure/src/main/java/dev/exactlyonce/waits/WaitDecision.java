@@ -25,12 +25,22 @@ record WaitDecision(Outcome outcome, String signalId, String payload, String sen
 		SIGNALLED,
 
 		/** The timeout passed first. */
-		TIMED_OUT
+		TIMED_OUT,
+
+		/**
+		 * Not a decision: a notice kept next to the wait's decision (e.g. that a child task was
+		 * dead-lettered), which resumes the wait without ending it for good.
+		 */
+		NOTICED
 
 	}
 
 	static WaitDecision signal(String signalId, String payload, String sender, String reason, Instant at) {
 		return new WaitDecision(Outcome.SIGNALLED, signalId, payload, sender, reason, at);
+	}
+
+	static WaitDecision notice(String payload, String sender, String reason, Instant at) {
+		return new WaitDecision(Outcome.NOTICED, null, payload, sender, reason, at);
 	}
 
 	static WaitDecision timedOut(Instant at) {
@@ -44,9 +54,12 @@ record WaitDecision(Outcome outcome, String signalId, String payload, String sen
 
 	/** The audit reason of the resumption this decision causes. */
 	String describe(String waitName) {
-		return (this.outcome == Outcome.SIGNALLED)
-				? "signal '" + waitName + "' (id " + this.signalId + ")" + ((this.reason != null) ? ": " + this.reason : "")
-				: "wait for signal '" + waitName + "' timed out";
+		return switch (this.outcome) {
+			case SIGNALLED -> "signal '" + waitName + "' (id " + this.signalId + ")"
+					+ ((this.reason != null) ? ": " + this.reason : "");
+			case NOTICED -> "notice for '" + waitName + "'" + ((this.reason != null) ? ": " + this.reason : "");
+			case TIMED_OUT -> "wait for signal '" + waitName + "' timed out";
+		};
 	}
 
 }

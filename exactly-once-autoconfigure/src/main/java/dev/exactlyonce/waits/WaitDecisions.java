@@ -83,6 +83,28 @@ class WaitDecisions {
 	}
 
 	/**
+	 * Stores a notice for a wait ({@link WaitKey#notice()}), replacing an earlier one: it never
+	 * decides the wait, whose decision stays free for a later signal.
+	 * @throws WaitsUnavailableException when NATS did not answer (the notice may have been stored)
+	 */
+	void notice(WaitKey key, WaitDecision notice) {
+		try {
+			this.bucket.put(key.notice().bucketKey(), this.mapper.writeValueAsBytes(notice));
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			throw unavailable(key.notice(), ex);
+		}
+	}
+
+	/**
+	 * Reads the notice of a wait.
+	 * @throws WaitsUnavailableException when NATS did not answer
+	 */
+	Optional<WaitDecision> findNotice(WaitKey key) {
+		return find(key.notice());
+	}
+
+	/**
 	 * Removes a wait's decision if it is still this one (a signal its wait could not read), so that
 	 * the wait can be decided again; a failure is logged: the next attempt that reads it tries again.
 	 */

@@ -1,7 +1,9 @@
 package dev.exactlyonce.waits;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import tools.jackson.core.JacksonException;
@@ -16,6 +18,7 @@ import dev.exactlyonce.listener.StepRejectedException;
 import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
+import dev.exactlyonce.waits.spi.AwaitedDecision;
 
 /**
  * A wait's entries in the step journal, whose results are JSON objects: a STARTED entry
@@ -35,6 +38,10 @@ final class WaitEntries {
 	private static final String PAYLOAD = "payload";
 
 	private static final String SIGNAL_ID = "signalId";
+
+	private static final String DECISIONS = "decisions";
+
+	private static final String DECIDED = "DECIDED";
 
 	private final JsonMapper mapper;
 
@@ -56,6 +63,56 @@ final class WaitEntries {
 			result.set(PAYLOAD, this.mapper.readTree(decision.payload()));
 		}
 		return done(started, result, attempt, now);
+	}
+
+	/**
+	 * The DONE entry of a wait for several decisions ({@code "outcome":"DECIDED"}, {@code "decisions"}:
+	 * each one's name to its {@code "outcome"}, {@code SIGNALLED} or {@code TIMED_OUT}, and
+	 * {@code "payload"}).
+	 */
+	StepRecord awaitedAll(StepRecord started, Map<String, AwaitedDecision> found, int attempt, Instant now) {
+		ObjectNode decisions = this.mapper.createObjectNode();
+		found.forEach((name, awaited) -> {
+			ObjectNode decision = decisions.putObject(name);
+			if (awaited.state() == AwaitedDecision.State.DECIDED) {
+				decision.put(OUTCOME, WaitDecision.Outcome.SIGNALLED.name());
+				decision.set(PAYLOAD, this.mapper.readTree(awaited.json()));
+			}
+			else {
+				decision.put(OUTCOME, WaitDecision.Outcome.TIMED_OUT.name());
+			}
+		});
+		ObjectNode result = startedResult(started).put(OUTCOME, DECIDED);
+		result.set(DECISIONS, decisions);
+		return done(started, result, attempt, now);
+	}
+
+	/** What a wait for several decisions found, from its DONE entry. */
+	Map<String, AwaitedDecision> awaited(StepRecord done) {
+		JsonNode result = readResult(done);
+		if (!DECIDED.equals(result.path(OUTCOME).asString(null))) {
+			throw new StepRejectedException("Journal entry '" + done.name() + "' is not a wait for decisions (such as "
+					+ "child tasks' results): a step or another wait has its name in this run. Give each its own name",
+					null);
+		}
+		Instant until = Instant.parse(result.path(UNTIL).asString());
+		Map<String, AwaitedDecision> found = new LinkedHashMap<>();
+		for (Map.Entry<String, JsonNode> decision : result.path(DECISIONS).properties()) {
+			boolean decided = WaitDecision.Outcome.SIGNALLED.name().equals(decision.getValue().path(OUTCOME).asString(null));
+			found.put(decision.getKey(), decided
+					? new AwaitedDecision(AwaitedDecision.State.DECIDED, decision.getValue().get(PAYLOAD).toString(), until)
+					: new AwaitedDecision(AwaitedDecision.State.TIMED_OUT, null, until));
+		}
+		return found;
+	}
+
+	/** A stored decision or notice as a wait for several decisions sees it. */
+	static AwaitedDecision awaited(WaitDecision decision, Instant until) {
+		return switch (decision.outcome()) {
+			case SIGNALLED -> new AwaitedDecision(AwaitedDecision.State.DECIDED, decision.payload(), until);
+			case NOTICED -> new AwaitedDecision(AwaitedDecision.State.NOTICED, decision.payload(), until);
+			case TIMED_OUT -> new AwaitedDecision(AwaitedDecision.State.TIMED_OUT, null, until);
+		};
 	}
 
 	/** The DONE entry of a sleep that ended. */

@@ -21,6 +21,14 @@ record WaitKey(String storeKey, int run, String name) {
 		return PARTS.encode(this.storeKey) + ".r" + this.run + "." + PARTS.encode(this.name);
 	}
 
+	/**
+	 * Where a notice for this wait is kept: next to its decision, overwritten by a later notice.
+	 * @return the notice's key
+	 */
+	WaitKey notice() {
+		return new WaitKey(this.storeKey, this.run, this.name + ".notice");
+	}
+
 	@Override
 	public String toString() {
 		return "wait '" + this.name + "' of run " + this.run + " of task '" + this.storeKey + "'";

@@ -217,11 +217,12 @@ public class WaitTimer implements SmartLifecycle {
 		IdempotencyRecord record = find(ticket.storeKey()).orElseThrow(Done::new);
 		StoreClock clock = this.waits.clock();
 		if (record.state() == RecordState.WAITING && record.token().equals(ticket.token())) {
-			Optional<String> ended = ended(ticket, clock);
+			Optional<WaitDecision> ended = ended(ticket, clock);
 			if (ended.isEmpty()) {
 				return later(Duration.between(clock.earliest(), ticket.until()));
 			}
-			this.resumer.resume(ticket, message.getHeaders(), message.getData(), sender(ticket), ended.get());
+			this.resumer.resume(ticket, message.getHeaders(), message.getData(), ended.get().sender(),
+					describe(ticket, ended.get()));
 			throw new Done();
 		}
 		if (record.pendingReopen().filter((action) -> action.kind() == OperatorAction.Kind.RESUME).isPresent()) {
@@ -263,25 +264,27 @@ public class WaitTimer implements SmartLifecycle {
 		});
 	}
 
-	/** What ended the ticket's wait, as the audit says it, or empty while it goes on. */
-	private Optional<String> ended(WaitTicket ticket, StoreClock clock) {
+	/**
+	 * What ended the ticket's wait, or empty while it goes on: a sleep's end, the wait's decision
+	 * (its timeout stored when it is due), or a notice for it (which resumes it undecided).
+	 */
+	private Optional<WaitDecision> ended(WaitTicket ticket, StoreClock clock) {
 		boolean due = !clock.earliest().isBefore(ticket.until());
 		if (ticket.kind() == WaitTicket.Kind.SLEEP) {
-			return due ? Optional.of("sleep '" + ticket.waitName() + "' ended") : Optional.empty();
+			return due ? Optional.of(WaitDecision.timedOut(clock.latest())) : Optional.empty();
 		}
 		WaitDecisions decisions = this.waits.decisions();
 		Optional<WaitDecision> decision = decisions.find(ticket.waitKey());
 		if (decision.isEmpty() && due) {
 			decision = Optional.of(decisions.decide(ticket.waitKey(), WaitDecision.timedOut(clock.latest())));
 		}
-		return decision.map((decided) -> decided.describe(ticket.waitName()));
+		return decision.isPresent() ? decision : decisions.findNotice(ticket.waitKey());
 	}
 
-	private String sender(WaitTicket ticket) {
-		if (ticket.kind() == WaitTicket.Kind.SIGNAL) {
-			return this.waits.decisions().find(ticket.waitKey()).map(WaitDecision::sender).orElse(WaitDecision.TIMER);
-		}
-		return WaitDecision.TIMER;
+	/** What ended a ticket's wait, as the task's audit says it. */
+	private static String describe(WaitTicket ticket, WaitDecision ended) {
+		return (ticket.kind() == WaitTicket.Kind.SLEEP) ? "sleep '" + ticket.waitName() + "' ended"
+				: ended.describe(ticket.waitName());
 	}
 
 	private Duration later(Duration untilDue) {

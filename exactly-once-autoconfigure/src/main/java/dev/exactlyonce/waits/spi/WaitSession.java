@@ -2,6 +2,8 @@ package dev.exactlyonce.waits.spi;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -35,6 +37,20 @@ public interface WaitSession {
 	 * @param duration how long to sleep, from when the sleep was first journaled
 	 */
 	void sleep(String name, Duration duration);
+
+	/**
+	 * Waits, under one journaled wait, for several decisions of this run that others store (e.g. child
+	 * tasks' results): returns once each is decided or noticed, or the timeout passed (then each
+	 * undecided one is decided as timed out). While one is neither decided nor noticed the task
+	 * suspends on it (a decision or notice for it resumes the task; for the others, they are read when
+	 * it resumes). Journaled DONE, so the same on every later attempt of the run, only when no
+	 * decision is just noticed.
+	 * @param name the wait's name in the journal
+	 * @param decisionNames the decisions' names
+	 * @param timeout how long to wait at most, from when the wait was first journaled
+	 * @return what was found for each decision, in the given order
+	 */
+	Map<String, AwaitedDecision> awaitDecisions(String name, List<String> decisionNames, Duration timeout);
 
 	/**
 	 * The suspension a wait of this session threw, so that the pipeline suspends the task even when
