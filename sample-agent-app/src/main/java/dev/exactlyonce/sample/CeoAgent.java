@@ -94,8 +94,12 @@ class CeoAgent {
 		String notCommitted() {
 			return String.join("; ", this.results.stream()
 				.filter((post) -> !isCommitted(post))
-				.map((post) -> post.child().name() + " " + (post.failed() ? "failed: " + post.failure() : post.result()))
+				.map((post) -> post.child().name() + " " + (post.failed() ? failure(post) : post.result()))
 				.toList());
+		}
+
+		private static String failure(ChildResult<String> post) {
+			return (post.failure().isDiscarded() ? "discarded: " : "dead-lettered: ") + post.failure().reason();
 		}
 
 		private static boolean isCommitted(ChildResult<String> post) {

@@ -35,7 +35,8 @@ import static org.awaitility.Awaitility.await;
  * its approval while the campaign waits for all three (both WAITING, linked to each other in the task
  * endpoint); two approved and one rejected through {@link ExactlyOnceSignals}, the campaign starts one
  * deploy of the two commits as a child of the DevOps agent (the posts deploy nothing of their own),
- * and completes with a summary of what was deployed and what was not.
+ * and completes with a summary of what was deployed and what was not. A campaign whose posts are all
+ * dead-lettered (their topic in {@code sample.rejected-topics}) deploys nothing and says why.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("demo")
@@ -69,6 +70,7 @@ class SampleCampaignIntegrationTests {
 		registry.add("sample.output-dir", () -> output.toString());
 		registry.add("sample.work-duration", () -> "100ms");
 		registry.add("sample.instance-id", () -> "campaign-it");
+		registry.add("sample.rejected-topics", () -> "poison");
 	}
 
 	@Test
@@ -115,9 +117,24 @@ class SampleCampaignIntegrationTests {
 		}
 	}
 
+	@Test
+	void campaignWhosePostsAreDeadLetteredDeploysNothingAndSaysWhy() {
+		launch("c-2", "poison");
+
+		TaskView done = completed(CEO, "c-2");
+		assertThat(done.resultSummary()).startsWith("nothing to deploy: blog-post dead-lettered: ")
+			.contains("; newsletter dead-lettered: ", "; social-post dead-lettered: ");
+		assertThat(done.children()).extracting(ChildLink::status).containsOnly(TaskStatus.DEAD_LETTERED);
+		assertThat(this.inspector.task(DEVOPS, "c-2/deploy")).as("no deploy started").isEmpty();
+	}
+
 	private Map<?, ?> launch(String campaignId) {
+		return launch(campaignId, "launch");
+	}
+
+	private Map<?, ?> launch(String campaignId, String topic) {
 		return RestClient.create("http://localhost:" + this.port).post().uri("/campaigns")
-			.body(Map.of("campaignId", campaignId, "topic", "launch"))
+			.body(Map.of("campaignId", campaignId, "topic", topic))
 			.retrieve()
 			.body(Map.class);
 	}
