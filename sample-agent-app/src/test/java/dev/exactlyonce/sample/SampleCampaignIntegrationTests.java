@@ -27,13 +27,14 @@ import dev.exactlyonce.waits.ExactlyOnceSignals;
 import dev.exactlyonce.waits.SignalOutcome;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.LIST;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The CEO agent's campaign end to end over HTTP against its own nats-server: {@code POST /campaigns}
  * (twice: stored once) starts three marketing posts as child tasks, each drafted once and waiting for
  * its approval while the campaign waits for all three (both WAITING, linked to each other in the task
- * endpoint); two approved and one rejected through {@link ExactlyOnceSignals}, the campaign starts one
+ * endpoint, over HTTP too); two approved and one rejected through {@link ExactlyOnceSignals}, the campaign starts one
  * deploy of the two commits as a child of the DevOps agent (the posts deploy nothing of their own),
  * and completes with a summary of what was deployed and what was not. A campaign whose posts are all
  * dead-lettered (their topic in {@code sample.rejected-topics}) deploys nothing and says why.
@@ -109,6 +110,13 @@ class SampleCampaignIntegrationTests {
 		assertThat(done.children().get(3).consumer()).isEqualTo(DEVOPS);
 		assertThat(completed(DEVOPS, "c-1/deploy").parent()).isEqualTo(new ParentLink(CEO, "c-1", CeoAgent.DEPLOY));
 
+		assertThat(endpoint(CEO, "c-1").get("children")).as("the task endpoint's children").asInstanceOf(LIST)
+			.extracting((child) -> ((Map<?, ?>) child).get("key") + " " + ((Map<?, ?>) child).get("status"))
+			.containsExactly("c-1/blog-post COMPLETED", "c-1/newsletter COMPLETED", "c-1/social-post COMPLETED",
+					"c-1/deploy COMPLETED");
+		assertThat(endpoint(MARKETING, "c-1/newsletter").get("parent")).as("the task endpoint's parent")
+			.isEqualTo(Map.of("consumer", CEO, "key", "c-1", "childName", "newsletter"));
+
 		assertThat(lines("deploys.log", "c-1")).as("one deploy of the campaign's commits")
 			.singleElement().asString().startsWith("c-1 " + blog + "," + social + " ");
 		for (String post : CeoAgent.POSTS) {
@@ -135,6 +143,13 @@ class SampleCampaignIntegrationTests {
 	private Map<?, ?> launch(String campaignId, String topic) {
 		return RestClient.create("http://localhost:" + this.port).post().uri("/campaigns")
 			.body(Map.of("campaignId", campaignId, "topic", topic))
+			.retrieve()
+			.body(Map.class);
+	}
+
+	private Map<?, ?> endpoint(String consumer, String key) {
+		return RestClient.create("http://localhost:" + this.port).get()
+			.uri("/actuator/exactlyonceops/{consumer}/tasks?key={key}", consumer, key)
 			.retrieve()
 			.body(Map.class);
 	}
