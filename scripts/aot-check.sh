@@ -117,7 +117,7 @@ curl -fs -X POST "http://localhost:$SERVER_PORT/campaigns" -H 'Content-Type: app
 campaign=""
 for _ in $(seq 1 60); do
   campaign="$(curl -fs "http://localhost:$SERVER_PORT/actuator/exactlyonceops/ceo-campaign-worker/tasks?key=$CAMPAIGN" || true)"
-  [[ "$campaign" == *'"status":"COMPLETED"'* ]] && break
+  [[ "$campaign" == *"\"key\":\"$CAMPAIGN\",\"status\":\"COMPLETED\""* ]] && break # its own status, not a child's
   sleep 1
 done
 [[ "$campaign" == *'"resultSummary":"deployed 3 of 3 posts ('* ]] \
