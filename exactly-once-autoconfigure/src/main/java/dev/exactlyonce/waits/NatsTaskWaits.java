@@ -62,7 +62,7 @@ public class NatsTaskWaits implements TaskWaits {
 		Duration keptFor = (left.isNegative() ? Duration.ZERO : left).plus(this.settings.recheckInterval().multipliedBy(2));
 		task.recordWaiting(Completion.waiting(task.consumer(), task.message().metaData().streamSequence(),
 				ticket.waitingFor(), keptFor));
-		if (ticket.kind() == WaitTicket.Kind.SIGNAL) {
+		if (ticket.kind() != WaitTicket.Kind.SLEEP) {
 			resumeIfSignalledMeanwhile(task, ticket);
 		}
 	}

@@ -82,8 +82,8 @@ final class TaskWaitSession implements WaitSession {
 		if (earlier != null && earlier.state() == StepState.DONE) {
 			return entries().awaited(earlier);
 		}
-		StepRecord started = started(name, WaitTicket.Kind.SIGNAL, earlier, () -> clock().latest().plus(timeout));
-		Instant until = until(started, WaitTicket.Kind.SIGNAL);
+		StepRecord started = started(name, WaitTicket.Kind.CHILD, earlier, () -> clock().latest().plus(timeout));
+		Instant until = until(started, WaitTicket.Kind.CHILD);
 		boolean due = !clock().earliest().isBefore(until);
 		Map<String, AwaitedDecision> found = new LinkedHashMap<>();
 		String missing = null;
@@ -103,7 +103,7 @@ final class TaskWaitSession implements WaitSession {
 			}
 		}
 		if (missing != null) {
-			throw suspend(new WaitSuspension(missing, WaitTicket.Kind.SIGNAL.label(), until));
+			throw suspend(new WaitSuspension(missing, WaitTicket.Kind.CHILD.label(), until));
 		}
 		if (found.values().stream().noneMatch((awaited) -> awaited.state() == AwaitedDecision.State.NOTICED)) {
 			this.task.journal(entries().awaitedAll(started, found, this.task.attempt(), clock().latest()));

@@ -22,7 +22,7 @@ import dev.exactlyonce.waits.spi.AwaitedDecision;
 
 /**
  * A wait's entries in the step journal, whose results are JSON objects: a STARTED entry
- * {@code {"wait":"SIGNAL","until":"<instant>"}} (the deadline, journaled once, kept by every later
+ * {@code {"wait":"SIGNAL","until":"<instant>"}} ({@code SLEEP}, {@code CHILD}) (the deadline, journaled once, kept by every later
  * attempt), a DONE entry adding {@code "outcome"} ({@code SIGNALLED}, {@code TIMED_OUT} or
  * {@code WOKE}) and, for a signal, {@code "signalId"} and {@code "payload"}: so a wait that ended
  * returns the same on every later attempt of the run, whatever happens to the waits bucket.

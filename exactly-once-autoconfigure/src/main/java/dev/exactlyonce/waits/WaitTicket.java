@@ -39,7 +39,10 @@ record WaitTicket(String storeKey, String key, String consumer, String stream, S
 		SIGNAL,
 
 		/** A time. */
-		SLEEP;
+		SLEEP,
+
+		/** A child task's result (one of several, for {@code awaitAll}), or its timeout. */
+		CHILD;
 
 		/** The kind as {@link WaitSuspension#kind()} says it. */
 		String label() {

@@ -39,8 +39,8 @@ public interface WaitSession {
 	void sleep(String name, Duration duration);
 
 	/**
-	 * Waits, under one journaled wait, for several decisions of this run that others store (e.g. child
-	 * tasks' results): returns once each is decided or noticed, or the timeout passed (then each
+	 * Waits, under one journaled wait (of kind {@code child}), for several decisions of this run that
+	 * others store: child tasks' results: returns once each is decided or noticed, or the timeout passed (then each
 	 * undecided one is decided as timed out). While one is neither decided nor noticed the task
 	 * suspends on it (a decision or notice for it resumes the task; for the others, they are read when
 	 * it resumes). Journaled DONE, so the same on every later attempt of the run, only when no
