@@ -224,7 +224,7 @@
 				return null;
 			}
 			return { name: step.name, kind: result.wait, until: result.until, since: step.startedAt, state: step.state,
-				outcome: result.outcome || null, signalId: result.signalId || null, awaits: result.awaits || null };
+				outcome: result.outcome || null, signalId: result.signalId || null, decisions: result.decisions || null };
 		}).filter((wait) => wait !== null);
 	}
 
@@ -234,20 +234,22 @@
 		return open.length ? open[open.length - 1] : null;
 	}
 
-	// The children a wait is for: an awaitAll's "awaits", or awaitChild's '<child>.result'; none for a
-	// person's signal or a sleep.
+	// The children a wait (kind CHILD) is for: awaitChild's is named '<child>.result'; an ended awaitAll's
+	// decisions name its children; an open awaitAll is taken to wait for every child the task started.
 	function awaitedChildren(task, wait) {
 		const suffix = '.result';
-		return (wait.awaits || [wait.name])
-			.filter((name) => name.endsWith(suffix))
-			.map((name) => (task.children || []).find((child) => child.name === name.slice(0, -suffix.length)))
-			.filter((child) => child !== undefined);
+		const children = task.children || [];
+		const named = children.filter((child) => child.name + suffix === wait.name);
+		if (named.length) {
+			return named;
+		}
+		return wait.decisions ? children.filter((child) => (child.name + suffix) in wait.decisions) : children;
 	}
 
 	function describeWait(wait, task) {
-		const children = awaitedChildren(task, wait);
-		if (children.length) {
-			return (children.length === 1 ? 'child ' : 'children ') + children.map((child) => child.name).join(', ');
+		if (wait.kind === 'CHILD') {
+			const children = awaitedChildren(task, wait);
+			return (children.length === 1 ? 'child ' : 'children ') + (children.map((child) => child.name).join(', ') || wait.name);
 		}
 		return (wait.kind === 'SIGNAL' ? 'signal ' : 'sleep ') + wait.name;
 	}
@@ -372,8 +374,7 @@
 			waiting.sort((a, b) => String(a.wait ? a.wait.since : '').localeCompare(String(b.wait ? b.wait.since : '')));
 			waiting.forEach(({ task, wait }) => rows.push([consumer, taskLink(consumer, task.key),
 				wait ? describeWait(wait, task) : task.resultSummary, wait ? time(wait.since) : null, wait ? time(wait.until) : null,
-				wait && wait.kind === 'SIGNAL' && !awaitedChildren(task, wait).length ? signalButtons(consumer, task.key, wait.name)
-					: '—']));
+				wait && wait.kind === 'SIGNAL' ? signalButtons(consumer, task.key, wait.name) : '—']));
 			if (page.total > page.tasks.length) {
 				rows.push([consumer, el('span', (page.total - page.tasks.length) + ' more waiting: list them under Tasks by state',
 					'empty'), null, null, null, null]);
@@ -754,9 +755,8 @@
 					: 'waiting')).join('; '));
 		}
 		const open = task.status === 'WAITING' ? currentWait(task) : null;
-		const awaited = open ? awaitedChildren(task, open) : [];
-		if (awaited.length) {
-			const running = awaited.filter((child) => child.status !== 'COMPLETED');
+		if (open && open.kind === 'CHILD') {
+			const running = awaitedChildren(task, open).filter((child) => child.status !== 'COMPLETED');
 			add('Waits for', running.length ? childList(running) : 'none: every child it waits for completed, it resumes');
 		}
 		else if (open && open.kind === 'SIGNAL') {

@@ -92,7 +92,7 @@ class SampleCampaignIntegrationTests {
 		assertThat(answer("c-1/blog-post", new Approval(true, "ana", "ship it"))).isEqualTo(SignalOutcome.RESUMED);
 		assertThat(answer("c-1/newsletter", new Approval(false, "bo", "off brand"))).isEqualTo(SignalOutcome.RESUMED);
 		assertThat(completed(MARKETING, "c-1/newsletter").resultSummary()).isEqualTo("rejected by bo: off brand");
-		assertThat(waiting(CEO, "c-1", "signal 'social-post.result'").children()).as("the post it still waits for")
+		assertThat(waiting(CEO, "c-1", "child 'social-post.result'").children()).as("the post it still waits for")
 			.filteredOn((child) -> child.status() != TaskStatus.COMPLETED)
 			.extracting(ChildLink::name)
 			.containsExactly("social-post");
