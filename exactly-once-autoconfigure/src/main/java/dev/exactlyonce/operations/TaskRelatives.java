@@ -1,6 +1,7 @@
 package dev.exactlyonce.operations;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -9,12 +10,16 @@ import dev.exactlyonce.store.IdempotencyStore;
 
 /**
  * Links a task to its relatives for operators: the status of each child it started (looked up under
- * every consumer on the child's stream), and the parent that started it. The parent is found through
+ * every consumer on the child's stream; the first {@value #MAX_LOOKED_UP} children only: a dashboard reads a
+ * task every 2 seconds), and the parent that started it. The parent is found through
  * the key a child gets by default ({@code <parent key>/<name>}, {@code <parent key>/run-<n>/<name>}
  * after a resubmit) and kept only when that parent's journal names this very key, so a child started
  * with a key of its own shows no parent.
  */
 class TaskRelatives {
+
+	/** How many of a task's children have their records read. */
+	static final int MAX_LOOKED_UP = 100;
 
 	private static final Pattern RUN = Pattern.compile("run-[0-9]+");
 
@@ -34,8 +39,9 @@ class TaskRelatives {
 	 * @return the task with its relatives
 	 */
 	TaskView of(TaskView task, Instant now) {
-		List<ChildLink> children = task.children().stream().map((child) -> lookUp(child, now)).toList();
-		return task.withRelatives(parent(task.key(), now).orElse(null), children);
+		List<ChildLink> children = new ArrayList<>(task.children());
+		children.subList(0, Math.min(MAX_LOOKED_UP, children.size())).replaceAll((child) -> lookUp(child, now));
+		return task.withRelatives(parent(task.key(), now).orElse(null), List.copyOf(children));
 	}
 
 	private ChildLink lookUp(ChildLink child, Instant now) {

@@ -30,7 +30,7 @@ import dev.exactlyonce.store.StepRecord;
  * @param parent the task that started this one as a child, or {@code null} (none, or not looked up:
  * only a task read by key has it)
  * @param children the child tasks it started, in the order it started them (their statuses only in a
- * task read by key)
+ * task read by key, and for its first 100 children)
  */
 public record TaskView(String consumer, String key, TaskStatus status, String owner, int attempts, Instant startedAt,
 		Instant leaseUntil, long leaseLeftSeconds, long streamSequence, Instant completedAt, String resultSummary,
