@@ -19,6 +19,7 @@ import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import dev.exactlyonce.actuate.ExactlyOnceDescriptor;
 import dev.exactlyonce.annotation.ExactlyOnceListener;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.children.ChildTask;
 import dev.exactlyonce.autoconfigure.ReconciliationProperties;
 import dev.exactlyonce.listener.ExactlyOnceContext;
 import dev.exactlyonce.operations.MonthlyCounts;
@@ -63,7 +64,9 @@ class RuntimeHintsTests {
 			.matches(RuntimeHintsPredicates.reflection().onMethodInvocation(StepJournal.class, "steps"))
 			.matches(RuntimeHintsPredicates.reflection().onMethodInvocation(StepRecord.class, "result"))
 			.matches(RuntimeHintsPredicates.reflection().onMethodInvocation(OperatorAction.class, "reason"))
-			.matches(RuntimeHintsPredicates.reflection().onMethodInvocation(MonthlyCounts.class, "published"));
+			.matches(RuntimeHintsPredicates.reflection().onMethodInvocation(MonthlyCounts.class, "published"))
+			.matches(RuntimeHintsPredicates.reflection().onMethodInvocation(ChildTask.class, "key"));
+		assertThat(invocable("dev.exactlyonce.children.ChildEnvelope", "result")).isTrue();
 		assertThat(invocable("dev.exactlyonce.store.SealedJournal$StoredForm", "sealed")).isTrue();
 		assertThat(invocable("dev.exactlyonce.store.SealedJournal$Ref", "chunks")).isTrue();
 		assertThat(RuntimeHintsPredicates.reflection()

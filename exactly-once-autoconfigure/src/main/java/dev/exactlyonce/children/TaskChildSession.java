@@ -88,6 +88,11 @@ final class TaskChildSession implements ChildSession {
 		List<ChildResult<T>> results = new ArrayList<>();
 		for (ChildTask child : children) {
 			AwaitedDecision awaited = found.get(child.resultWaitName());
+			if (awaited == null) {
+				throw new StepRejectedException("Wait '" + name + "' of the message at " + this.task.describe()
+						+ " ended in an earlier attempt of this run without child '" + child.name() + "': pass the same "
+						+ "children to it on every attempt", null);
+			}
 			until = awaited.until();
 			if (awaited.state() == AwaitedDecision.State.TIMED_OUT) {
 				unfinished.add(child.key());

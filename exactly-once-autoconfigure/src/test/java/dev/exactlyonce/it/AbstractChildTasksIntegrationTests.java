@@ -166,6 +166,21 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 	}
 
 	@Test
+	void aTimeoutEndsTheWaitAndLeavesTheChildRunningItsLateResultIgnored() throws Exception {
+		Instance instance = this.instances.start("a", "test.children.count=2", "test.children.held=1",
+				"test.children.timeout=2s");
+		publish(instance, "c-late");
+
+		IdempotencyRecord completed = awaitParent(instance, "c-late", RecordState.COMPLETED);
+		assertThat(completed.resultSummary()).isEqualTo("timed out [c-late/child-1]");
+		assertThat(go(instance, "c-late/child-1")).as("the child still runs").isEqualTo(SignalOutcome.RESUMED);
+		awaitRecord(instance, "crew:c-late/child-1", RecordState.COMPLETED);
+		assertThat(this.instances.ledger().commitsOf("c-late/child-1")).hasSize(1);
+		assertThat(instance.bean(IdempotencyStore.class).find("ceo:c-late").orElseThrow().resultSummary())
+			.isEqualTo("timed out [c-late/child-1]");
+	}
+
+	@Test
 	void aResubmittedParentStartsNewChildren() throws Exception {
 		Instance instance = this.instances.start("a", "test.children.count=1");
 		publish(instance, "c-again");
