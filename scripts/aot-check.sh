@@ -5,7 +5,8 @@
 # dashboard files and the stored and answered JSON types,
 # starts a nats-server of its own on free ports in a temp dir, runs the app with -Dspring.aot.enabled=true,
 # publishes a task twice and checks it ran exactly once (and its follow-up deploy once), the duplicate
-# publish suppressed, the dashboard page and the operations endpoint answered. A JVM in AOT mode does not
+# publish suppressed, a campaign (child tasks) completed with its three posts deployed once,
+# the dashboard page and the operations endpoint answered. A JVM in AOT mode does not
 # enforce reflection or resource hints (only a native image does, and none is built here): the hints are
 # checked as generated, and by RuntimeHintsTests. Used by .ci/run.
 set -euo pipefail
@@ -55,6 +56,7 @@ listener_hinted() {
 }
 listener_hinted MarketingAgent TaskAssignment
 listener_hinted DevOpsAgent DeployTask
+listener_hinted CeoAgent Campaign
 hinted '"type": "dev.exactlyonce.sample.Approval"' "the payload type Approval of the marketing agent's wait"
 hinted '"type": "dev.exactlyonce.store.IdempotencyRecord"' "the stored record"
 hinted '"type": "dev.exactlyonce.operations.TaskView"' "an operations endpoint answer"
@@ -107,6 +109,21 @@ deploys="$(count "$TASK" "$WORK/out/deploys.log")"
 echo "    executions of $TASK: $executions, deploys: $deploys"
 [ "$executions" = 1 ] || fail "task $TASK ran $executions times (expected once); see $WORK/app.log"
 [ "$deploys" = 1 ] || fail "task $TASK was deployed $deploys times (expected once); see $WORK/app.log"
+
+CAMPAIGN="aot-campaign-$(date +%s)"
+echo "==> running campaign $CAMPAIGN (three posts and a deploy as child tasks)"
+curl -fs -X POST "http://localhost:$SERVER_PORT/campaigns" -H 'Content-Type: application/json' \
+  -d "{\"campaignId\":\"$CAMPAIGN\",\"topic\":\"aot\"}" >/dev/null || fail "POST /campaigns failed; see $WORK/app.log"
+campaign=""
+for _ in $(seq 1 60); do
+  campaign="$(curl -fs "http://localhost:$SERVER_PORT/actuator/exactlyonceops/ceo-campaign-worker/tasks?key=$CAMPAIGN" || true)"
+  [[ "$campaign" == *"\"key\":\"$CAMPAIGN\",\"status\":\"COMPLETED\""* ]] && break # its own status, not a child's
+  sleep 1
+done
+[[ "$campaign" == *'"resultSummary":"deployed 3 of 3 posts ('* ]] \
+  || fail "campaign $CAMPAIGN did not complete with its three posts deployed: $campaign"
+echo "    campaign $CAMPAIGN completed, deploys: $(count "$CAMPAIGN" "$WORK/out/deploys.log")"
+[ "$(count "$CAMPAIGN" "$WORK/out/deploys.log")" = 1 ] || fail "campaign $CAMPAIGN was not deployed once; see $WORK/app.log"
 
 page="$(curl -fs "http://localhost:$SERVER_PORT/exactlyonce/index.html" || true)"
 [[ "$page" == *"<html"* ]] || fail "the dashboard page is not served in AOT mode"

@@ -3,7 +3,8 @@
 # NATS_URL, and checks what it prints: its own nats-server started on a free port (never 4222), two
 # tasks run once each, the duplicate publish suppressed, both drafts waiting for approval, the
 # approval and the rejection taken, the approved task drafted, committed and deployed once, the
-# rejected one drafted once and completed as rejected without a commit, the reconciliation and the
+# rejected one drafted once and completed as rejected without a commit, a campaign's three drafts
+# waiting and approved, the campaign completed with one deploy of their commits, the reconciliation and the
 # monthly table shown. The demo directory is deleted when the check
 # passes, kept for a look when it fails. Used by .ci/run.
 set -euo pipefail
@@ -27,13 +28,23 @@ expect '^tasks published \(unique\) +2$' "2 unique tasks"
 expect '^duplicates suppressed by stream dedup +1$' "the duplicate publish suppressed"
 [ "$(grep -Ec "^    demo-[0-9]+-[12] +WAITING: signal 'approval' until " "$OUTPUT")" = "2" ] \
   || failures+=("not both drafts waiting for their approval")
-expect '^    approve demo-[0-9]+-1 -> RESUMED$' "the approval resuming its task"
-expect '^    reject  demo-[0-9]+-2 -> RESUMED$' "the rejection resuming its task"
+expect '^    approve demo-[0-9]+-1 -> RESUMED \(the approval reached its wait: the task resumes to commit and deploy\)$' \
+  "the approval resuming its task"
+expect '^    reject  demo-[0-9]+-2 -> RESUMED \(the rejection reached its wait: the task resumes to complete without a commit\)$' \
+  "the rejection resuming its task"
 expect '^executions +2$' "2 executions"
 refuse '^  executions of [^ ]+ +([02-9]|[0-9]{2,})$' "a task not run exactly once"
 expect '^    demo-[0-9]+-1 +1 +1 +1  COMPLETED [0-9a-f]{40}$' "the approved task drafted, committed and deployed once"
 expect '^    demo-[0-9]+-2 +1 +0 +0  COMPLETED rejected by demo: off brand$' \
   "the rejected task drafted once, completed as rejected, not committed"
+[ "$(grep -Ec "^    campaign-[0-9]+/(blog-post|newsletter|social-post) +WAITING: signal 'approval' until " "$OUTPUT")" = "3" ] \
+  || failures+=("not the campaign's three drafts waiting for their approval")
+expect '^    campaign-[0-9]+ +WAITING: .* \(its posts run; it holds no worker\)$' "the campaign waiting for its posts"
+[ "$(grep -Ec '^    approve campaign-[0-9]+/[a-z-]+ -> RESUMED \(' "$OUTPUT")" = "3" ] \
+  || failures+=("not the campaign's three approvals resuming their posts")
+expect '^    campaign-[0-9]+ +COMPLETED deployed 3 of 3 posts \(blog-post [0-9a-f]{7}, newsletter [0-9a-f]{7}, social-post [0-9a-f]{7}\)$' \
+  "the campaign completed, its three posts deployed"
+expect '^    campaign-[0-9]+/deploy +COMPLETED 1 deploy\(s\)$' "the campaign's one deploy"
 refuse 'reconciliation failed' "reconciliation failed"
 [ -s "$(ls -d "$DEMO_HOME"/run-*/ | head -1)reconciliation.json" ] || failures+=("no reconciliation report")
 if [ ${#failures[@]} -gt 0 ]; then

@@ -4,7 +4,9 @@
 # a server to use instead, builds, runs sample-agent-app in its demo profile (writes of the actuator
 # endpoints allowed, on the loopback interface only), assigns two tasks (one of them published
 # twice), lets their drafts wait for approval (durable waits: no worker held), approves one and
-# rejects the other through the operations endpoint, and prints what happened. KEEP_RUNNING=1 leaves
+# rejects the other through the operations endpoint, then runs a campaign (the CEO agent starts three
+# posts as child tasks, waits for them, then deploys them as one more child: approve its three drafts
+# and it completes), and prints what happened. KEEP_RUNNING=1 leaves
 # the app (and the nats-server it started) running afterwards; SERVER_PORT picks the app's HTTP port (8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,30 +83,39 @@ for spec in "${TASKS[0]}:launch" "${TASKS[1]}:pricing" "${TASKS[0]}:launch"; do
 done
 
 # the operations endpoint's view of a task, and one string field of it
-OPS="http://127.0.0.1:$PORT/actuator/exactlyonceops/marketing-task-worker"
-task_view() { curl -fs "$OPS/tasks?key=$1" 2>/dev/null || true; }
+ACTUATOR="http://127.0.0.1:$PORT/actuator/exactlyonceops"
+OPS="$ACTUATOR/marketing-task-worker"
+# task_view <key> [consumer]: the task (of marketing-task-worker unless named)
+task_view() { curl -fs "$ACTUATOR/${2:-marketing-task-worker}/tasks?key=$1" 2>/dev/null || true; }
+# wait_for <status> <key> [consumer]: up to 60 s
+wait_for() {
+  for _ in $(seq 1 60); do
+    [ "$(task_view "$2" "${3:-}" | field status)" = "$1" ] && return
+    sleep 1
+  done
+}
 field() { grep -o "\"$1\":\"[^\"]*\"" | head -1 | sed "s/^\"$1\":\"//; s/\"\$//"; }
 
 echo "==> marketing agent drafts (2 s each), then waits up to 7 days for a person's approval, holding no worker"
 for t in "${TASKS[@]}"; do
-  for _ in $(seq 1 60); do
-    [ "$(task_view "$t" | field status)" = "WAITING" ] && break
-    sleep 1
-  done
+  wait_for WAITING "$t"
   view="$(task_view "$t")"
   printf '    %-24s %s: %s\n' "$t" "$(field status <<< "$view")" "$(field resultSummary <<< "$view")"
 done
 
-# the approval signal: {"payload": "<Approval as JSON>", "id": ..., "reason": ...}, audited with the reason
+# signal <key> <approved> <comment>: the approval signal {"action":"signal","key":...,"name":"approval","payload":
+# "<Approval as JSON>","id":...,"reason":...} (the key in the body: a key with '/' cannot travel in a path), audited
 signal() {
   local approval="{\\\"approved\\\":$2,\\\"by\\\":\\\"demo\\\",\\\"comment\\\":\\\"$3\\\"}"
-  curl -s -X POST "$OPS/tasks/$1/signals/approval" -H 'Content-Type: application/json' \
-    -d "{\"payload\":\"$approval\",\"id\":\"$1-review\",\"reason\":\"$3\"}"
+  curl -s -X POST "$OPS/tasks" -H 'Content-Type: application/json' -d "{\"action\":\"signal\",\"key\":\"$1\",\
+\"name\":\"approval\",\"payload\":\"$approval\",\"id\":\"$1-review\",\"reason\":\"$3\"}"
 }
-echo "==> a person answers through POST /actuator/exactlyonceops/marketing-task-worker/tasks/{key}/signals/approval"
+echo "==> a person answers through POST /actuator/exactlyonceops/marketing-task-worker/tasks {\"action\":\"signal\",\"key\":...,\"name\":\"approval\",...}"
+# RESUMED means the signal reached the waiting task and it runs on with it: an approval commits and
+# deploys the draft, a rejection completes the task without a commit
 outcome_of() { local outcome; outcome="$(field outcome <<< "$1")"; echo "${outcome:-$1}"; }
-echo "    approve ${TASKS[0]} -> $(outcome_of "$(signal "${TASKS[0]}" true "on message")")"
-echo "    reject  ${TASKS[1]} -> $(outcome_of "$(signal "${TASKS[1]}" false "off brand")")"
+echo "    approve ${TASKS[0]} -> $(outcome_of "$(signal "${TASKS[0]}" true "on message")") (the approval reached its wait: the task resumes to commit and deploy)"
+echo "    reject  ${TASKS[1]} -> $(outcome_of "$(signal "${TASKS[1]}" false "off brand")") (the rejection reached its wait: the task resumes to complete without a commit)"
 
 LEDGER="$OUT/ledger.log"
 for _ in $(seq 1 60); do
@@ -140,6 +151,33 @@ for t in "${TASKS[@]}"; do
     "$(lines_of "$t" "$DEPLOYS")" "$(field status <<< "$view") $(field resultSummary <<< "$view")"
 done
 echo "    (each task's view, audit of the approval included: curl '$OPS/tasks?key=<task>')"
+
+CAMPAIGN="campaign-$RUN"
+POSTS=(blog-post newsletter social-post)
+echo
+echo "==> CEO agent runs campaign $CAMPAIGN: three posts as child tasks, waits for all three, then one deploy child"
+echo "    POST /campaigns $CAMPAIGN -> $(curl -fs -X POST "http://127.0.0.1:$PORT/campaigns" -H 'Content-Type: application/json' \
+  -d "{\"campaignId\":\"$CAMPAIGN\",\"topic\":\"launch\"}")"
+for post in "${POSTS[@]}"; do
+  wait_for WAITING "$CAMPAIGN/$post"
+  printf '    %-36s %s: %s\n' "$CAMPAIGN/$post" "$(task_view "$CAMPAIGN/$post" | field status)" \
+    "$(task_view "$CAMPAIGN/$post" | field resultSummary)"
+done
+wait_for WAITING "$CAMPAIGN" ceo-campaign-worker
+view="$(task_view "$CAMPAIGN" ceo-campaign-worker)"
+printf '    %-36s %s: %s (its posts run; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
+  "$(field resultSummary <<< "$view")"
+echo "==> a person approves the campaign's three drafts (same endpoint; their keys hold '/', so the key goes in the body)"
+for post in "${POSTS[@]}"; do
+  echo "    approve $CAMPAIGN/$post -> $(outcome_of "$(signal "$CAMPAIGN/$post" true "campaign copy")") (the approval reached its wait: the post resumes to commit)"
+done
+wait_for COMPLETED "$CAMPAIGN" ceo-campaign-worker
+view="$(task_view "$CAMPAIGN" ceo-campaign-worker)"
+echo "==> the campaign resumed once its three posts were done, deployed their commits as one DevOps child, and finished"
+printf '    %-36s %s %s\n' "$CAMPAIGN" "$(field status <<< "$view")" "$(field resultSummary <<< "$view")"
+printf '    %-36s %s %s deploy(s)\n' "$CAMPAIGN/deploy" "$(task_view "$CAMPAIGN/deploy" devops-task-worker | field status)" \
+  "$(lines_of "$CAMPAIGN" "$DEPLOYS")"
+echo "    (the campaign's children and a child's parent: curl '$ACTUATOR/ceo-campaign-worker/tasks?key=$CAMPAIGN')"
 echo
 echo "==> reconciliation (stream sequences vs completion records vs acks vs dead letters, last hour)"
 curl -fs -X POST "http://127.0.0.1:$PORT/actuator/exactlyonce" -H 'Content-Type: application/json' \
@@ -155,4 +193,5 @@ if [ "${KEEP_RUNNING:-0}" = "1" ]; then
   echo "sample-agent-app keeps running (pid $APP_PID); stop it with: kill $APP_PID"
   [ -z "$NATS_PID" ] || echo "nats-server keeps running (pid $NATS_PID); stop it with: kill $NATS_PID"
 fi
-[ "$EXECUTED" -eq ${#TASKS[@]} ] && [ "$(commits_of "${TASKS[0]}")" -eq 1 ] && [ "$(commits_of "${TASKS[1]}")" -eq 0 ]
+[ "$EXECUTED" -eq ${#TASKS[@]} ] && [ "$(commits_of "${TASKS[0]}")" -eq 1 ] && [ "$(commits_of "${TASKS[1]}")" -eq 0 ] \
+  && [ "$(task_view "$CAMPAIGN" ceo-campaign-worker | field status)" = "COMPLETED" ] && [ "$(lines_of "$CAMPAIGN" "$DEPLOYS")" -eq 1 ]

@@ -16,6 +16,10 @@
 //                the task completed, its wait signalled (with the page's signal id) and the RESUME audit entry
 //   signal:      Signal… on the task's row: a payload that is not JSON is refused in the form; a JSON payload of
 //                its own is sent and resumes it
+//   family:      the task (a parent, of the consumer given as fifth argument) waits for its child <key>/review:
+//                its view says it waits for that child (linked, waiting) and the Waiting list offers no Approve
+//                on it; the child's link opens the child, whose view links its parent; Approve there resumes
+//                the child; the parent's link then shows the parent completed, its child completed
 //   find:        finds the task (any key: slashes, percent signs...) of the consumer given as fifth argument
 //                with the page's form and waits until it shows it completed; the page's address then opens
 //                the same task in a fresh page
@@ -70,6 +74,9 @@ try {
 	}
 	else if (phase === 'waiting' || phase === 'signal') {
 		await waitingPhase(page);
+	}
+	else if (phase === 'family') {
+		await familyPhase(page);
 	}
 	else if (phase === 'find') {
 		await page.locator('#find-consumer option', { hasText: consumer }).waitFor({ state: 'attached' });
@@ -201,4 +208,37 @@ async function expandLongText(container, end) {
 	const message = container.locator('details.long', { hasText: 'RejectedTopicException: ' }).first();
 	await message.locator('summary').click();
 	await message.locator('code', { hasText: end }).waitFor({ state: 'visible' });
+}
+
+async function familyPhase(page) {
+	const child = key + '/review';
+	await page.goto(url + '#task=' + encodeURIComponent(consumer) + '/' + encodeURIComponent(key));
+	const detail = page.locator('#task-detail');
+	await detail.locator('.status-WAITING').first().waitFor();
+	const waitsFor = detail.locator('dt', { hasText: /^Waits for$/ }).locator('xpath=following-sibling::dd[1]');
+	await waitsFor.locator('li', { hasText: 'review: ' + child }).locator('.status-WAITING').waitFor();
+	await detail.locator('dd', { hasText: 'child review since ' }).waitFor();
+	const row = page.locator('#waiting tbody tr', { hasText: key }).filter({ hasText: 'child review' });
+	await row.waitFor();
+	if (await row.getByRole('button').count() !== 0) {
+		throw new Error('the Waiting list offers buttons on a task that waits for its child: ' + await row.textContent());
+	}
+	await page.screenshot({ path: path.join(screenshots, prefix + '9-parent-waits.png'), fullPage: true });
+	await waitsFor.getByRole('link', { name: child, exact: true }).click();
+	const parent = detail.locator('dt', { hasText: /^Parent$/ }).locator('xpath=following-sibling::dd[1]');
+	await parent.getByRole('link', { name: key, exact: true }).waitFor();
+	await parent.locator('text=(its child review)').waitFor();
+	await page.screenshot({ path: path.join(screenshots, prefix + '9-child.png'), fullPage: true });
+	await detail.getByRole('button', { name: 'Approve task ' + child + ' (signal review)' }).click();
+	const dialog = page.getByRole('dialog');
+	await dialog.waitFor();
+	await dialog.getByLabel('Reason (kept in the task\'s audit)').fill('child checked');
+	await dialog.getByRole('button', { name: 'Approve' }).click();
+	await page.locator('#message.ok', { hasText: 'signal review to task ' + child + ': resumed' }).waitFor();
+	await detail.locator('.status-COMPLETED').first().waitFor();
+	await parent.getByRole('link', { name: key, exact: true }).click();
+	const children = detail.locator('dt', { hasText: /^Children$/ }).locator('xpath=following-sibling::dd[1]');
+	await detail.locator('dd', { hasText: 'review: approved by anonymous: child checked' }).waitFor();
+	await children.locator('li', { hasText: 'review: ' + child }).locator('.status-COMPLETED').waitFor();
+	await page.screenshot({ path: path.join(screenshots, prefix + '9-parent-done.png'), fullPage: true });
 }

@@ -35,6 +35,8 @@ public class TaskInspector {
 
 	private final UnaryOperator<StepRecord> shownStep;
 
+	private final TaskRelatives relatives;
+
 	/**
 	 * Creates the inspector.
 	 * @param store the idempotency store
@@ -49,17 +51,19 @@ public class TaskInspector {
 		this.consumers = consumers;
 		this.clock = clock;
 		this.shownStep = shownStep;
+		this.relatives = new TaskRelatives(store, consumers);
 	}
 
 	/**
-	 * A task by key.
+	 * A task by key, with its parent and its children's statuses.
 	 * @param consumer the consumer whose listener runs it
 	 * @param key its key, without namespace
 	 * @return the task, or empty when the store holds no record for it (never claimed, or expired)
 	 */
 	public Optional<TaskView> task(String consumer, String key) {
+		Instant now = this.clock.instant();
 		return this.store.find(this.consumers.storeKey(consumer, key))
-			.map((record) -> TaskView.of(consumer, key, record, this.clock.instant(), this.shownStep));
+			.map((record) -> this.relatives.of(TaskView.of(consumer, key, record, now, this.shownStep), now));
 	}
 
 	/**

@@ -28,10 +28,15 @@ import dev.exactlyonce.store.StepRecord;
  * @param steps the step journal, in the order the steps first started
  * @param audit the operators' actions on it, oldest first
  * @param previousAttempt the attempt the last one took over (failed or abandoned), or {@code null}
+ * @param parent the task that started this one as a child, or {@code null} (none, or not looked up:
+ * only a task read by key has it)
+ * @param children the child tasks it started, in the order it started them (their statuses only in a
+ * task read by key, and for its first 100 children)
  */
 public record TaskView(String consumer, String key, TaskStatus status, String owner, int attempts, Instant startedAt,
 		Instant leaseUntil, long leaseLeftSeconds, long streamSequence, Instant completedAt, String resultSummary,
-		List<StepRecord> steps, List<OperatorAction> audit, EarlierAttempt previousAttempt) {
+		List<StepRecord> steps, List<OperatorAction> audit, EarlierAttempt previousAttempt, ParentLink parent,
+		List<ChildLink> children) {
 
 	/**
 	 * An attempt before the last, as the record keeps it.
@@ -68,7 +73,20 @@ public record TaskView(String consumer, String key, TaskStatus status, String ow
 		return new TaskView(consumer, key, status, record.owner(), record.attempts(), record.startedAt(),
 				record.leaseUntil(), leaseLeft, record.streamSequence(), record.completedAt(), record.resultSummary(),
 				record.journal().steps().stream().map(shownStep).toList(), record.audit(),
-				EarlierAttempt.of(record.previousAttempt()));
+				EarlierAttempt.of(record.previousAttempt()), null,
+				ChildSteps.of(record.journal().steps()));
+	}
+
+	/**
+	 * This task with its relatives looked up.
+	 * @param parent the task that started it, or {@code null}
+	 * @param children its children, with their statuses
+	 * @return the task with them
+	 */
+	TaskView withRelatives(ParentLink parent, List<ChildLink> children) {
+		return new TaskView(this.consumer, this.key, this.status, this.owner, this.attempts, this.startedAt,
+				this.leaseUntil, this.leaseLeftSeconds, this.streamSequence, this.completedAt, this.resultSummary,
+				this.steps, this.audit, this.previousAttempt, parent, children);
 	}
 
 }

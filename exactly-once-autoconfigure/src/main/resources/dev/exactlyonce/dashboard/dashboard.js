@@ -224,7 +224,7 @@
 				return null;
 			}
 			return { name: step.name, kind: result.wait, until: result.until, since: step.startedAt, state: step.state,
-				outcome: result.outcome || null, signalId: result.signalId || null };
+				outcome: result.outcome || null, signalId: result.signalId || null, decisions: result.decisions || null };
 		}).filter((wait) => wait !== null);
 	}
 
@@ -234,8 +234,46 @@
 		return open.length ? open[open.length - 1] : null;
 	}
 
-	function describeWait(wait) {
+	// The children a wait (kind CHILD) is for: awaitChild's is named '<child>.result'; an ended awaitAll's
+	// decisions name its children; an open awaitAll is taken to wait for every child the task started.
+	function awaitedChildren(task, wait) {
+		const suffix = '.result';
+		const children = task.children || [];
+		const named = children.filter((child) => child.name + suffix === wait.name);
+		if (named.length) {
+			return named;
+		}
+		return wait.decisions ? children.filter((child) => (child.name + suffix) in wait.decisions) : children;
+	}
+
+	function describeWait(wait, task) {
+		if (wait.kind === 'CHILD') {
+			const children = awaitedChildren(task, wait);
+			return (children.length === 1 ? 'child ' : 'children ') + (children.map((child) => child.name).join(', ') || wait.name);
+		}
 		return (wait.kind === 'SIGNAL' ? 'signal ' : 'sleep ') + wait.name;
+	}
+
+	// A child task: a link to it (when this application holds its record), its status and result.
+	function childEntry(child) {
+		const entry = el('li');
+		entry.append(child.name + ': ', child.consumer ? taskLink(child.consumer, child.key) : el('span', child.key, 'key'), ' ');
+		if (child.status) {
+			entry.append(badge(child.status));
+			if (child.resultSummary) {
+				entry.append(' ', longText('span', child.resultSummary));
+			}
+		}
+		else {
+			entry.append(el('span', 'no record here yet (not claimed, expired, or run by another application)', 'empty'));
+		}
+		return entry;
+	}
+
+	function childList(children) {
+		const list = el('ul', null, 'children');
+		list.append(...children.map(childEntry));
+		return list;
 	}
 
 	function currentStep(task) {
@@ -335,7 +373,7 @@
 			const waiting = page.tasks.map((task) => ({ task, wait: currentWait(task) }));
 			waiting.sort((a, b) => String(a.wait ? a.wait.since : '').localeCompare(String(b.wait ? b.wait.since : '')));
 			waiting.forEach(({ task, wait }) => rows.push([consumer, taskLink(consumer, task.key),
-				wait ? describeWait(wait) : task.resultSummary, wait ? time(wait.since) : null, wait ? time(wait.until) : null,
+				wait ? describeWait(wait, task) : task.resultSummary, wait ? time(wait.since) : null, wait ? time(wait.until) : null,
 				wait && wait.kind === 'SIGNAL' ? signalButtons(consumer, task.key, wait.name) : '—']));
 			if (page.total > page.tasks.length) {
 				rows.push([consumer, el('span', (page.total - page.tasks.length) + ' more waiting: list them under Tasks by state',
@@ -696,6 +734,15 @@
 		add('Lease left', task.status === 'IN_PROGRESS' ? task.leaseLeftSeconds + ' s' : '—');
 		add('Stream sequence', task.streamSequence || '—');
 		add('Link', link(taskHref(task.consumer, task.key), 'link to this task'));
+		if (task.parent) {
+			const parent = el('span');
+			parent.append(taskLink(task.parent.consumer, task.parent.key), ' of ' + task.parent.consumer + ' (its child '
+				+ task.parent.childName + ')');
+			add('Parent', parent);
+		}
+		if (task.children && task.children.length) {
+			add('Children', childList(task.children));
+		}
 		add('Result or failure', task.resultSummary ? longText('span', task.resultSummary) : null);
 		if (task.status === 'DEAD_LETTERED') {
 			add('Dead letter', await deadLetterOf(watched));
@@ -703,12 +750,16 @@
 		add('Steps', (task.steps || []).map((step) => step.name + ' ' + step.state.toLowerCase()).join(', ') || '—');
 		const waits = waitsOf(task);
 		if (waits.length) {
-			add('Waits', waits.map((wait) => describeWait(wait) + ' since ' + time(wait.since) + ', until ' + time(wait.until) + ': '
+			add('Waits', waits.map((wait) => describeWait(wait, task) + ' since ' + time(wait.since) + ', until ' + time(wait.until) + ': '
 				+ (wait.outcome ? wait.outcome.toLowerCase().replace('_', ' ') + (wait.signalId ? ' (signal id ' + wait.signalId + ')' : '')
 					: 'waiting')).join('; '));
 		}
 		const open = task.status === 'WAITING' ? currentWait(task) : null;
-		if (open && open.kind === 'SIGNAL') {
+		if (open && open.kind === 'CHILD') {
+			const running = awaitedChildren(task, open).filter((child) => child.status !== 'COMPLETED');
+			add('Waits for', running.length ? childList(running) : 'none: every child it waits for completed, it resumes');
+		}
+		else if (open && open.kind === 'SIGNAL') {
 			add('Answer the wait', signalButtons(task.consumer, task.key, open.name));
 		}
 		else if (task.status !== 'COMPLETED' && task.status !== 'DEAD_LETTERED') {

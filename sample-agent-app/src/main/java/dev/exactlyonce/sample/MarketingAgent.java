@@ -25,7 +25,7 @@ import dev.exactlyonce.sample.chaos.ChaosObserver;
  * {@code commit} (a real {@code git commit} of the draft, found again by its {@code Task-Id}
  * trailer when an earlier attempt died before journaling it, and made only when the task has no
  * commit yet, so an instance paused inside the step does not commit again when it resumes), and a follow-up deploy task for the
- * {@link DevOpsAgent}. A rejected or expired draft completes without a commit ("rejected by ...",
+ * {@link DevOpsAgent} (none for a post of a campaign: the {@link CeoAgent} deploys those). A rejected or expired draft completes without a commit ("rejected by ...",
  * "expired: ..."). It then appends to the ledger. The starter makes sure each task gets here
  * once, and a retried or resumed task continues after its last finished step. In the {@code jdbc} profile the
  * {@link TransactionalMarketingAgent} listens instead and runs this agent's work in a transaction.
@@ -37,6 +37,12 @@ class MarketingAgent {
 
 	/** The name of the wait for a person's {@link Approval}, and of the signal that answers it. */
 	static final String APPROVAL = "approval";
+
+	/**
+	 * The key of a task's payload naming the campaign it is a post of: such a task publishes no deploy of
+	 * its own (the {@link CeoAgent} deploys the campaign's posts together).
+	 */
+	static final String CAMPAIGN = "campaign";
 
 	/** Where follow-up deploy tasks go. */
 	static final String DEPLOYS = "agents.devops.tasks.deploy";
@@ -80,7 +86,7 @@ class MarketingAgent {
 		String draft = context.step("draft", String.class, () -> draft(task));
 		PostOutcome outcome = refusal(context)
 			.orElseGet(() -> PostOutcome.committed(commit(task, draft, context)));
-		if (outcome.isCommitted()) {
+		if (outcome.isCommitted() && (task.payload() == null || !task.payload().containsKey(CAMPAIGN))) {
 			context.publish(DEPLOYS, new DeployTask(task.taskId(), outcome.sha()));
 		}
 		this.ledger.record(task.taskId(), context.deliveryCount());

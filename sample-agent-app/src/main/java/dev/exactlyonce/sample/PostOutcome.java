@@ -2,6 +2,7 @@ package dev.exactlyonce.sample;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * What became of a marketing task: its post committed, or not committed and why.
@@ -10,6 +11,8 @@ import java.util.Locale;
  * @param summary the task's result: the commit, or why there is none
  */
 record PostOutcome(String sha, String summary) {
+
+	private static final Pattern COMMIT = Pattern.compile("[0-9a-f]{40}");
 
 	static PostOutcome committed(String sha) {
 		return new PostOutcome(sha, sha);
@@ -28,6 +31,15 @@ record PostOutcome(String sha, String summary) {
 
 	boolean isCommitted() {
 		return this.sha != null;
+	}
+
+	/**
+	 * Whether a marketing task's result (a {@link #summary()}) is a commit id, not why there is none.
+	 * @param summary the result, or {@code null}
+	 * @return {@code true} for a committed post
+	 */
+	static boolean isCommit(String summary) {
+		return summary != null && COMMIT.matcher(summary).matches();
 	}
 
 }

@@ -14,7 +14,9 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
+import dev.exactlyonce.children.ChildTask;
 import dev.exactlyonce.listener.ExactlyOnceContext;
+import dev.exactlyonce.operations.ParentLink;
 import dev.exactlyonce.operations.TaskStatus;
 import dev.exactlyonce.operations.TaskView;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
@@ -28,15 +30,22 @@ import static org.awaitility.Awaitility.await;
  * {@code review}; the page lists them (what they wait for, since, deadline), one is approved with its
  * Approve button and the other answered with the Signal form's own JSON; each resumes once with what
  * the page sent, and the task view shows its wait, ended by a signal, and the RESUME audit entry.
+ * Then a lead task starts a review as its child task and waits for it: the page shows what the lead
+ * waits for (the child, linked, still waiting, no Approve button on the lead) and the child's parent;
+ * the child approved from its own view, the lead completes with the child's result.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "exactlyonce.consumers.review-worker.stream=TASKS",
-				"exactlyonce.consumers.review-worker.filter-subject=agents.review.tasks.>" })
+				"exactlyonce.consumers.review-worker.filter-subject=agents.review.tasks.>",
+				"exactlyonce.consumers.lead-worker.stream=TASKS",
+				"exactlyonce.consumers.lead-worker.filter-subject=agents.lead.tasks.>" })
 @ActiveProfiles("demo")
 @DirtiesContext
 class WaitingDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 
 	private static final String REVIEWS = "review-worker";
+
+	private static final String LEADS = "lead-worker";
 
 	@Autowired
 	ExactlyOncePublisher publisher;
@@ -71,6 +80,34 @@ class WaitingDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 		assertThat(SCREENSHOTS.resolve("dashboard-8-signal-form.png")).exists();
 	}
 
+	@Test
+	void aParentAndItsChildLinkEachOtherAndTheParentShowsWhatItWaitsFor() throws Exception {
+		this.publisher.publish("agents.lead.tasks.post", new ReviewTask("lead-1"), "lead-1");
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.inspector.task(REVIEWS, "lead-1/review").map(TaskView::status).orElse(null),
+					(status) -> status == TaskStatus.WAITING);
+		TaskView lead = await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.inspector.task(LEADS, "lead-1").orElseThrow(), (task) -> task.status() == TaskStatus.WAITING);
+		assertThat(lead.children()).singleElement().satisfies((child) -> {
+			assertThat(child.name()).isEqualTo("review");
+			assertThat(child.key()).isEqualTo("lead-1/review");
+			assertThat(child.consumer()).isEqualTo(REVIEWS);
+			assertThat(child.status()).isEqualTo(TaskStatus.WAITING);
+		});
+		assertThat(this.inspector.task(REVIEWS, "lead-1/review").orElseThrow().parent())
+			.isEqualTo(new ParentLink(LEADS, "lead-1", "review"));
+
+		browser("family", null, "lead-1", LEADS);
+
+		TaskView done = await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.inspector.task(LEADS, "lead-1").orElseThrow(), (task) -> task.status() == TaskStatus.COMPLETED);
+		assertThat(done.resultSummary()).isEqualTo("review: approved by anonymous: child checked");
+		assertThat(done.children()).singleElement().satisfies((child) -> assertThat(child.status()).isEqualTo(TaskStatus.COMPLETED));
+		assertThat(SCREENSHOTS.resolve("dashboard-9-parent-waits.png")).exists();
+		assertThat(SCREENSHOTS.resolve("dashboard-9-child.png")).exists();
+		assertThat(SCREENSHOTS.resolve("dashboard-9-parent-done.png")).exists();
+	}
+
 	/** A listener whose tasks wait for a person's review (signal {@code review}), for the page to answer. */
 	@TestConfiguration(proxyBeanMethods = false)
 	static class ReviewConfiguration {
@@ -78,6 +115,11 @@ class WaitingDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 		@Bean
 		ReviewListener reviewListener() {
 			return new ReviewListener();
+		}
+
+		@Bean
+		LeadListener leadListener() {
+			return new LeadListener();
 		}
 
 	}
@@ -92,13 +134,24 @@ class WaitingDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 			return this.results.get(taskId);
 		}
 
-		@ExactlyOnceListener(consumer = REVIEWS, key = "payload.taskId")
+		@ExactlyOnceListener(consumer = REVIEWS)
 		String handle(ReviewTask task, ExactlyOnceContext context) {
 			Optional<Review> review = context.awaitSignal("review", Review.class, Duration.ofDays(1));
 			String result = review.map((r) -> (r.approved() ? "approved" : "rejected") + " by " + r.by() + ": " + r.reason())
 				.orElse("timed out");
 			this.results.put(task.taskId(), result);
 			return result;
+		}
+
+	}
+
+	/** Starts a review as its child task ({@code <key>/review}) and completes with the review's result. */
+	static class LeadListener {
+
+		@ExactlyOnceListener(consumer = LEADS)
+		String handle(ReviewTask task, ExactlyOnceContext context) {
+			ChildTask review = context.startChild("review", "agents.review.tasks.post", new ReviewTask(task.taskId() + "-review"));
+			return "review: " + context.awaitChild(review, String.class, Duration.ofDays(1));
 		}
 
 	}
