@@ -39,7 +39,10 @@ record WaitTicket(String storeKey, String key, String consumer, String stream, S
 		SIGNAL,
 
 		/** A time. */
-		SLEEP;
+		SLEEP,
+
+		/** A slot or token of a limit ({@code dev.exactlyonce.limits}): looked at again at its deadline. */
+		LIMIT;
 
 		/** The kind as {@link WaitSuspension#kind()} says it. */
 		String label() {

@@ -269,6 +269,9 @@ public class WaitTimer implements SmartLifecycle {
 		if (ticket.kind() == WaitTicket.Kind.SLEEP) {
 			return due ? Optional.of("sleep '" + ticket.waitName() + "' ended") : Optional.empty();
 		}
+		if (ticket.kind() == WaitTicket.Kind.LIMIT) {
+			return due ? Optional.of("time to look at " + ticket.waitName() + " again") : Optional.empty();
+		}
 		WaitDecisions decisions = this.waits.decisions();
 		Optional<WaitDecision> decision = decisions.find(ticket.waitKey());
 		if (decision.isEmpty() && due) {
