@@ -270,7 +270,7 @@ final class Delivery implements ExactlyOnceContext {
 	void enterListenerLimit() {
 		LimitSession session = this.limits;
 		if (session != null && this.endpoint.limit() != null) {
-			session.enter(this.endpoint.limit(), this.limitKey);
+			Uninterrupted.run(() -> session.enter(this.endpoint.limit(), this.limitKey));
 		}
 	}
 
@@ -278,7 +278,7 @@ final class Delivery implements ExactlyOnceContext {
 	void closeLimits() {
 		LimitSession session = this.limits;
 		if (session != null) {
-			session.close();
+			Uninterrupted.run(session::close);
 		}
 	}
 
@@ -427,12 +427,12 @@ final class Delivery implements ExactlyOnceContext {
 					+ " runs under limit '" + options.limit() + "', but limits are off (none is declared under "
 					+ "exactlyonce.limits, or exactlyonce.waits.enabled=false): see docs/limits.md");
 		}
-		limited.enter(options.limit(), options.limitKey());
+		Uninterrupted.run(() -> limited.enter(options.limit(), options.limitKey()));
 		try {
 			return session.run(name, type, action, probe);
 		}
 		finally {
-			limited.leave(options.limit(), options.limitKey());
+			Uninterrupted.run(() -> limited.leave(options.limit(), options.limitKey()));
 		}
 	}
 
