@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Limits on the default store, NATS KV: never more than N tasks of a key at once across two
+ * Limits on the default store, NATS KV (and on the stores of subclasses): never more than N tasks of a key at once across two
  * instances, measured by the handler; keys that do not block each other; arrival order per key; a
  * slot whose holder died freed when its lease ends; a rate held over several windows by a step-level
  * limit whose earlier step is not run again; tasks waiting at a limit hold no ack slot.
@@ -47,7 +47,8 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 	private static final String DEPLOYS = "exactlyonce.limits.deploys.concurrency=2";
 
 	@Override
-	protected void configure(TestInstances instances) {
+	protected final void configure(TestInstances instances) {
+		configureStore(instances);
 		instances.with("test.limits.enabled", "true")
 			.with("exactlyonce.limits.calls.rate", "3")
 			.with("exactlyonce.limits.calls.per", "2s")
@@ -59,6 +60,14 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 			.with("exactlyonce.consumers.calls.filter-subject", "agents.calls.tasks.>")
 			.with("exactlyonce.consumers.calls.concurrency", "4")
 			.with("exactlyonce.store.lease", "3s");
+	}
+
+	/**
+	 * Selects the idempotency store of a subclass (the limits' state is on NATS whatever the store;
+	 * the store is read for a dead holder's claim).
+	 * @param instances the instances to configure
+	 */
+	protected void configureStore(TestInstances instances) {
 	}
 
 	@BeforeEach
