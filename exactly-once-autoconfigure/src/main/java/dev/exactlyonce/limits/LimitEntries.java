@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
@@ -25,6 +26,9 @@ final class LimitEntries {
 	/** What a replicated bucket may answer instead of 10071 when a created key exists (nats.go #2097). */
 	private static final int KEY_EXISTS_REPLICATED = 10164;
 
+	/** The most entries of one limit a usage read looks at. */
+	static final int MOST_KEYS_READ = 1000;
+
 	private final KeyValue bucket;
 
 	private final JsonMapper mapper = JsonMapper.builder().build();
@@ -38,7 +42,10 @@ final class LimitEntries {
 	 * @throws StoreUnavailableException when NATS did not answer or the entry is unreadable
 	 */
 	Read read(String limit, String key) {
-		String entryKey = entryKey(limit, key);
+		return readEntry(limit, entryKey(limit, key));
+	}
+
+	private Read readEntry(String limit, String entryKey) {
 		try {
 			KeyValueEntry entry = this.bucket.get(entryKey);
 			if (entry == null || entry.getValue() == null) {
@@ -83,6 +90,33 @@ final class LimitEntries {
 	private static StoreUnavailableException unwritten(Read read, Exception ex) {
 		return new StoreUnavailableException("Entry '" + read.entryKey() + "' of the limits' KV bucket was not "
 				+ "written: " + ex.getMessage(), ex);
+	}
+
+	/**
+	 * Sums the holders and waiters of a limit's keys.
+	 * @throws StoreUnavailableException when NATS did not answer
+	 */
+	LimitUsage usage(LimitDefinition limit) {
+		List<String> keys;
+		try {
+			keys = this.bucket.keys(limit.name() + ".>");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new StoreUnavailableException("Reading the keys of " + limit.describe() + " was interrupted", ex);
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			throw new StoreUnavailableException("The keys of " + limit.describe() + " were not read from the limits' "
+					+ "KV bucket: " + ex.getMessage(), ex);
+		}
+		int holders = 0;
+		int waiting = 0;
+		for (String entryKey : keys.subList(0, Math.min(keys.size(), MOST_KEYS_READ))) {
+			LimitState state = readEntry(limit.name(), entryKey).state();
+			holders += state.holders().size();
+			waiting += state.queue().size();
+		}
+		return new LimitUsage(limit, keys.size(), holders, waiting);
 	}
 
 	/** The entry of a limit's key: a digest, so any key makes a valid, fixed-length KV key. */

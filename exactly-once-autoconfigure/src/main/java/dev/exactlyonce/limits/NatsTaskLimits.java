@@ -3,6 +3,7 @@ package dev.exactlyonce.limits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -54,7 +55,7 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	NatsTaskLimits(Map<String, LimitDefinition> limits, LimitEntries entries, IdempotencyStore store, StoreClock clock,
 			TaskWaker waker, LimitsMeters meters) {
-		this.limits = Map.copyOf(limits);
+		this.limits = new LinkedHashMap<>(limits);
 		this.entries = entries;
 		this.store = store;
 		this.clock = clock;
@@ -70,6 +71,15 @@ public final class NatsTaskLimits implements TaskLimits {
 	@Override
 	public boolean declares(String name) {
 		return this.limits.containsKey(name);
+	}
+
+	/**
+	 * How much of each limit is in use.
+	 * @return the usage of each declared limit, in declaration order
+	 * @throws StoreUnavailableException when NATS did not answer
+	 */
+	public List<LimitUsage> usage() {
+		return this.limits.values().stream().map(this.entries::usage).toList();
 	}
 
 	/**

@@ -15,8 +15,11 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.core.NestedExceptionUtils;
 
+import dev.exactlyonce.actuate.LimitsHealthIndicator;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.limits.DurableLimits;
 import dev.exactlyonce.listener.DeliveryOutcome;
@@ -119,7 +122,7 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 	@Test
 	void aSlotWhoseHolderDiedIsFreedWhenItsLeaseEnds() throws Exception {
 		Instance a = this.instances.start("a", DEPLOYS);
-		Instant leaseEnds = Instant.now().plusSeconds(4);
+		Instant leaseEnds = Instant.now().plusSeconds(6);
 		// what a holder killed with kill -9 leaves: slots whose tasks have no live claim
 		String dead = "{\"holders\":[{\"task\":\"deploys:ghost-1\",\"token\":\"t1\",\"until\":\"" + leaseEnds + "\"},"
 				+ "{\"task\":\"deploys:ghost-2\",\"token\":\"t2\",\"until\":\"" + leaseEnds + "\"}],"
@@ -130,6 +133,10 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 		}
 		publishDeploy(a, "d-after-death", "svc-d");
 		awaitRecord(a, "deploys:d-after-death", RecordState.WAITING, Duration.ofSeconds(30));
+		Health health = a.bean(LimitsHealthIndicator.class).health();
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+		assertThat(health.getDetails().get("deploys")).as("the dead holders' slots, until their lease ends")
+			.isEqualTo(Map.of("concurrency", 2, "rate", 0, "keys", 1, "holders", 2, "waiting", 1));
 		awaitRecord(a, "deploys:d-after-death", RecordState.COMPLETED, Duration.ofSeconds(30));
 		Instant completed = Instant.now();
 		assertThat(completed).as("ran after the dead holders' lease").isAfter(leaseEnds);
