@@ -38,7 +38,7 @@ class PackageDependencyTests {
 		Set<String> packages = new TreeSet<>();
 		coreSources().forEach((source) -> packages.add(SOURCES.relativize(source.getParent()).toString()));
 		assertThat(packages).contains("listener", "store", "store/natskv", "provision", "publish", "deadletter",
-				"audit", "nats", "actuate", "operations", "waits", "exhausted", "children")
+				"audit", "nats", "actuate", "operations", "waits", "exhausted", "children", "limits")
 			.doesNotContain("autoconfigure", "actuate/autoconfigure");
 	}
 
@@ -56,6 +56,13 @@ class PackageDependencyTests {
 		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("waits/spi"))
 			.filteredOn((line) -> line.contains("import "))
 			.as("the ports stand on their own").isEmpty();
+		assertThat(references("dev.exactlyonce.limits")).filteredOn((line) -> line.startsWith("listener"))
+			.filteredOn((line) -> !line.contains("dev.exactlyonce.limits.spi."))
+			.as("listener/ calls the small interfaces of dev.exactlyonce.limits.spi; dev.exactlyonce.limits implements them")
+			.isEmpty();
+		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("limits"))
+			.filteredOn((line) -> line.contains("import "))
+			.as("limits stand on the ports of waits, not on the pipeline").isEmpty();
 	}
 
 	@Test

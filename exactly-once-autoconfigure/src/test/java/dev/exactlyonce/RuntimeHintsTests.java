@@ -73,6 +73,9 @@ class RuntimeHintsTests {
 			.onType(TypeReference.of("dev.exactlyonce.store.StepJournalSerializer"))
 			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(this.hints);
 		assertThat(invocable("dev.exactlyonce.listener.CompletionParking$Parked", "completion")).isTrue();
+		assertThat(invocable("dev.exactlyonce.limits.LimitState", "queue")).isTrue();
+		assertThat(invocable("dev.exactlyonce.limits.LimitState$Holder", "until")).isTrue();
+		assertThat(invocable("dev.exactlyonce.limits.LimitState$Waiter", "since")).isTrue();
 	}
 
 	@Test

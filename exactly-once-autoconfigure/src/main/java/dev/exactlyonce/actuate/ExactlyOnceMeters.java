@@ -74,6 +74,12 @@ public final class ExactlyOnceMeters {
 	public static final String WAITS_RESUMED = "exactlyonce.waits.resumed";
 
 	/**
+	 * Timer of how long tasks waited for a slot or token of a limit before they started (zero when
+	 * they did not wait), tagged {@code limit}.
+	 */
+	public static final String LIMITS_WAIT = "exactlyonce.limits.wait";
+
+	/**
 	 * Gauge of tasks suspended at a durable wait, all instances (a count of the store's WAITING
 	 * records, at most once a minute), tagged {@code stream}, {@code consumer}.
 	 */

@@ -74,4 +74,20 @@ public @interface ExactlyOnceListener {
 	 */
 	boolean stepsInTransaction() default true;
 
+	/**
+	 * The limit every task of this listener runs under, as declared under {@code exactlyonce.limits}
+	 * (see docs/limits.md): a task over it waits, holding no thread, ack slot or lease, and runs in
+	 * arrival order when a slot or token of its key is free. Empty for none.
+	 * @return the limit's name
+	 */
+	String limit() default "";
+
+	/**
+	 * A SpEL expression over {@code payload}, {@code headers} and {@code subject}, like {@link #key()},
+	 * computing the key within {@link #limit()} (e.g. {@code payload.service}: at most N deploys of one
+	 * service at once). Empty for one key for the whole limit.
+	 * @return the limit key expression
+	 */
+	String limitKey() default "";
+
 }

@@ -62,6 +62,9 @@ public class ExactlyOnceProperties {
 	/** Durable waits: sleeps and signals that hold no worker while they wait. */
 	private final WaitsProperties waits = new WaitsProperties();
 
+	/** Concurrency and rate limits by name, for listeners and steps (docs/limits.md). */
+	private final Map<String, LimitProperties> limits = new LinkedHashMap<>();
+
 	/** Operator tools: task inspection, replay, resubmit and discard. */
 	private final Operations operations = new Operations();
 
@@ -101,6 +104,10 @@ public class ExactlyOnceProperties {
 
 	public WaitsProperties getWaits() {
 		return this.waits;
+	}
+
+	public Map<String, LimitProperties> getLimits() {
+		return this.limits;
 	}
 
 	public Listener getListener() {

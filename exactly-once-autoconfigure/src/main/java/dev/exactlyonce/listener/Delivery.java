@@ -20,6 +20,7 @@ import org.springframework.core.ParameterizedTypeReference;
 import dev.exactlyonce.children.ChildResult;
 import dev.exactlyonce.children.ChildTask;
 import dev.exactlyonce.children.spi.ChildSession;
+import dev.exactlyonce.limits.spi.LimitSession;
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.Completion;
@@ -83,6 +84,10 @@ final class Delivery implements ExactlyOnceContext {
 	private volatile WaitSession waits;
 
 	private volatile ChildSession children;
+
+	private volatile LimitSession limits;
+
+	private volatile String limitKey = "";
 
 	private volatile Completion unrecordedCompletion;
 
@@ -262,6 +267,33 @@ final class Delivery implements ExactlyOnceContext {
 		this.children = session;
 	}
 
+	void limitsOpened(LimitSession session) {
+		this.limits = session;
+	}
+
+	void limitKey(String resolvedLimitKey) {
+		this.limitKey = resolvedLimitKey;
+	}
+
+	/**
+	 * Takes a slot of the listener's limit, if it has one.
+	 * @throws WaitSuspension when the limit is reached
+	 */
+	void enterListenerLimit() {
+		LimitSession session = this.limits;
+		if (session != null && this.endpoint.limit() != null) {
+			Uninterrupted.run(() -> session.enter(this.endpoint.limit(), this.limitKey));
+		}
+	}
+
+	/** Gives back every slot the delivery still holds; never throws. */
+	void closeLimits() {
+		LimitSession session = this.limits;
+		if (session != null) {
+			Uninterrupted.run(session::close);
+		}
+	}
+
 	void renewed(Claim renewed, long sentNanos) {
 		this.claim = renewed;
 		leaseStarted(sentNanos);
@@ -395,6 +427,28 @@ final class Delivery implements ExactlyOnceContext {
 	}
 
 	@Override
+	public <T> T step(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe,
+			StepOptions options) {
+		StepSession session = this.steps;
+		if (session == null || options == null || options.limit() == null || session.finished(name)) {
+			return step(name, type, action, probe);
+		}
+		LimitSession limited = this.limits;
+		if (limited == null) {
+			throw new UnsupportedOperationException("Step '" + name + "' of listener " + this.endpoint.describe()
+					+ " runs under limit '" + options.limit() + "', but limits are off (none is declared under "
+					+ "exactlyonce.limits, or exactlyonce.waits.enabled=false): see docs/limits.md");
+		}
+		Uninterrupted.run(() -> limited.enter(options.limit(), options.limitKey()));
+		try {
+			return session.run(name, type, action, probe);
+		}
+		finally {
+			Uninterrupted.run(() -> limited.leave(options.limit(), options.limitKey()));
+		}
+	}
+
+	@Override
 	public PublishResult publish(String step, String subject, Object payload) {
 		StepSession session = this.steps;
 		return (session != null) ? session.publish(step, subject, payload)
@@ -446,7 +500,9 @@ final class Delivery implements ExactlyOnceContext {
 	/** The suspension a durable wait of this delivery threw, even if its handler swallowed it, or {@code null}. */
 	WaitSuspension thrownSuspension() {
 		WaitSession session = this.waits;
-		return (session != null) ? session.thrown() : null;
+		WaitSuspension thrown = (session != null) ? session.thrown() : null;
+		LimitSession limited = this.limits;
+		return (thrown == null && limited != null) ? limited.thrown() : thrown;
 	}
 
 	private WaitSession waits(String name) {

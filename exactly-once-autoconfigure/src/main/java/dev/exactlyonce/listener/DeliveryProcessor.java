@@ -138,6 +138,7 @@ final class DeliveryProcessor {
 		try {
 			PayloadOnce payload = new PayloadOnce(delivery);
 			delivery.key(this.keys.resolve(delivery, () -> this.arguments.payloadForKey(delivery, payload.get())));
+			delivery.limitKey(this.keys.limitKey(delivery, () -> this.arguments.payloadForKey(delivery, payload.get())));
 			args = this.arguments.arguments(delivery, payload.get());
 		}
 		catch (PoisonMessageException ex) {

@@ -97,7 +97,7 @@ public interface ExactlyOnceContext {
 	 * or cannot be read back as {@code type}): the message is dead-lettered, never retried
 	 */
 	default <T> T step(String name, Class<T> type, StepAction<T> action) {
-		return step(name, type, action, null);
+		return step(name, type, action, (StepProbe<T>) null);
 	}
 
 	/**
@@ -132,7 +132,7 @@ public interface ExactlyOnceContext {
 	 * @throws StepRejectedException when the step cannot be journaled or replayed on any attempt
 	 */
 	default <T> T step(String name, ParameterizedTypeReference<T> type, StepAction<T> action) {
-		return step(name, type, action, null);
+		return step(name, type, action, (StepProbe<T>) null);
 	}
 
 	/**
@@ -149,6 +149,41 @@ public interface ExactlyOnceContext {
 	 */
 	default <T> T step(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe) {
 		return StepSession.callAction(name, action);
+	}
+
+	/**
+	 * Runs a durable step with options, e.g. {@code step("answer", Answer.class, action, StepOptions.limit("openai"))}:
+	 * like {@link #step(String, Class, StepAction)}, the action running only with a slot and a token of
+	 * the limit (a step an earlier attempt finished replays without one).
+	 * @param <T> the result type
+	 * @param name the step's name, unique within one run of the handler
+	 * @param type the result type, to read a journaled result back
+	 * @param action the step's work
+	 * @param options how the step runs
+	 * @return the action's result, or the result an earlier attempt journaled
+	 * @throws StepFailedException when the action threw a checked exception
+	 * @throws StepRejectedException when the step cannot be journaled or replayed on any attempt
+	 */
+	default <T> T step(String name, Class<T> type, StepAction<T> action, StepOptions options) {
+		return step(name, ParameterizedTypeReference.forType(type), action, null, options);
+	}
+
+	/**
+	 * Runs a durable step with a probe and options: see {@link #step(String, Class, StepAction, StepProbe)}
+	 * and {@link #step(String, Class, StepAction, StepOptions)}.
+	 * @param <T> the result type
+	 * @param name the step's name, unique within one run of the handler
+	 * @param type the result type, to read a journaled result back
+	 * @param action the step's work
+	 * @param probe looks for the side effect of an unfinished earlier run, or {@code null} for none
+	 * @param options how the step runs, or {@code null}
+	 * @return the action's result, the probe's, or the result an earlier attempt journaled
+	 * @throws StepFailedException when the action or probe threw a checked exception
+	 * @throws StepRejectedException when the step cannot be journaled or replayed on any attempt
+	 */
+	default <T> T step(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe,
+			StepOptions options) {
+		return step(name, type, action, probe);
 	}
 
 	/**

@@ -10,6 +10,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.children.spi.TaskChildren;
+import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.listener.logging.TakeoverLog;
 import dev.exactlyonce.store.ClaimResult;
@@ -50,6 +51,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	private volatile TaskWaits waits;
 
 	private volatile TaskChildren children;
+
+	private volatile TaskLimits limits;
 
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
 			Steps steps, PipelineObservers observers, String owner, CompletionParking parking) {
@@ -102,6 +105,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		StepSession steps = this.steps.open(delivery, heartbeat, acquired.journal());
 		delivery.stepsOpened(steps);
 		WaitingTask waiting = openWaits(delivery, steps, heartbeat, acquired.run());
+		openLimits(delivery, waiting);
 		boolean completingLater = false;
 		try {
 			this.observers.reached(PipelinePoint.INVOKING, delivery);
@@ -136,6 +140,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return value;
 		}
 		finally {
+			delivery.closeLimits();
 			if (!completingLater) {
 				heartbeat.stop();
 			}
@@ -249,6 +254,19 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	}
 
 	/**
+	 * Lets listeners and steps run under limits ({@code exactlyonce.limits}).
+	 * @param limits the limits
+	 */
+	void useLimits(TaskLimits limits) {
+		this.limits = limits;
+	}
+
+	/** The limits, once {@link #useLimits} was called, else {@code null}. */
+	TaskLimits limits() {
+		return this.limits;
+	}
+
+	/**
 	 * Runs the handler; a durable wait's suspension, thrown, wrapped in another exception or swallowed
 	 * by the handler, is put in {@code suspended} (the handler's value is then {@code null}).
 	 */
@@ -294,6 +312,14 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			delivery.childrenOpened(taskChildren.open(waiting, session));
 		}
 		return waiting;
+	}
+
+	/** Opens the limits of a claimed delivery, when there are any (they suspend tasks like waits). */
+	private void openLimits(Delivery delivery, WaitingTask waiting) {
+		TaskLimits taskLimits = this.limits;
+		if (taskLimits != null && waiting != null) {
+			delivery.limitsOpened(taskLimits.open(waiting, delivery.settings().lease()));
+		}
 	}
 
 	/**
@@ -381,6 +407,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	}
 
 	private Object proceedTimed(MethodInvocation invocation, Delivery delivery) throws Throwable {
+		delivery.enterListenerLimit();
 		long started = System.nanoTime();
 		delivery.handlerRunning();
 		try {

@@ -94,7 +94,13 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 		ReflectionUtils.makeAccessible(invocable);
 		return new ListenerEndpoint(consumer, (namespace == null || namespace.isEmpty()) ? consumer : namespace,
 				keyExpression(method, this.attributes.resolve(annotation.key())), bean, invocable, beanName,
-				annotation.transactional(), annotation.stepsInTransaction());
+				annotation.transactional(), annotation.stepsInTransaction(), limit(annotation),
+				keyExpression(method, this.attributes.resolve(annotation.limitKey())));
+	}
+
+	private String limit(ExactlyOnceListener annotation) {
+		String limit = this.attributes.resolve(annotation.limit());
+		return (limit == null || limit.isEmpty()) ? null : limit;
 	}
 
 	/**

@@ -25,6 +25,7 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.exhausted.ExhaustedMessageSweep;
 import dev.exactlyonce.exhausted.UndecodableMessageSweep;
+import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
@@ -174,6 +175,25 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.interceptor.transactions().requireUsableBy(endpoint.describe());
 	}
 
+	private void requireDeclaredLimit(ListenerEndpoint endpoint) {
+		String limit = endpoint.limit();
+		TaskLimits limits = this.interceptor.limits();
+		if (limit != null && (limits == null || !limits.declares(limit))) {
+			throw new ExactlyOnceConfigurationException("Listener " + endpoint.describe() + " runs under limit '"
+					+ limit + "', which is not declared" + ((limits == null) ? " (or durable waits are off)" : ""),
+					"Declare exactlyonce.limits." + limit + ".concurrency and/or .rate (with .per), keep "
+							+ "exactlyonce.waits.enabled=true, or fix the limit attribute of @ExactlyOnceListener.");
+		}
+	}
+
+	/**
+	 * Lets the listeners' handlers and steps run under limits.
+	 * @param limits the limits
+	 */
+	public void useLimits(TaskLimits limits) {
+		this.interceptor.useLimits(limits);
+	}
+
 	/**
 	 * Lets the listeners' handlers wait durably.
 	 * @param waits the durable waits
@@ -219,6 +239,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		if (endpoint.transactional()) {
 			requireTransactionalCompletion(endpoint);
 		}
+		requireDeclaredLimit(endpoint);
 		ListenerEndpoint existing = this.endpoints.get(consumer);
 		if (existing != null) {
 			throw new ExactlyOnceConfigurationException("Listeners " + existing.describe() + " and "

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 import dev.exactlyonce.nats.HeaderEncoding;
@@ -45,7 +46,8 @@ public final class KeyResolver {
 	 */
 	String resolve(Delivery delivery, Supplier<Object> payload) {
 		ListenerEndpoint endpoint = delivery.endpoint();
-		String key = (endpoint.keyExpression() != null) ? evaluate(delivery, payload) : messageId(delivery);
+		String key = (endpoint.keyExpression() != null) ? evaluate(delivery, payload, endpoint.keyExpression(), "key")
+				: messageId(delivery);
 		int loneSurrogate = StoreKeyEncoder.loneSurrogateIndex(key);
 		if (loneSurrogate >= 0) {
 			throw new PoisonMessageException("The key of the message at " + delivery.describe() + " for listener "
@@ -54,6 +56,14 @@ public final class KeyResolver {
 					"Fix the publisher's payload (a JSON string escape such as \\ud800 without its pair)", null);
 		}
 		return key;
+	}
+
+	/**
+	 * The delivery's key within its listener's limit: empty when the listener has no limit key.
+	 */
+	String limitKey(Delivery delivery, Supplier<Object> payload) {
+		Expression expression = delivery.endpoint().limitKeyExpression();
+		return (expression != null) ? evaluate(delivery, payload, expression, "limitKey") : "";
 	}
 
 	private static String messageId(Delivery delivery) {
@@ -73,23 +83,23 @@ public final class KeyResolver {
 		return messageId;
 	}
 
-	private String evaluate(Delivery delivery, Supplier<Object> payload) {
+	private String evaluate(Delivery delivery, Supplier<Object> payload, Expression parsed, String attribute) {
 		ListenerEndpoint endpoint = delivery.endpoint();
-		String expression = endpoint.keyExpression().getExpressionString();
+		String expression = parsed.getExpressionString();
 		Object key;
 		try {
-			key = endpoint.keyExpression().getValue(this.evaluationContext, new KeyRoot(payload.get(),
+			key = parsed.getValue(this.evaluationContext, new KeyRoot(payload.get(),
 					new HeaderTexts(delivery, HeaderEncoding.firstBytesByName(delivery.headers())), delivery.subject()));
 		}
 		catch (EvaluationException ex) {
-			throw new PoisonMessageException("Key expression '" + expression + "' of listener " + endpoint.describe()
+			throw new PoisonMessageException(("key".equals(attribute) ? "Key" : "Limit key") + " expression '" + expression + "' of listener " + endpoint.describe()
 					+ " failed on the message at " + delivery.describe() + ": " + ex.getMessage(),
-					"Fix the key attribute of @ExactlyOnceListener or the publisher's payload", ex);
+					"Fix the " + attribute + " attribute of @ExactlyOnceListener or the publisher's payload", ex);
 		}
 		if (key == null || key.toString().isBlank()) {
-			throw new PoisonMessageException("Key expression '" + expression + "' of listener " + endpoint.describe()
+			throw new PoisonMessageException(("key".equals(attribute) ? "Key" : "Limit key") + " expression '" + expression + "' of listener " + endpoint.describe()
 					+ " gave an empty key for the message at " + delivery.describe(),
-					"Make the publisher set the fields the key attribute of @ExactlyOnceListener reads", null);
+					"Make the publisher set the fields the " + attribute + " attribute of @ExactlyOnceListener reads", null);
 		}
 		return key.toString();
 	}

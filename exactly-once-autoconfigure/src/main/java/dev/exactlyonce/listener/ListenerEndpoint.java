@@ -16,9 +16,12 @@ import org.springframework.expression.Expression;
  * @param transactional whether handler and completion record run in one transaction
  * @param stepsInTransaction whether, in a transactional listener, the steps' {@code DONE} entries
  * are journaled in that transaction
+ * @param limit the limit every task runs under, or {@code null}
+ * @param limitKeyExpression the parsed key expression within the limit, or {@code null} for one key
  */
 public record ListenerEndpoint(String consumer, String namespace, Expression keyExpression, Object bean,
-		Method method, String beanName, boolean transactional, boolean stepsInTransaction) {
+		Method method, String beanName, boolean transactional, boolean stepsInTransaction, String limit,
+		Expression limitKeyExpression) {
 
 	/**
 	 * A listener whose handler runs outside a transaction of the starter's.
@@ -31,7 +34,7 @@ public record ListenerEndpoint(String consumer, String namespace, Expression key
 	 */
 	public ListenerEndpoint(String consumer, String namespace, Expression keyExpression, Object bean, Method method,
 			String beanName) {
-		this(consumer, namespace, keyExpression, bean, method, beanName, false, false);
+		this(consumer, namespace, keyExpression, bean, method, beanName, false, false, null, null);
 	}
 
 	/**

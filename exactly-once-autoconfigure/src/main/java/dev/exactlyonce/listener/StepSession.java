@@ -88,6 +88,15 @@ final class StepSession {
 	}
 
 	/**
+	 * Whether an earlier attempt of this run finished the step, so that it replays without running.
+	 * @param name the step's name
+	 * @return {@code true} when it is journaled DONE
+	 */
+	boolean finished(String name) {
+		return this.earlierAttempts.find(name).filter((step) -> step.state() == StepState.DONE).isPresent();
+	}
+
+	/**
 	 * Publishes as a step with the message id {@code <namespace>:<key>/<step>/<origin>}: the same
 	 * for every attempt of one run of the task, new after a resubmit. An unfinished earlier run is
 	 * simply run again: the server drops the copy within the duplicate window.

@@ -85,6 +85,17 @@ public final class DurableWaits {
 	}
 
 	/**
+	 * Resumes a task suspended at a limit now, if it still waits there.
+	 * @param storeKey the task's store key
+	 * @param reason what freed up, for its audit
+	 * @throws dev.exactlyonce.store.StoreUnavailableException when NATS or the store did not answer
+	 * (its ticket resumes it at its deadline)
+	 */
+	public void wakeLimited(String storeKey, String reason) {
+		this.taskWaits.wake(storeKey, reason);
+	}
+
+	/**
 	 * The signals' sender.
 	 * @return the signals
 	 */

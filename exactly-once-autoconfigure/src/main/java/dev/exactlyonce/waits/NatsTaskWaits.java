@@ -67,6 +67,23 @@ public class NatsTaskWaits implements TaskWaits {
 		}
 	}
 
+	/**
+	 * Resumes a task suspended at a limit ({@code dev.exactlyonce.limits}) now rather than at its
+	 * ticket's deadline, if it still waits there.
+	 * @param storeKey the task's store key
+	 * @param reason what freed up, for its audit
+	 * @throws dev.exactlyonce.store.StoreUnavailableException when the ticket, the store or the
+	 * stream did not answer (its ticket resumes it at its deadline)
+	 */
+	void wake(String storeKey, String reason) {
+		this.tickets.latest(storeKey).ifPresent((latest) -> {
+			WaitTicket ticket = WaitTicket.readFrom(latest.getHeaders());
+			if (ticket != null && ticket.kind() == WaitTicket.Kind.LIMIT) {
+				this.resumer.resume(ticket, latest.getHeaders(), latest.getData(), "limits", reason);
+			}
+		});
+	}
+
 	private void resumeIfSignalledMeanwhile(WaitingTask task, WaitTicket ticket) {
 		try {
 			this.decisions.find(ticket.waitKey())

@@ -42,7 +42,9 @@ record WaitTicket(String storeKey, String key, String consumer, String stream, S
 		SLEEP,
 
 		/** A child task's result (one of several, for {@code awaitAll}), or its timeout. */
-		CHILD;
+		CHILD,
+		/** A slot or token of a limit ({@code dev.exactlyonce.limits}): looked at again at its deadline. */
+		LIMIT;
 
 		/** The kind as {@link WaitSuspension#kind()} says it. */
 		String label() {

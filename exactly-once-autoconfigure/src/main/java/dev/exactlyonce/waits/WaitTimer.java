@@ -287,7 +287,7 @@ public class WaitTimer implements SmartLifecycle {
 	 */
 	private Optional<WaitDecision> ended(WaitTicket ticket, StoreClock clock) {
 		boolean due = !clock.earliest().isBefore(ticket.until());
-		if (ticket.kind() == WaitTicket.Kind.SLEEP) {
+		if (ticket.kind() == WaitTicket.Kind.SLEEP || ticket.kind() == WaitTicket.Kind.LIMIT) {
 			return due ? Optional.of(WaitDecision.timedOut(clock.latest())) : Optional.empty();
 		}
 		WaitDecisions decisions = this.waits.decisions();
@@ -300,8 +300,11 @@ public class WaitTimer implements SmartLifecycle {
 
 	/** What ended a ticket's wait, as the task's audit says it. */
 	private static String describe(WaitTicket ticket, WaitDecision ended) {
-		return (ticket.kind() == WaitTicket.Kind.SLEEP) ? "sleep '" + ticket.waitName() + "' ended"
-				: ended.describe(ticket.waitName());
+		return switch (ticket.kind()) {
+			case SLEEP -> "sleep '" + ticket.waitName() + "' ended";
+			case LIMIT -> "time to look at " + ticket.waitName() + " again";
+			default -> ended.describe(ticket.waitName());
+		};
 	}
 
 	private Duration later(Duration untilDue) {

@@ -11,7 +11,7 @@ import org.springframework.context.annotation.Import;
 @SpringBootConfiguration
 @EnableAutoConfiguration
 @Import({ RecordingTaskHandler.class, SteppedTaskHandler.class, TransactionalPostHandler.class,
-		ApprovalTaskHandler.class, CeoTaskHandler.class, CrewTaskHandler.class, TestUserFilter.class })
+		ApprovalTaskHandler.class, CeoTaskHandler.class, CrewTaskHandler.class, LimitedTaskHandler.class, TestUserFilter.class })
 public class TestAgentApplication {
 
 }

@@ -10,15 +10,18 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 import dev.exactlyonce.actuate.ExactlyOnceHealthIndicator;
+import dev.exactlyonce.actuate.LimitsHealthIndicator;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
+import dev.exactlyonce.autoconfigure.ExactlyOnceLimitsAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
+import dev.exactlyonce.limits.NatsTaskLimits;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
  * Auto-configures the {@code exactlyonce} health contributor
  * ({@code management.health.exactlyonce.enabled}).
  */
-@AutoConfiguration(after = ExactlyOnceAutoConfiguration.class)
+@AutoConfiguration(after = { ExactlyOnceAutoConfiguration.class, ExactlyOnceLimitsAutoConfiguration.class })
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class, Connection.class })
 @ConditionalOnBean({ Connection.class, IdempotencyStore.class })
 @ConditionalOnEnabledHealthIndicator("exactlyonce")
@@ -30,6 +33,13 @@ public final class ExactlyOnceHealthContributorAutoConfiguration {
 			IdempotencyStore store) {
 		return new ExactlyOnceHealthIndicator(connection, properties.toJetStreamDeclarations(),
 				properties.getStore().toBucketSpec(properties.getWaits().keptLonger()), properties.getNats().getRequestTimeout(), store);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "exactlyonceLimitsHealthIndicator")
+	@ConditionalOnBean(NatsTaskLimits.class)
+	LimitsHealthIndicator exactlyonceLimitsHealthIndicator(NatsTaskLimits limits) {
+		return new LimitsHealthIndicator(limits);
 	}
 
 }

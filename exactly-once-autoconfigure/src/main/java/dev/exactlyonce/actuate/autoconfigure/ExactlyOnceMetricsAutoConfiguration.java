@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.exactlyonce.actuate.ConsumerMetrics;
 import dev.exactlyonce.actuate.ConsumerStates;
+import dev.exactlyonce.actuate.LimitsMetrics;
 import dev.exactlyonce.actuate.PipelineMetrics;
 import dev.exactlyonce.actuate.PublishMetrics;
 import dev.exactlyonce.actuate.ReconciliationMetrics;
@@ -27,6 +28,7 @@ import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
 import dev.exactlyonce.autoconfigure.ExactlyOnceOperationsAutoConfiguration;
+import dev.exactlyonce.limits.LimitsMeters;
 import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.waits.WaitsMeters;
 
@@ -89,6 +91,12 @@ public final class ExactlyOnceMetricsAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnBooleanProperty(name = "exactlyonce.waits.enabled", matchIfMissing = true)
 	static class WaitsMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(LimitsMeters.class)
+		LimitsMetrics exactlyOnceLimitsMetrics(MeterRegistry registry) {
+			return new LimitsMetrics(registry);
+		}
 
 		@Bean
 		@ConditionalOnMissingBean(WaitsMeters.class)

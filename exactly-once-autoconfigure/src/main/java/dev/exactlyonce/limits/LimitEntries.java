@@ -1,0 +1,142 @@
+package dev.exactlyonce.limits;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+import io.nats.client.JetStreamApiException;
+import io.nats.client.KeyValue;
+import io.nats.client.api.KeyValueEntry;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.exactlyonce.store.StoreUnavailableException;
+
+/**
+ * The limits' KV bucket: one entry per key of a limit, {@code <limit>.<SHA-256 of the key>}, holding its
+ * {@link LimitState} as JSON, created with {@code create} and rewritten with {@code update} on the
+ * revision it was read at, so two instances never both take the last slot.
+ */
+final class LimitEntries {
+
+	private static final int WRONG_LAST_SEQUENCE = 10071;
+
+	/** What a replicated bucket may answer instead of 10071 when a created key exists (nats.go #2097). */
+	private static final int KEY_EXISTS_REPLICATED = 10164;
+
+	/** The most entries of one limit a usage read looks at. */
+	static final int MOST_KEYS_READ = 1000;
+
+	private final KeyValue bucket;
+
+	private final JsonMapper mapper = JsonMapper.builder().build();
+
+	LimitEntries(KeyValue bucket) {
+		this.bucket = bucket;
+	}
+
+	/**
+	 * Reads a key's state.
+	 * @throws StoreUnavailableException when NATS did not answer or the entry is unreadable
+	 */
+	Read read(String limit, String key) {
+		return readEntry(limit, entryKey(limit, key));
+	}
+
+	private Read readEntry(String limit, String entryKey) {
+		try {
+			KeyValueEntry entry = this.bucket.get(entryKey);
+			if (entry == null || entry.getValue() == null) {
+				return new Read(entryKey, LimitState.empty(), 0);
+			}
+			LimitState state = this.mapper.readValue(new String(entry.getValue(), StandardCharsets.UTF_8), LimitState.class);
+			return new Read(entryKey, state.mutable(), entry.getRevision());
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			throw new StoreUnavailableException("The state of limit '" + limit + "' (entry '" + entryKey
+					+ "' of its KV bucket) was not read: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Writes a key's state if nobody wrote it since it was read.
+	 * @return {@code false} when somebody did: read again
+	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
+	 */
+	boolean write(Read read, LimitState state) {
+		byte[] value = this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8);
+		try {
+			if (read.revision() == 0) {
+				this.bucket.create(read.entryKey(), value);
+			}
+			else {
+				this.bucket.update(read.entryKey(), value, read.revision());
+			}
+			return true;
+		}
+		catch (JetStreamApiException ex) {
+			if (ex.getApiErrorCode() == WRONG_LAST_SEQUENCE || ex.getApiErrorCode() == KEY_EXISTS_REPLICATED) {
+				return false;
+			}
+			throw unwritten(read, ex);
+		}
+		catch (IOException | RuntimeException ex) {
+			throw unwritten(read, ex);
+		}
+	}
+
+	private static StoreUnavailableException unwritten(Read read, Exception ex) {
+		return new StoreUnavailableException("Entry '" + read.entryKey() + "' of the limits' KV bucket was not "
+				+ "written: " + ex.getMessage(), ex);
+	}
+
+	/**
+	 * Sums the holders and waiters of a limit's keys.
+	 * @throws StoreUnavailableException when NATS did not answer
+	 */
+	LimitUsage usage(LimitDefinition limit) {
+		List<String> keys;
+		try {
+			keys = this.bucket.keys(limit.name() + ".>");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new StoreUnavailableException("Reading the keys of " + limit.describe() + " was interrupted", ex);
+		}
+		catch (IOException | JetStreamApiException | RuntimeException ex) {
+			throw new StoreUnavailableException("The keys of " + limit.describe() + " were not read from the limits' "
+					+ "KV bucket: " + ex.getMessage(), ex);
+		}
+		int holders = 0;
+		int waiting = 0;
+		for (String entryKey : keys.subList(0, Math.min(keys.size(), MOST_KEYS_READ))) {
+			LimitState state = readEntry(limit.name(), entryKey).state();
+			holders += state.holders().size();
+			waiting += state.queue().size();
+		}
+		return new LimitUsage(limit, keys.size(), holders, waiting);
+	}
+
+	/** The entry of a limit's key: a digest, so any key makes a valid, fixed-length KV key. */
+	static String entryKey(String limit, String key) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+			return limit + "." + HexFormat.of().formatHex(digest);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+		}
+	}
+
+	/**
+	 * A key's state as read.
+	 * @param entryKey its KV key
+	 * @param state its state, to change and write back
+	 * @param revision the revision it was read at, 0 when the entry does not exist
+	 */
+	record Read(String entryKey, LimitState state, long revision) {
+	}
+
+}

@@ -1,0 +1,152 @@
+package dev.exactlyonce.limits;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The state of one key of a limit, as its KV entry holds it (JSON, rewritten by compare-and-set): the
+ * tasks holding a slot (each until its lease ends, on the server's clock), the starts within the rate
+ * window, and the tasks waiting, in arrival order.
+ *
+ * @param holders the tasks holding a slot
+ * @param starts when each task started within the current rate window
+ * @param queue the tasks waiting, first come first
+ */
+record LimitState(List<Holder> holders, List<Instant> starts, List<Waiter> queue) {
+
+	/** The least a waiting task sleeps before it looks again. */
+	private static final Duration SOONEST = Duration.ofMillis(100);
+
+	/**
+	 * A task holding a slot.
+	 * @param task its store key
+	 * @param token the fencing token of the attempt that holds it
+	 * @param until when the slot is free unless the task's claim is still live
+	 */
+	record Holder(String task, String token, Instant until) {
+	}
+
+	/**
+	 * A task waiting for its turn.
+	 * @param task its store key
+	 * @param since when it arrived
+	 * @param until when it loses its place unless it comes back (its deadline plus a grace)
+	 */
+	record Waiter(String task, Instant since, Instant until) {
+	}
+
+	/** The state of a key nobody used yet. */
+	static LimitState empty() {
+		return new LimitState(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+	}
+
+	/** A copy whose lists can be changed (a state read from JSON may hold fixed ones). */
+	LimitState mutable() {
+		return new LimitState(new ArrayList<>(nonNull(this.holders)), new ArrayList<>(nonNull(this.starts)),
+				new ArrayList<>(nonNull(this.queue)));
+	}
+
+	private static <T> List<T> nonNull(List<T> list) {
+		return (list != null) ? list : List.of();
+	}
+
+	/** Forgets the starts that left the rate window and the waiters that did not come back in time. */
+	void forgetPast(LimitDefinition limit, Instant now) {
+		if (limit.rate() > 0) {
+			Instant windowStart = now.minus(limit.per());
+			this.starts.removeIf((start) -> !start.isAfter(windowStart));
+		}
+		else {
+			this.starts.clear();
+		}
+		this.queue.removeIf((waiter) -> waiter.until().isBefore(now));
+	}
+
+	/** How many more tasks may start now: the free slots and tokens, whichever fewer. */
+	int free(LimitDefinition limit) {
+		int free = Integer.MAX_VALUE;
+		if (limit.concurrency() > 0) {
+			free = Math.max(0, limit.concurrency() - this.holders.size());
+		}
+		if (limit.rate() > 0) {
+			free = Math.min(free, Math.max(0, limit.rate() - this.starts.size()));
+		}
+		return free;
+	}
+
+	/** Whether a task may start now: a slot and token are free and no earlier waiter has the claim to them. */
+	boolean mayStart(LimitDefinition limit, String task) {
+		int place = place(task);
+		int ahead = (place >= 0) ? place : this.queue.size();
+		return ahead < free(limit);
+	}
+
+	/** The task's place in the queue, from 0, or -1. */
+	int place(String task) {
+		for (int i = 0; i < this.queue.size(); i++) {
+			if (this.queue.get(i).task().equals(task)) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/** Lets a task start: it leaves the queue, holds a slot (under concurrency) and spends a token (under rate). */
+	void start(LimitDefinition limit, String task, String token, Instant until, Instant now) {
+		this.queue.removeIf((waiter) -> waiter.task().equals(task));
+		this.holders.removeIf((holder) -> holder.task().equals(task));
+		if (limit.concurrency() > 0) {
+			this.holders.add(new Holder(task, token, until));
+		}
+		if (limit.rate() > 0) {
+			this.starts.add(now);
+		}
+	}
+
+	/** Queues a task, keeping its place when it is queued already; its place is kept until {@code until}. */
+	void enqueue(String task, Instant now, Instant until) {
+		int place = place(task);
+		if (place >= 0) {
+			this.queue.set(place, new Waiter(task, this.queue.get(place).since(), until));
+		}
+		else {
+			this.queue.add(new Waiter(task, now, until));
+		}
+	}
+
+	/**
+	 * Gives back a task's slot.
+	 * @return whether it held one
+	 */
+	boolean release(String task, String token) {
+		return this.holders.removeIf((holder) -> holder.task().equals(task) && holder.token().equals(token));
+	}
+
+	/**
+	 * When a task that may not start now should look again: when the first slot or token frees up, or
+	 * after {@code headStart} when they are free but held for waiters ahead of it.
+	 */
+	Instant nextLook(LimitDefinition limit, Instant now, Duration headStart) {
+		if (free(limit) > 0) {
+			return now.plus(headStart);
+		}
+		Instant next = now;
+		if (limit.concurrency() > 0 && this.holders.size() >= limit.concurrency()) {
+			next = this.holders.stream().map(Holder::until).min(Instant::compareTo).orElse(now);
+		}
+		if (limit.rate() > 0 && this.starts.size() >= limit.rate()) {
+			Instant token = this.starts.stream().min(Instant::compareTo).orElse(now).plus(limit.per());
+			next = token.isAfter(next) ? token : next;
+		}
+		Instant soonest = now.plus(SOONEST);
+		return next.isAfter(soonest) ? next : soonest;
+	}
+
+	/** The first {@code count} waiters, whose turn has come. */
+	List<Waiter> heads(int count) {
+		return List.copyOf(this.queue.subList(0, Math.min(count, this.queue.size())));
+	}
+
+}

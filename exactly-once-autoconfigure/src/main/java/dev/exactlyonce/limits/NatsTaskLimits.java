@@ -1,0 +1,226 @@
+package dev.exactlyonce.limits;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.exactlyonce.limits.spi.LimitSession;
+import dev.exactlyonce.limits.spi.TaskLimits;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalPartMissingException;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreClock;
+import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.waits.spi.WaitingTask;
+
+/**
+ * Limits kept in a NATS KV bucket, for every idempotency store, judged on the NATS server's clock. A
+ * task takes a slot of a key by compare-and-set on the key's entry, or joins its queue and suspends
+ * like a durable sleep until the first slot's lease ends (or the next token of the rate window); a
+ * released slot resumes the head of the queue at once. A slot whose lease ended is checked against
+ * its task's record: kept (to the renewed lease) while the claim that took it is live, freed
+ * otherwise, so a holder killed mid-task frees its slot within one lease.
+ */
+public final class NatsTaskLimits implements TaskLimits {
+
+	private static final Log logger = LogFactory.getLog(NatsTaskLimits.class);
+
+	/** How long free slots are kept for the waiters ahead of a task before it looks again. */
+	static final Duration HEAD_START = Duration.ofSeconds(2);
+
+	/** How long past its deadline a waiter keeps its place when it does not come back. */
+	static final Duration GRACE = Duration.ofMinutes(1);
+
+	private static final int ROUNDS = 200;
+
+	private final Map<String, LimitDefinition> limits;
+
+	private final LimitEntries entries;
+
+	private final IdempotencyStore store;
+
+	private final StoreClock clock;
+
+	private final TaskWaker waker;
+
+	private final LimitsMeters meters;
+
+	NatsTaskLimits(Map<String, LimitDefinition> limits, LimitEntries entries, IdempotencyStore store, StoreClock clock,
+			TaskWaker waker, LimitsMeters meters) {
+		this.limits = new LinkedHashMap<>(limits);
+		this.entries = entries;
+		this.store = store;
+		this.clock = clock;
+		this.waker = waker;
+		this.meters = meters;
+	}
+
+	@Override
+	public LimitSession open(WaitingTask task, Duration lease) {
+		return new TaskLimitSession(task, lease, this);
+	}
+
+	@Override
+	public boolean declares(String name) {
+		return this.limits.containsKey(name);
+	}
+
+	/**
+	 * How much of each limit is in use.
+	 * @return the usage of each declared limit, in declaration order
+	 * @throws StoreUnavailableException when NATS did not answer
+	 */
+	public List<LimitUsage> usage() {
+		return this.limits.values().stream().map(this.entries::usage).toList();
+	}
+
+	/**
+	 * The declared limit of a name.
+	 * @throws IllegalArgumentException when it is not declared
+	 */
+	LimitDefinition limit(String name, WaitingTask task) {
+		LimitDefinition limit = this.limits.get(name);
+		if (limit == null) {
+			throw new IllegalArgumentException("Limit '" + name + "' used by the task at " + task.describe()
+					+ " is not declared: add exactlyonce.limits." + name + ".concurrency or .rate (declared: "
+					+ this.limits.keySet() + ")");
+		}
+		return limit;
+	}
+
+	/**
+	 * Takes a slot and a token of the key for the task, or queues it.
+	 * @return empty when the task may run, else when it should look again
+	 */
+	Optional<Instant> take(LimitDefinition limit, String key, WaitingTask task, Duration lease) {
+		for (int round = 0; round < ROUNDS; round++) {
+			LimitEntries.Read read = this.entries.read(limit.name(), key);
+			LimitState state = read.state();
+			Instant now = this.clock.latest();
+			tidy(limit, state, now);
+			if (state.mayStart(limit, task.storeKey())) {
+				Instant since = Optional.ofNullable(waiterSince(state, task.storeKey())).orElse(now);
+				state.start(limit, task.storeKey(), task.token(), now.plus(lease), now);
+				if (this.entries.write(read, state)) {
+					this.meters.started(limit.name(), Duration.between(since, now));
+					wakeHeads(limit, key, state);
+					return Optional.empty();
+				}
+			}
+			else {
+				Instant next = state.nextLook(limit, now, HEAD_START);
+				state.enqueue(task.storeKey(), now, next.plus(lease).plus(GRACE));
+				if (this.entries.write(read, state)) {
+					return Optional.of(next);
+				}
+			}
+		}
+		throw new StoreUnavailableException("The state of " + limit.describe() + " for the task at " + task.describe()
+				+ " changed " + ROUNDS + " times while it was being written: the attempt is retried", null);
+	}
+
+	/** Gives back the task's slot of the key, and resumes the waiters whose turn it is. */
+	void give(LimitDefinition limit, String key, WaitingTask task) {
+		if (limit.concurrency() == 0) {
+			return;
+		}
+		for (int round = 0; round < ROUNDS; round++) {
+			LimitEntries.Read read = this.entries.read(limit.name(), key);
+			LimitState state = read.state();
+			if (!state.release(task.storeKey(), task.token())) {
+				return;
+			}
+			tidy(limit, state, this.clock.latest());
+			if (this.entries.write(read, state)) {
+				wakeHeads(limit, key, state);
+				return;
+			}
+		}
+		logger.warn("The slot of " + limit.describe() + " held by the task at " + task.describe() + " was not given "
+				+ "back (its entry kept changing): it frees when its lease ends");
+	}
+
+	/** Resumes the task, suspended while a slot freed, when its turn has come (the releaser found it running). */
+	void lookAgain(LimitDefinition limit, String key, WaitingTask task) {
+		LimitState state = this.entries.read(limit.name(), key).state();
+		tidy(limit, state, this.clock.latest());
+		if (state.mayStart(limit, task.storeKey())) {
+			wake(limit, task.storeKey());
+		}
+	}
+
+	private void wakeHeads(LimitDefinition limit, String key, LimitState state) {
+		for (LimitState.Waiter waiter : state.heads(state.free(limit))) {
+			wake(limit, waiter.task());
+		}
+	}
+
+	private void wake(LimitDefinition limit, String storeKey) {
+		try {
+			this.waker.wake(storeKey, limit.describe() + " has room");
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Task '" + storeKey + "' waiting for " + limit.describe() + " not resumed now; its ticket "
+					+ "resumes it: " + ex.getMessage());
+		}
+	}
+
+	/** Forgets past starts and waiters gone, and frees the slots whose claim is no longer live. */
+	private void tidy(LimitDefinition limit, LimitState state, Instant now) {
+		state.forgetPast(limit, now);
+		List<LimitState.Holder> kept = new ArrayList<>();
+		for (LimitState.Holder holder : state.holders()) {
+			if (!holder.until().isBefore(now)) {
+				kept.add(holder);
+				continue;
+			}
+			IdempotencyRecord record = find(holder.task());
+			if (record != null && record.state() == RecordState.IN_PROGRESS && holder.token().equals(record.token())
+					&& record.leaseUntil().isAfter(now)) {
+				kept.add(new LimitState.Holder(holder.task(), holder.token(), record.leaseUntil()));
+			}
+			else {
+				logger.info("The slot of " + limit.describe() + " held by task '" + holder.task() + "' is freed: its "
+						+ "lease ended " + holder.until() + " and the attempt that took it no longer runs");
+			}
+		}
+		state.holders().clear();
+		state.holders().addAll(kept);
+	}
+
+	private IdempotencyRecord find(String storeKey) {
+		try {
+			return this.store.find(storeKey).orElse(null);
+		}
+		catch (JournalPartMissingException ex) {
+			return ex.record();
+		}
+	}
+
+	private static Instant waiterSince(LimitState state, String task) {
+		int place = state.place(task);
+		return (place >= 0) ? state.queue().get(place).since() : null;
+	}
+
+	/** Resumes a task suspended at a limit. */
+	@FunctionalInterface
+	interface TaskWaker {
+
+		/**
+		 * Resumes the task if it is suspended at a limit.
+		 * @param storeKey the task's store key
+		 * @param reason what freed up, for its audit
+		 */
+		void wake(String storeKey, String reason);
+
+	}
+
+}

@@ -1,0 +1,213 @@
+package dev.exactlyonce.it;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import io.nats.client.Connection;
+import io.nats.client.KeyValue;
+import io.nats.client.Nats;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.core.NestedExceptionUtils;
+
+import dev.exactlyonce.actuate.LimitsHealthIndicator;
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.limits.DurableLimits;
+import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.testapp.LimitedTaskHandler;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Limits on the default store, NATS KV (and on the stores of subclasses): never more than N tasks of a key at once across two
+ * instances, measured by the handler; keys that do not block each other; arrival order per key; a
+ * slot whose holder died freed when its lease ends; a rate held over several windows by a step-level
+ * limit whose earlier step is not run again; tasks waiting at a limit hold no ack slot.
+ */
+class LimitsIntegrationTests extends NatsIntegrationTestSupport {
+
+	private static final int MAX_ACK_PENDING = 4;
+
+	private static final String DEPLOYS = "exactlyonce.limits.deploys.concurrency=2";
+
+	@Override
+	protected final void configure(TestInstances instances) {
+		configureStore(instances);
+		instances.with("test.limits.enabled", "true")
+			.with("exactlyonce.limits.calls.rate", "3")
+			.with("exactlyonce.limits.calls.per", "2s")
+			.with("exactlyonce.consumers.deploys.stream", "TASKS")
+			.with("exactlyonce.consumers.deploys.filter-subject", "agents.deploys.tasks.>")
+			.with("exactlyonce.consumers.deploys.max-ack-pending", MAX_ACK_PENDING)
+			.with("exactlyonce.consumers.deploys.concurrency", "4")
+			.with("exactlyonce.consumers.calls.stream", "TASKS")
+			.with("exactlyonce.consumers.calls.filter-subject", "agents.calls.tasks.>")
+			.with("exactlyonce.consumers.calls.concurrency", "4")
+			.with("exactlyonce.store.lease", "3s");
+	}
+
+	/**
+	 * Selects the idempotency store of a subclass (the limits' state is on NATS whatever the store;
+	 * the store is read for a dead holder's claim).
+	 * @param instances the instances to configure
+	 */
+	protected void configureStore(TestInstances instances) {
+	}
+
+	@BeforeEach
+	void forgetWhatWasSeen() {
+		LimitedTaskHandler.reset();
+	}
+
+	@Test
+	void neverMoreThanTheConcurrencyOfAKeyRunAcrossInstancesAndOtherKeysAreNotBlocked() throws Exception {
+		Instance a = this.instances.start("a", DEPLOYS);
+		Instance b = this.instances.start("b", DEPLOYS);
+		List<String> tasks = new ArrayList<>();
+		for (int n = 0; n < 100; n++) {
+			String service = (n % 10 < 7) ? "svc-a" : "svc-b";
+			tasks.add("d-" + n);
+			publishDeploy(((n % 2) == 0) ? a : b, "d-" + n, service);
+		}
+		for (String task : tasks) {
+			awaitRecord(a, "deploys:" + task, RecordState.COMPLETED, Duration.ofSeconds(120));
+		}
+		assertThat(LimitedTaskHandler.mostRunning("svc-a")).as("svc-a at once").isEqualTo(2);
+		assertThat(LimitedTaskHandler.mostRunning("svc-b")).as("svc-b at once").isEqualTo(2);
+		assertThat(LimitedTaskHandler.starts("svc-a")).hasSize(70).doesNotHaveDuplicates();
+		assertThat(LimitedTaskHandler.starts("svc-b")).hasSize(30).doesNotHaveDuplicates();
+		List<DeliveryOutcome> outcomes = new ArrayList<>(a.recorder().outcomes());
+		outcomes.addAll(b.recorder().outcomes());
+		assertThat(outcomes).as("tasks waited at the limit, more than the consumer's ack slots")
+			.filteredOn((outcome) -> outcome == DeliveryOutcome.SUSPENDED)
+			.hasSizeGreaterThan(MAX_ACK_PENDING);
+		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
+			await().atMost(Duration.ofSeconds(30)).until(() -> probe.drained("TASKS", "deploys"));
+		}
+	}
+
+	@Test
+	void tasksOfAKeyStartInTheOrderTheyReachedTheLimit() throws Exception {
+		Instance a = this.instances.start("a", "test.limits.work=1500ms", "exactlyonce.limits.deploys.concurrency=1");
+		publishDeploy(a, "f-0", "svc-f");
+		await().atMost(Duration.ofSeconds(30)).until(() -> LimitedTaskHandler.starts("svc-f").size() == 1);
+		for (int n = 1; n < 6; n++) {
+			publishDeploy(a, "f-" + n, "svc-f");
+			awaitRecord(a, "deploys:f-" + n, RecordState.WAITING, Duration.ofSeconds(30));
+		}
+		awaitRecord(a, "deploys:f-5", RecordState.COMPLETED, Duration.ofSeconds(60));
+		assertThat(LimitedTaskHandler.starts("svc-f")).containsExactly("f-0", "f-1", "f-2", "f-3", "f-4", "f-5");
+		assertThat(LimitedTaskHandler.mostRunning("svc-f")).isEqualTo(1);
+	}
+
+	@Test
+	void aSlotWhoseHolderDiedIsFreedWhenItsLeaseEnds() throws Exception {
+		Instance a = this.instances.start("a", DEPLOYS);
+		Instant leaseEnds = Instant.now().plusSeconds(6);
+		// what a holder killed with kill -9 leaves: slots whose tasks have no live claim
+		String dead = "{\"holders\":[{\"task\":\"deploys:ghost-1\",\"token\":\"t1\",\"until\":\"" + leaseEnds + "\"},"
+				+ "{\"task\":\"deploys:ghost-2\",\"token\":\"t2\",\"until\":\"" + leaseEnds + "\"}],"
+				+ "\"starts\":[],\"queue\":[]}";
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			KeyValue bucket = connection.keyValue(DurableLimits.BUCKET);
+			bucket.put(entryKey("deploys", "svc-d"), dead.getBytes(StandardCharsets.UTF_8));
+		}
+		publishDeploy(a, "d-after-death", "svc-d");
+		awaitRecord(a, "deploys:d-after-death", RecordState.WAITING, Duration.ofSeconds(30));
+		Health health = a.bean(LimitsHealthIndicator.class).health();
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+		assertThat(health.getDetails().get("deploys")).as("the dead holders' slots, until their lease ends")
+			.isEqualTo(Map.of("concurrency", 2, "rate", 0, "keys", 1, "holders", 2, "waiting", 1));
+		awaitRecord(a, "deploys:d-after-death", RecordState.COMPLETED, Duration.ofSeconds(30));
+		Instant completed = Instant.now();
+		assertThat(completed).as("ran after the dead holders' lease").isAfter(leaseEnds);
+		assertThat(Duration.between(leaseEnds, completed)).as("and within a few seconds of it")
+			.isLessThan(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void aStepLimitHoldsItsRateOverSeveralWindowsAndEarlierStepsDoNotRunAgain() throws Exception {
+		Instance a = this.instances.start("a", DEPLOYS);
+		Instance b = this.instances.start("b", DEPLOYS);
+		int tasks = 12;
+		IntStream.range(0, tasks).forEach((n) -> a.bean(ExactlyOncePublisher.class)
+			.publish("agents.calls.tasks.run", TaskAssignment.of("c-" + n), "c-" + n));
+		for (int n = 0; n < tasks; n++) {
+			awaitRecord(b, "calls:c-" + n, RecordState.COMPLETED, Duration.ofSeconds(60));
+		}
+		List<Instant> calls = LimitedTaskHandler.calls().stream().sorted().toList();
+		assertThat(calls).hasSize(tasks);
+		// 3 per 2 s judged on the server's clock: any 3 later calls are at least a window after the first
+		// (less 100 ms for the time from the grant to the action, on this machine's clock)
+		for (int i = 0; i + 3 < calls.size(); i++) {
+			assertThat(Duration.between(calls.get(i), calls.get(i + 3))).as("calls " + i + " to " + (i + 3))
+				.isGreaterThan(Duration.ofMillis(1900));
+		}
+		assertThat(Duration.between(calls.get(0), calls.get(tasks - 1))).as("12 calls at 3 per 2 s")
+			.isGreaterThan(Duration.ofMillis(5700));
+		assertThat(LimitedTaskHandler.runs("prepare")).as("the step before the limited one ran once per task")
+			.isEqualTo(tasks);
+		assertThat(LimitedTaskHandler.runs("call")).isEqualTo(tasks);
+	}
+
+	@Test
+	void aListenerNamingAnUndeclaredLimitFailsStartUpNamingItAndTheProperty() {
+		assertThat(startUpFailure(() -> this.instances.start("a")))
+			.isInstanceOf(ExactlyOnceConfigurationException.class)
+			.hasMessageContaining("LimitedTaskHandler.deploy")
+			.hasMessageContaining("limit 'deploys', which is not declared")
+			.hasMessageContaining("exactlyonce.limits.deploys.concurrency");
+	}
+
+	@Test
+	void aLimitThatLimitsNothingFailsStartUpNamingItsProperty() {
+		assertThat(startUpFailure(() -> this.instances.start("a", DEPLOYS, "exactlyonce.limits.calls.rate=0")))
+			.isInstanceOf(ExactlyOnceConfigurationException.class)
+			.hasMessageContaining("exactlyonce.limits.calls sets concurrency 0 and rate 0");
+	}
+
+	/** What made start-up fail, under Spring's wrapping. */
+	private static Throwable startUpFailure(ThrowingCallable start) {
+		Throwable failure = catchThrowable(start);
+		assertThat(failure).as("start-up failed").isNotNull();
+		return NestedExceptionUtils.getMostSpecificCause(failure);
+	}
+
+	private static void publishDeploy(Instance instance, String taskId, String service) {
+		instance.bean(ExactlyOncePublisher.class)
+			.publish("agents.deploys.tasks.run", new TaskAssignment(taskId, service, "deploy", Map.of()), taskId);
+	}
+
+	private static IdempotencyRecord awaitRecord(Instance instance, String storeKey, RecordState state,
+			Duration atMost) {
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		return await().atMost(atMost)
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> store.find(storeKey).orElse(null), (record) -> record != null && record.state() == state);
+	}
+
+	private static String entryKey(String limit, String key) throws Exception {
+		byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+		return limit + "." + java.util.HexFormat.of().formatHex(digest);
+	}
+
+}
