@@ -1,27 +1,24 @@
 package dev.exactlyonce.listener;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import io.nats.client.impl.Headers;
 
 import org.springframework.core.ParameterizedTypeReference;
 
-import dev.exactlyonce.children.ChildResult;
-import dev.exactlyonce.children.ChildTask;
+import dev.exactlyonce.children.ChildTaskCalls;
 import dev.exactlyonce.publish.PublishResult;
 import dev.exactlyonce.store.PreviousAttempt;
-import dev.exactlyonce.waits.spi.WaitSuspension;
+import dev.exactlyonce.waits.DurableWaitCalls;
 
 /**
- * What a listener method may know about the delivery it is handling. Declare it as a parameter of
- * an {@link dev.exactlyonce.annotation.ExactlyOnceListener} method.
+ * What a listener method may know about the delivery it is handling, and what it may do in it: durable
+ * steps and follow-up publishes here, durable waits ({@link DurableWaitCalls}) and child tasks
+ * ({@link ChildTaskCalls}). Declare it as a parameter of an
+ * {@link dev.exactlyonce.annotation.ExactlyOnceListener} method.
  */
-public interface ExactlyOnceContext {
+public interface ExactlyOnceContext extends DurableWaitCalls, ChildTaskCalls {
 
 	/**
 	 * The idempotency key, without the listener's namespace.
@@ -214,193 +211,6 @@ public interface ExactlyOnceContext {
 	default PublishResult publish(String step, String subject, Object payload) {
 		throw new UnsupportedOperationException("publish of step '" + step + "' needs a delivery: call it from an "
 				+ "@ExactlyOnceListener method, or publish with ExactlyOncePublisher");
-	}
-
-	/**
-	 * Sleeps durably: the task is suspended, holding no worker thread, ack slot or lease, and runs
-	 * again from the top once {@code duration} has passed since this sleep was first journaled (on the
-	 * server's clock); finished steps replay, and this call then returns at once. A sleep whose time
-	 * passed while no instance ran wakes as soon as one runs. See docs/waits.md.
-	 * @param name the sleep's name, unique within one run of the handler (shared with steps)
-	 * @param duration how long, at most {@code exactlyonce.waits.max-duration}
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 * @throws UnsupportedOperationException outside a delivery
-	 */
-	default void sleep(String name, Duration duration) {
-		throw new UnsupportedOperationException("sleep '" + name + "' needs a delivery: call it from an "
-				+ "@ExactlyOnceListener method");
-	}
-
-	/**
-	 * Sleeps durably until an instant: like {@link #sleep(String, Duration)}; the instant the first
-	 * attempt passed is journaled and kept by every later attempt.
-	 * @param name the sleep's name, unique within one run of the handler
-	 * @param at when to wake, at most {@code exactlyonce.waits.max-duration} from now
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 * @throws UnsupportedOperationException outside a delivery
-	 */
-	default void sleepUntil(String name, Instant at) {
-		throw new UnsupportedOperationException("sleepUntil '" + name + "' needs a delivery: call it from an "
-				+ "@ExactlyOnceListener method");
-	}
-
-	/**
-	 * Waits durably for a signal ({@code ExactlyOnceSignals.signal}, or the operations endpoint): the
-	 * task is suspended, holding no worker thread, ack slot or lease, and runs again from the top when
-	 * the signal arrives or the timeout passes; finished steps replay, and this call then returns the
-	 * signal's payload, or empty after the timeout. A signal sent before the task reached the wait is
-	 * kept for it; the signal and the timeout are decided once, so every later attempt of this run gets
-	 * the same answer. See docs/waits.md.
-	 * @param <T> the payload type
-	 * @param name the wait's name, unique within one run of the handler (shared with steps); signals
-	 * are sent to it by this name
-	 * @param type the payload type
-	 * @param timeout how long to wait at most, from when the wait was first journaled, at most
-	 * {@code exactlyonce.waits.max-duration}
-	 * @return the signal's payload, or empty when the timeout passed first
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 * @throws UnsupportedOperationException outside a delivery
-	 */
-	default <T> Optional<T> awaitSignal(String name, Class<T> type, Duration timeout) {
-		return awaitSignal(name, ParameterizedTypeReference.forType(type), timeout);
-	}
-
-	/**
-	 * Waits durably for a signal whose payload is of a generic type: see
-	 * {@link #awaitSignal(String, Class, Duration)}.
-	 * @param <T> the payload type
-	 * @param name the wait's name, unique within one run of the handler
-	 * @param type the payload type
-	 * @param timeout how long to wait at most
-	 * @return the signal's payload, or empty when the timeout passed first
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 * @throws UnsupportedOperationException outside a delivery
-	 */
-	default <T> Optional<T> awaitSignal(String name, ParameterizedTypeReference<T> type, Duration timeout) {
-		throw new UnsupportedOperationException("awaitSignal '" + name + "' needs a delivery: call it from an "
-				+ "@ExactlyOnceListener method");
-	}
-
-	/**
-	 * Starts a child task: a durable step named {@code name} that publishes {@code payload} to
-	 * {@code subject} once, naming this task as the child's parent, and journals the
-	 * {@link ChildTask}. Run again after a crash it is not published twice; a replayed task keeps its
-	 * children, a resubmitted one starts new ones. The child's key (its {@code Nats-Msg-Id}) is
-	 * {@code <key>/<name>} in the task's first run, {@code <key>/run-<n>/<name>} in run n; the child's
-	 * listener must key by message id. Its result is awaited with
-	 * {@link #awaitChild(ChildTask, Class, Duration)} or {@link #awaitAll(String, Collection, Duration)}.
-	 * Needs durable waits. See docs/children.md.
-	 * @param name the step's name, unique within one run of the handler (shared with steps and waits)
-	 * @param subject the child's subject
-	 * @param payload the child's payload ({@code byte[]} and {@code String} as they are, else JSON)
-	 * @return the child
-	 * @throws UnsupportedOperationException outside a delivery, or without durable waits
-	 */
-	default ChildTask startChild(String name, String subject, Object payload) {
-		return startChild(name, subject, payload, null, Map.of());
-	}
-
-	/**
-	 * Starts a child task with a key of its own and extra headers: see
-	 * {@link #startChild(String, String, Object)}.
-	 * @param name the step's name, unique within one run of the handler
-	 * @param subject the child's subject
-	 * @param payload the child's payload
-	 * @param key the child's key (and message id), or {@code null} for the default one; give a new one
-	 * for each run if a resubmitted task must start new children
-	 * @param headers extra headers of the child's message
-	 * @return the child
-	 * @throws UnsupportedOperationException outside a delivery, or without durable waits
-	 */
-	default ChildTask startChild(String name, String subject, Object payload, String key, Map<String, String> headers) {
-		throw new UnsupportedOperationException("startChild '" + name + "' needs a delivery: call it from an "
-				+ "@ExactlyOnceListener method");
-	}
-
-	/**
-	 * Waits durably for a child's result: the task is suspended (as by
-	 * {@link #awaitSignal(String, Class, Duration)}, holding no thread, ack slot or lease) until the
-	 * child's listener returned, and this call then returns what it returned (read as
-	 * {@code resultType}). A result that arrived before the wait is kept for it. The wait's name is
-	 * {@code <child name>.result}: a child is awaited once per run.
-	 * @param <T> the result type
-	 * @param child the child, as {@link #startChild(String, String, Object)} returned it
-	 * @param resultType the type of what the child's listener returns
-	 * @param timeout how long to wait at most, from when the wait was first journaled
-	 * @return the child's result
-	 * @throws dev.exactlyonce.children.ChildFailedException when the child was dead-lettered (and has
-	 * not completed since) or discarded
-	 * @throws dev.exactlyonce.children.ChildTimeoutException when the timeout passed first (the child
-	 * keeps running; its result is ignored by this run)
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 */
-	default <T> T awaitChild(ChildTask child, Class<T> resultType, Duration timeout) {
-		return awaitChild(child, ParameterizedTypeReference.forType(resultType), timeout);
-	}
-
-	/**
-	 * Waits durably for a child's result of a generic type: see
-	 * {@link #awaitChild(ChildTask, Class, Duration)}.
-	 * @param <T> the result type
-	 * @param child the child
-	 * @param resultType the type of what the child's listener returns
-	 * @param timeout how long to wait at most
-	 * @return the child's result
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 */
-	default <T> T awaitChild(ChildTask child, ParameterizedTypeReference<T> resultType, Duration timeout) {
-		throw new UnsupportedOperationException("awaitChild '" + child.name() + "' needs a delivery: call it from an "
-				+ "@ExactlyOnceListener method");
-	}
-
-	/**
-	 * Waits durably, as one wait named {@code name}, until every child finished (completed, failed) or
-	 * the timeout passed; the task is resumed when the child it waits on finishes, and then reads all
-	 * the others, so it runs again about once rather than once per child. Results are read as plain
-	 * JSON values (maps, lists, strings, numbers).
-	 * @param name the wait's name, unique within one run of the handler
-	 * @param children the children
-	 * @param timeout how long to wait at most, from when the wait was first journaled
-	 * @return each child's result or failure, in the children's order
-	 * @throws dev.exactlyonce.children.ChildTimeoutException when the timeout passed with children
-	 * unfinished
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 */
-	default List<ChildResult<?>> awaitAll(String name, Collection<ChildTask> children, Duration timeout) {
-		return List.copyOf(awaitAll(name, children, ParameterizedTypeReference.forType(Object.class), timeout));
-	}
-
-	/**
-	 * Waits durably until every child finished, reading their results as one type: see
-	 * {@link #awaitAll(String, Collection, Duration)}.
-	 * @param <T> the results' type
-	 * @param name the wait's name, unique within one run of the handler
-	 * @param children the children
-	 * @param resultType the type of what the children's listener returns
-	 * @param timeout how long to wait at most
-	 * @return each child's result or failure, in the children's order
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 */
-	default <T> List<ChildResult<T>> awaitAll(String name, Collection<ChildTask> children,
-			ParameterizedTypeReference<T> resultType, Duration timeout) {
-		throw new UnsupportedOperationException("awaitAll '" + name + "' needs a delivery: call it from an "
-				+ "@ExactlyOnceListener method");
-	}
-
-	/**
-	 * Waits durably until every child finished, reading their results as one class: see
-	 * {@link #awaitAll(String, Collection, Duration)}.
-	 * @param <T> the results' type
-	 * @param name the wait's name, unique within one run of the handler
-	 * @param children the children
-	 * @param resultType the class of what the children's listener returns
-	 * @param timeout how long to wait at most
-	 * @return each child's result or failure, in the children's order
-	 * @throws WaitSuspension to suspend the task: never catch it
-	 */
-	default <T> List<ChildResult<T>> awaitAll(String name, Collection<ChildTask> children, Class<T> resultType,
-			Duration timeout) {
-		return awaitAll(name, children, ParameterizedTypeReference.forType(resultType), timeout);
 	}
 
 }
