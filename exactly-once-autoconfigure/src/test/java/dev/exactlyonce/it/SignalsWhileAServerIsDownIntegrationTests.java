@@ -26,11 +26,12 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Signals sent through the operations endpoint while the idempotency store (Redis, {@code appendfsync
- * always}) is down or stalls half-way through them: the sender gets a 503, sends the signal again
- * with the same id once the store is back, and the task resumes exactly once - never "RESUMED" and
- * lost, never resumed twice, as docs/waits.md and the answers table of docs/operating.md promise.
+ * always}) is down or stalls half-way through them, or while NATS (which keeps the waits' decisions
+ * and tickets) is down: the sender gets a 503, sends the signal again with the same id once the
+ * server is back, and the task resumes exactly once - never "RESUMED" and lost, never resumed twice,
+ * as docs/waits.md and the answers table of docs/operating.md promise.
  */
-class SignalsWhileTheStoreIsDownIntegrationTests extends NatsIntegrationTestSupport {
+class SignalsWhileAServerIsDownIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static final String SUBJECT = "agents.approvals.tasks.post";
 
@@ -87,6 +88,30 @@ class SignalsWhileTheStoreIsDownIntegrationTests extends NatsIntegrationTestSupp
 		assertThat(this.instances.ledger().commitsOf("t-down")).hasSize(1);
 		assertThat(http.post(OPS + "/tasks/t-down/signals/approval", approval("s-down", true), 200).get("outcome")
 			.asString()).isEqualTo("DUPLICATE");
+	}
+
+	@Test
+	void aSignalSentWhileNatsIsDownAnswers503AndSentAgainWithItsIdResumesTheTaskOnce() throws Exception {
+		Instance instance = this.instances.start("web");
+		ActuatorHttp http = new ActuatorHttp(instance);
+		publish(instance, "t-nats");
+		awaitWaiting(http, 1);
+
+		this.nats.kill();
+		assertThat(http.post(OPS + "/tasks/t-nats/signals/approval", approval("s-t-nats", false), 503).get("error")
+			.asString()).as("the wait's decision could not be stored").isNotBlank();
+		this.nats.start();
+
+		String outcome = sendUntilAnswered(http, "t-nats", false, new ConcurrentHashMap<>());
+		assertThat(outcome).as("a sending while NATS reconnected may have stored it").isIn("RESUMED", "DUPLICATE");
+		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-nats") != null);
+		assertThat(handler.result("t-nats")).isEqualTo("rejected by s-t-nats");
+		assertThat(this.instances.ledger().commitsOf("t-nats")).isEmpty();
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		assertThat(await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+			.until(() -> store.find("approvals:t-nats").orElseThrow(), (record) -> record.isFinal())
+			.audit()).as("resumed once").hasSize(1);
 	}
 
 	@Test
