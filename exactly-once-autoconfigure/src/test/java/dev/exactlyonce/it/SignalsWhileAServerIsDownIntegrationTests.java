@@ -26,10 +26,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Signals sent through the operations endpoint while the idempotency store (Redis, {@code appendfsync
- * always}) is down or stalls half-way through them, or while NATS (which keeps the waits' decisions
- * and tickets) is down: the sender gets a 503, sends the signal again with the same id once the
- * server is back, and the task resumes exactly once - never "RESUMED" and lost, never resumed twice,
- * as docs/waits.md and the answers table of docs/operating.md promise.
+ * always}) is down, stalls half-way through them or fails a read after the signal was stored, or while
+ * NATS (which keeps the waits' decisions and tickets) is down: the sender gets a 503, sends the signal
+ * again with the same id once the server is back, and the task resumes exactly once - never "RESUMED"
+ * and lost, never resumed twice, as docs/waits.md and the answers table of docs/operating.md
+ * promise.
  */
 class SignalsWhileAServerIsDownIntegrationTests extends NatsIntegrationTestSupport {
 
@@ -88,6 +89,33 @@ class SignalsWhileAServerIsDownIntegrationTests extends NatsIntegrationTestSuppo
 		assertThat(this.instances.ledger().commitsOf("t-down")).hasSize(1);
 		assertThat(http.post(OPS + "/tasks/t-down/signals/approval", approval("s-down", true), 200).get("outcome")
 			.asString()).isEqualTo("DUPLICATE");
+	}
+
+	@Test
+	void aSignalStoredWhenTheStoreFailedBeforeTheResumeAnswers503AndSentAgainIsADuplicateThatResumesOnce()
+			throws Exception {
+		Instance instance = this.instances.start("web");
+		ActuatorHttp http = new ActuatorHttp(instance);
+		publish(instance, "t-half");
+		awaitWaiting(http, 1);
+
+		// the signal's first read of the task passes, its decision is stored, its read before the resume fails
+		instance.storeFaults().failOneFindOf("approvals:t-half", 1);
+		assertThat(http.post(OPS + "/tasks/t-half/signals/approval", approval("s-half", true), 503).get("error")
+			.asString()).contains("store");
+		assertThat(http.get(OPS + "/tasks/t-half", 200).get("status").asString()).as("not resumed yet")
+			.isEqualTo("WAITING");
+
+		assertThat(http.post(OPS + "/tasks/t-half/signals/approval", approval("s-half", true), 200).get("outcome")
+			.asString()).as("the first sending stored it; this one resumes the task").isEqualTo("DUPLICATE");
+		ApprovalTaskHandler handler = instance.bean(ApprovalTaskHandler.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> handler.result("t-half") != null);
+		assertThat(handler.result("t-half")).endsWith("approved by s-half");
+		assertThat(this.instances.ledger().commitsOf("t-half")).hasSize(1);
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		assertThat(await().atMost(Duration.ofSeconds(30))
+			.until(() -> store.find("approvals:t-half").orElseThrow(), (record) -> record.isFinal())
+			.audit()).as("resumed once").hasSize(1);
 	}
 
 	@Test
