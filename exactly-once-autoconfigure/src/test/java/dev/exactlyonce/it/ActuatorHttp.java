@@ -68,6 +68,22 @@ final class ActuatorHttp {
 		return this.http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
 	}
 
+	/**
+	 * The answer to a JSON POST of {@code body} to {@code path}, whatever its status (for a sender that
+	 * sends again on some).
+	 * @param path the path
+	 * @param body the JSON body
+	 * @return the status and the JSON answer
+	 */
+	Answer postAnyStatus(String path, String body) throws Exception {
+		HttpResponse<String> response = this.http.send(HttpRequest.newBuilder(uri(path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build(), HttpResponse.BodyHandlers.ofString());
+		return new Answer(response.statusCode(),
+				response.body().isEmpty() ? this.json.createObjectNode() : this.json.readTree(response.body()));
+	}
+
 	private JsonNode send(HttpRequest.Builder request, int expectedStatus) throws Exception {
 		HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 		assertStatus(response, expectedStatus);
@@ -83,6 +99,14 @@ final class ActuatorHttp {
 
 	private URI uri(String path) {
 		return URI.create(this.base + path);
+	}
+
+	/**
+	 * A status and its JSON answer.
+	 * @param status the HTTP status
+	 * @param body the answer
+	 */
+	record Answer(int status, JsonNode body) {
 	}
 
 }

@@ -40,6 +40,10 @@ public class StoreFaults implements BeanPostProcessor {
 
 	private volatile String heldKeySuffix = "";
 
+	private volatile String failingFindKey = "";
+
+	private final AtomicInteger findsBeforeFailure = new AtomicInteger(-1);
+
 	/** From now on, completions wait (a minute at most) until {@link #releaseCompletions()}. */
 	public void holdCompletions() {
 		holdCompletionsOf("");
@@ -69,12 +73,23 @@ public class StoreFaults implements BeanPostProcessor {
 		this.renewalsBlocked = true;
 	}
 
-	/** From now on, notes of duplicate copies fail as if the store were unreachable. */
 	/** Makes claims fail as if the store were unreachable, until called with {@code false}. */
 	public void failClaims(boolean fail) {
 		this.claimsFail = fail;
 	}
 
+	/**
+	 * Lets the next {@code passing} reads of one record reach the store, then fails the read after
+	 * them (once) as if the store were unreachable.
+	 * @param key the record's key
+	 * @param passing how many reads of it pass first
+	 */
+	public void failOneFindOf(String key, int passing) {
+		this.failingFindKey = key;
+		this.findsBeforeFailure.set(passing);
+	}
+
+	/** From now on, notes of duplicate copies fail as if the store were unreachable. */
 	public void failDuplicateNotes() {
 		this.duplicateNotesFail = true;
 	}
@@ -177,6 +192,9 @@ public class StoreFaults implements BeanPostProcessor {
 
 		@Override
 		public Optional<IdempotencyRecord> find(String key) {
+			if (key.equals(StoreFaults.this.failingFindKey) && StoreFaults.this.findsBeforeFailure.getAndDecrement() == 0) {
+				throw new StoreUnavailableException("a read of " + key + " failing by the test", null);
+			}
 			return this.delegate.find(key);
 		}
 
