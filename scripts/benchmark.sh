@@ -39,6 +39,7 @@ case "${1:-}" in
   --scale) main=dev.exactlyonce.benchmark.ScaleBenchmark; shift ;;
   --virtual-threads) main=dev.exactlyonce.benchmark.VirtualThreadsBenchmark; shift ;;
   --waits) main=dev.exactlyonce.benchmark.WaitsBenchmark; shift ;;
+  --peers) main=dev.exactlyonce.benchmark.PeersBenchmark; shift ;;
 esac
 extra+=("$@")
 run() {

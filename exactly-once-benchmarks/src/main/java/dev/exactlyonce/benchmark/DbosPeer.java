@@ -1,0 +1,118 @@
+package dev.exactlyonce.benchmark;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.dbos.transact.DBOS;
+import dev.dbos.transact.StartWorkflowOptions;
+import dev.dbos.transact.config.DBOSConfig;
+import dev.dbos.transact.workflow.Queue;
+import dev.dbos.transact.workflow.Workflow;
+
+import dev.exactlyonce.test.PostgresServerProcess;
+import dev.exactlyonce.test.ServerProcess;
+
+/**
+ * DBOS Transact for Java on its own PostgreSQL database: each task is a workflow of three
+ * {@code runStep}s, handed over by enqueueing it on a queue with worker concurrency = the row's
+ * concurrency, polled every {@link #POLLING} (DBOS's default is 1 s, which caps a queue at a few
+ * tasks a second; its docs name the polling interval as the setting to lower for throughput).
+ * Everything else is DBOS's default (a Hikari pool of 10 connections, LISTEN/NOTIFY on).
+ */
+final class DbosPeer implements PeerSystem {
+
+	/** The queue's polling interval. */
+	static final Duration POLLING = Duration.ofMillis(10);
+
+	private final PostgresServerProcess postgres;
+
+	private final String database;
+
+	DbosPeer(PostgresServerProcess postgres, String database) {
+		this.postgres = postgres;
+		this.database = database;
+	}
+
+	@Override
+	public String label() {
+		return "dbos (PostgreSQL 15)";
+	}
+
+	@Override
+	public List<ServerProcess> servers() {
+		return List.of(this.postgres);
+	}
+
+	@Override
+	public String database() {
+		return this.database;
+	}
+
+	@Override
+	public Workers start(String scenario, int concurrency, int workMillis,
+			AtomicReference<TaskCompletions> completions) {
+		DBOSConfig config = DBOSConfig.defaults("exactly-once-peers")
+			.withDatabaseUrl(PeerDatabases.url(this.postgres, this.database))
+			.withDbUser(this.postgres.user())
+			.withDbPassword("")
+			.disableAdminServer();
+		DBOS dbos = new DBOS(config);
+		Queue queue = new Queue("peers-" + scenario).withWorkerConcurrency(concurrency).withPollingInterval(POLLING);
+		dbos.registerQueue(queue);
+		Tasks tasks = dbos.registerProxy(Tasks.class, new DbosTasks(dbos, workMillis, completions));
+		dbos.launch();
+		return new Workers() {
+
+			@Override
+			public void handOver(String taskId) {
+				dbos.startWorkflow(() -> tasks.run(taskId), new StartWorkflowOptions(queue).withWorkflowId(taskId));
+			}
+
+			@Override
+			public void close() {
+				dbos.close();
+			}
+
+		};
+	}
+
+	/** The task as a DBOS workflow. */
+	public interface Tasks {
+
+		/**
+		 * Runs the task's three steps.
+		 * @param taskId the task
+		 */
+		void run(String taskId);
+
+	}
+
+	/** The workflow's implementation: {@link PeerTask}'s steps as {@code runStep}s. */
+	static final class DbosTasks implements Tasks {
+
+		private final DBOS dbos;
+
+		private final int workMillis;
+
+		private final AtomicReference<TaskCompletions> completions;
+
+		DbosTasks(DBOS dbos, int workMillis, AtomicReference<TaskCompletions> completions) {
+			this.dbos = dbos;
+			this.workMillis = workMillis;
+			this.completions = completions;
+		}
+
+		@Override
+		@Workflow
+		public void run(String taskId) {
+			for (int step = 1; step <= PeerTask.STEPS; step++) {
+				int number = step;
+				this.dbos.runStep(() -> PeerTask.step(taskId, number, this.workMillis), "step" + step);
+			}
+			PeerTask.finished(this.completions, taskId);
+		}
+
+	}
+
+}
