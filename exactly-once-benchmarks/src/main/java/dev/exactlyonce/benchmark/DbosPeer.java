@@ -10,7 +10,6 @@ import dev.dbos.transact.config.DBOSConfig;
 import dev.dbos.transact.workflow.Queue;
 import dev.dbos.transact.workflow.Workflow;
 
-import dev.exactlyonce.test.PostgresServerProcess;
 import dev.exactlyonce.test.ServerProcess;
 
 /**
@@ -25,12 +24,25 @@ final class DbosPeer implements PeerSystem {
 	/** The queue's polling interval. */
 	static final Duration POLLING = Duration.ofMillis(10);
 
-	private final PostgresServerProcess postgres;
+	private final String url;
+
+	private final String user;
+
+	private final List<ServerProcess> servers;
 
 	private final String database;
 
-	DbosPeer(PostgresServerProcess postgres, String database) {
-		this.postgres = postgres;
+	/**
+	 * Creates the row.
+	 * @param url the JDBC URL of DBOS's database
+	 * @param user the user to connect as (trust authentication)
+	 * @param servers the PostgreSQL server, charged with its CPU time (empty in a crash-resume worker)
+	 * @param database the database's name
+	 */
+	DbosPeer(String url, String user, List<ServerProcess> servers, String database) {
+		this.url = url;
+		this.user = user;
+		this.servers = servers;
 		this.database = database;
 	}
 
@@ -41,7 +53,7 @@ final class DbosPeer implements PeerSystem {
 
 	@Override
 	public List<ServerProcess> servers() {
-		return List.of(this.postgres);
+		return this.servers;
 	}
 
 	@Override
@@ -50,11 +62,16 @@ final class DbosPeer implements PeerSystem {
 	}
 
 	@Override
+	public List<String> workerArguments() {
+		return List.of("dbos", this.url, this.user);
+	}
+
+	@Override
 	public Workers start(String scenario, int concurrency, int workMillis,
 			AtomicReference<TaskCompletions> completions) {
 		DBOSConfig config = DBOSConfig.defaults("exactly-once-peers")
-			.withDatabaseUrl(PeerDatabases.url(this.postgres, this.database))
-			.withDbUser(this.postgres.user())
+			.withDatabaseUrl(this.url)
+			.withDbUser(this.user)
 			.withDbPassword("")
 			.disableAdminServer();
 		DBOS dbos = new DBOS(config);

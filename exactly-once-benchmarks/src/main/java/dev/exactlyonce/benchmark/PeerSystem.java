@@ -32,6 +32,12 @@ interface PeerSystem {
 	}
 
 	/**
+	 * The arguments that start this row's workers in a {@link CrashResumeWorker} JVM.
+	 * @return the arguments after {@code first|resume tasks}
+	 */
+	List<String> workerArguments();
+
+	/**
 	 * Starts workers that run tasks at this concurrency, each step doing this much work.
 	 * @param scenario e.g. {@code c8-w0}, unique per start (a queue or consumer name)
 	 * @param concurrency tasks run at once

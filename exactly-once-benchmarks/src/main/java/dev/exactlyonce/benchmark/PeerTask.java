@@ -26,6 +26,7 @@ final class PeerTask {
 	 * @return about 180 bytes naming the task and the step
 	 */
 	static String step(String taskId, int step, int workMillis) {
+		CrashResumeWorker.stepStarting(taskId, step);
 		BenchmarkWork.perform(workMillis);
 		return step + ":" + taskId + ":" + FILLER;
 	}

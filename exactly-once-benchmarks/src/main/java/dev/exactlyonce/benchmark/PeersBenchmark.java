@@ -51,7 +51,14 @@ public final class PeersBenchmark {
 	private static final String HEADER = "| system | work per step ms | concurrency | tasks/s | end-to-end p50 ms "
 			+ "| end-to-end p99 ms | CPU µs/task (JVM) | CPU µs/task (servers) | PostgreSQL statements/task |";
 
+	private static final boolean CRASH = Boolean.parseBoolean(System.getProperty("benchmark.peers.crash", "true"));
+
+	private static final String CRASH_HEADER = "| system | tasks in step 2 at the kill -9 | seconds from the kill to the "
+			+ "first step 2 resumed (new JVM's start included) | step 1 ran again | tasks that reached step 3 |";
+
 	private final List<String> lines = new ArrayList<>();
+
+	private final List<String> crashLines = new ArrayList<>();
 
 	private PeersBenchmark() {
 	}
@@ -75,7 +82,8 @@ public final class PeersBenchmark {
 			try (PeerDatabases postgres = new PeerDatabases().start("dbos", "exactlyonce");
 					NatsServerProcess nats = new NatsServerProcess().start()) {
 				if (ROWS.contains("dbos")) {
-					measureRow(new DbosPeer(postgres, "dbos"), postgres);
+					measureRow(new DbosPeer(PeerDatabases.url(postgres, "dbos"), postgres.user(), List.of(postgres), "dbos"),
+							postgres);
 				}
 				if (ROWS.contains("jdbc")) {
 					measureRow(new StarterPeer("exactly-once jdbc (PostgreSQL 15)", nats.url(), 1,
@@ -112,6 +120,12 @@ public final class PeersBenchmark {
 		System.out.println(HEADER);
 		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 		this.lines.forEach(System.out::println);
+		if (!this.crashLines.isEmpty()) {
+			System.out.println();
+			System.out.println(CRASH_HEADER);
+			System.out.println("|---|---:|---:|---:|---:|");
+			this.crashLines.forEach(System.out::println);
+		}
 	}
 
 	private void measureRow(PeerSystem system, PeerDatabases postgres) throws Exception {
@@ -121,6 +135,11 @@ public final class PeersBenchmark {
 				this.lines.add(line);
 				System.out.println(line);
 			}
+		}
+		if (CRASH) {
+			String line = CrashResume.measure(system.label(), system.workerArguments());
+			this.crashLines.add(line);
+			System.out.println(line);
 		}
 	}
 

@@ -33,6 +33,13 @@ record StarterPeer(String label, String natsUrls, int replicas, Map<String, Stri
 		List<ServerProcess> servers, String database) implements PeerSystem {
 
 	@Override
+	public List<String> workerArguments() {
+		List<String> arguments = new ArrayList<>(List.of("starter", this.natsUrls, Integer.toString(this.replicas)));
+		this.storeProperties.forEach((name, value) -> arguments.add(name + "=" + value));
+		return arguments;
+	}
+
+	@Override
 	public Workers start(String scenario, int concurrency, int workMillis,
 			AtomicReference<TaskCompletions> completions) throws Exception {
 		String stream = "PEERS_" + scenario.replace('-', '_').toUpperCase(java.util.Locale.ROOT);
