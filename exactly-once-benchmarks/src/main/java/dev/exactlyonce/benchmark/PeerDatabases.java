@@ -81,6 +81,29 @@ final class PeerDatabases extends PostgresServerProcess {
 		}
 	}
 
+	/**
+	 * The statements executed most often in a database since {@link #resetStatements()}.
+	 * @param database the database
+	 * @param tasks the tasks run meanwhile
+	 * @return Markdown table lines: executions per task, mean ms, the statement (its first 100 characters)
+	 */
+	List<String> topStatements(String database, int tasks) throws SQLException {
+		List<String> lines = new ArrayList<>();
+		try (Connection connection = connect("postgres");
+				PreparedStatement query = connection.prepareStatement("SELECT calls, mean_exec_time, "
+						+ "regexp_replace(left(query, 100), '\\s+', ' ', 'g') FROM pg_stat_statements s "
+						+ "JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = ? ORDER BY calls DESC LIMIT 12")) {
+			query.setString(1, database);
+			try (ResultSet result = query.executeQuery()) {
+				while (result.next()) {
+					lines.add(String.format(java.util.Locale.ROOT, "| %s | %.2f | %.3f | `%s` |", database,
+							result.getLong(1) / (double) tasks, result.getDouble(2), result.getString(3).replace("|", "\\|")));
+				}
+			}
+		}
+		return lines;
+	}
+
 	private Connection connect(String database) throws SQLException {
 		return DriverManager.getConnection(url(this, database), user(), "");
 	}

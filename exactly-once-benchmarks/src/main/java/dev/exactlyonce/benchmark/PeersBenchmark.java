@@ -28,9 +28,10 @@ import dev.exactlyonce.test.ServerProcess;
  * {@code -Dbenchmark.peers.warm-up=300}, {@code -Dbenchmark.peers.concurrency=8,64},
  * {@code -Dbenchmark.peers.work=0,50}, {@code -Dbenchmark.peers.rows=dbos,jdbc,nats-kv,redis,r3}).
  * <p>
- * At most twice the concurrency of tasks are handed over and not yet finished at any time, so the
- * workers always find a next task and the latency (hand-over to the end of the task's function,
- * its last step's result checkpointed) is not the age of a backlog. CPU per task is this JVM's CPU
+ * A closed loop: as many tasks are handed over and not yet finished as the concurrency, a new one
+ * handed over as one finishes, so the latency (hand-over to the end of the task's function, its
+ * last step's result checkpointed) is the system's pick-up and run time, not the age of a backlog,
+ * and tasks/s is the concurrency divided by it. CPU per task is this JVM's CPU
  * time (all threads, the hand-over included) and the row's server processes' over the timed
  * window, divided by {@code N}; statements per task are {@code pg_stat_statements} calls in the
  * row's database over the same window.
@@ -59,6 +60,8 @@ public final class PeersBenchmark {
 	private final List<String> lines = new ArrayList<>();
 
 	private final List<String> crashLines = new ArrayList<>();
+
+	private final List<String> statementLines = new ArrayList<>();
 
 	private PeersBenchmark() {
 	}
@@ -128,6 +131,12 @@ public final class PeersBenchmark {
 		System.out.println(HEADER);
 		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 		this.lines.forEach(System.out::println);
+		if (!this.statementLines.isEmpty()) {
+			System.out.printf(Locale.ROOT, "%nPostgreSQL statements, most executed first (0 ms per step, the last concurrency)%n%n");
+			System.out.println("| database | executions per task | mean ms | statement |");
+			System.out.println("|---|---:|---:|---|");
+			this.statementLines.forEach(System.out::println);
+		}
 		if (!this.crashLines.isEmpty()) {
 			System.out.println();
 			System.out.println(CRASH_HEADER);
@@ -167,6 +176,9 @@ public final class PeersBenchmark {
 			double seconds = (System.nanoTime() - start) / 1e9;
 			double jvmMicros = ProcessCpu.microsPerMessageSince(cpu, TASKS);
 			double serverMicros = (serverNanos(system.servers()) - serverCpu) / 1000.0 / TASKS;
+			if (system.database() != null && workMillis == 0 && concurrency == Integer.parseInt(CONCURRENCIES[CONCURRENCIES.length - 1].trim())) {
+				this.statementLines.addAll(postgres.topStatements(system.database(), TASKS));
+			}
 			String statements = (system.database() != null)
 					? String.format(Locale.ROOT, "%.1f", postgres.statements(system.database()) / (double) TASKS) : "—";
 			return String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.1f | %.1f | %.0f | %.0f | %s |", system.label(),
@@ -177,7 +189,7 @@ public final class PeersBenchmark {
 
 	private static TaskCompletions runTasks(PeerSystem.Workers workers, AtomicReference<TaskCompletions> completions,
 			String prefix, int tasks, int concurrency) throws Exception {
-		TaskCompletions run = new TaskCompletions(tasks, 2 * concurrency);
+		TaskCompletions run = new TaskCompletions(tasks, concurrency);
 		completions.set(run);
 		for (int i = 0; i < tasks; i++) {
 			String taskId = prefix + i;

@@ -9,8 +9,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The tasks of one measured run of {@link PeersBenchmark}: when each was handed over, its
  * hand-over to end latency, and a window that keeps at most {@code window} tasks handed over and
- * not yet finished (so the workers always have the next task waiting, and latency is not the age
- * of a backlog).
+ * not yet finished (the closed loop).
  */
 final class TaskCompletions {
 
