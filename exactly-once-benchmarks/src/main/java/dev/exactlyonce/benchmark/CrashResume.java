@@ -33,12 +33,15 @@ final class CrashResume {
 	/**
 	 * Crashes and resumes a worker of one system.
 	 * @param label the row's name
-	 * @param system the worker's arguments after {@code first|resume tasks} (see {@link CrashResumeWorker})
+	 * @param scenario the crash's own name (its queue or consumer, its task ids)
+	 * @param system the worker's arguments after {@code first|resume tasks scenario} (see {@link CrashResumeWorker})
 	 * @return the table line
 	 * @throws Exception when a worker cannot run
 	 */
-	static String measure(String label, List<String> system) throws Exception {
-		Worker first = new Worker("first", system);
+	static String measure(String label, String scenario, List<String> system) throws Exception {
+		List<String> arguments = new ArrayList<>(List.of(scenario));
+		arguments.addAll(system);
+		Worker first = new Worker("first", arguments);
 		try {
 			first.await(2, TASKS);
 		}
@@ -46,7 +49,7 @@ final class CrashResume {
 			first.process.destroyForcibly().waitFor();
 		}
 		long killed = System.nanoTime();
-		Worker second = new Worker("resume", system);
+		Worker second = new Worker("resume", arguments);
 		try {
 			double resumed = (second.await(2, 1) - killed) / 1e9;
 			second.await(3, TASKS);

@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * kills it with SIGKILL; run {@code resume}, its steps return at once and it hands nothing over:
  * what it runs is what the system resumed.
  * <p>
- * Arguments: {@code first|resume tasks dbos <jdbc-url> <user>} or
- * {@code first|resume tasks starter <nats-urls> <replicas> <property>=<value>...}.
+ * Arguments: {@code first|resume tasks scenario dbos <jdbc-url> <user>} or
+ * {@code first|resume tasks scenario starter <nats-urls> <replicas> <property>=<value>...}; the
+ * scenario names the queue or consumer and prefixes the task ids, so each crash has its own.
  */
 public final class CrashResumeWorker {
 
@@ -36,14 +37,15 @@ public final class CrashResumeWorker {
 	public static void main(String[] args) throws Exception {
 		boolean first = "first".equals(args[0]);
 		int tasks = Integer.parseInt(args[1]);
+		String scenario = args[2];
 		reporting = true;
 		holding = first;
-		PeerSystem system = "dbos".equals(args[2]) ? new DbosPeer(args[3], args[4], List.of(), "dbos")
-				: new StarterPeer("crash", args[3], Integer.parseInt(args[4]), properties(args), List.of(), null);
-		PeerSystem.Workers workers = system.start("crash", 2 * tasks, 0, new AtomicReference<>());
+		PeerSystem system = "dbos".equals(args[3]) ? new DbosPeer(args[4], args[5], List.of(), "dbos")
+				: new StarterPeer(scenario, args[4], Integer.parseInt(args[5]), properties(args), List.of(), null);
+		PeerSystem.Workers workers = system.start(scenario, 2 * tasks, 0, new AtomicReference<>());
 		if (first) {
 			for (int i = 0; i < tasks; i++) {
-				workers.handOver("crash-" + i);
+				workers.handOver(scenario + "-" + i);
 			}
 		}
 		new CountDownLatch(1).await();
@@ -51,7 +53,7 @@ public final class CrashResumeWorker {
 
 	private static Map<String, String> properties(String[] args) {
 		Map<String, String> properties = new HashMap<>();
-		for (int i = 5; i < args.length; i++) {
+		for (int i = 6; i < args.length; i++) {
 			String[] pair = args[i].split("=", 2);
 			properties.put(pair[0], pair[1]);
 		}

@@ -17,7 +17,8 @@ import dev.exactlyonce.test.ServerProcess;
  * {@code runStep}s, handed over by enqueueing it on a queue with worker concurrency = the row's
  * concurrency, polled every {@link #POLLING} (DBOS's default is 1 s, which caps a queue at a few
  * tasks a second; its docs name the polling interval as the setting to lower for throughput).
- * Everything else is DBOS's default (a Hikari pool of 10 connections, LISTEN/NOTIFY on).
+ * A waiting task ({@link PeerTask#waitingTask}) {@code recv}s {@link PeerTask#SIGNAL}, which
+ * {@code send} delivers. Everything else is DBOS's default (a Hikari pool of 10 connections, LISTEN/NOTIFY on).
  */
 final class DbosPeer implements PeerSystem {
 
@@ -87,6 +88,11 @@ final class DbosPeer implements PeerSystem {
 			}
 
 			@Override
+			public void signal(String taskId) {
+				dbos.send(taskId, "ok", PeerTask.SIGNAL);
+			}
+
+			@Override
 			public void close() {
 				dbos.close();
 			}
@@ -123,6 +129,11 @@ final class DbosPeer implements PeerSystem {
 		@Override
 		@Workflow
 		public void run(String taskId) {
+			if (PeerTask.arrivesAtWait(taskId)) {
+				this.dbos.recv(PeerTask.SIGNAL, Duration.ofHours(1));
+				PeerTask.finished(this.completions, taskId);
+				return;
+			}
 			for (int step = 1; step <= PeerTask.STEPS; step++) {
 				int number = step;
 				this.dbos.runStep(() -> PeerTask.step(taskId, number, this.workMillis), "step" + step);

@@ -59,6 +59,13 @@ interface PeerSystem {
 		 */
 		void handOver(String taskId) throws Exception;
 
+		/**
+		 * Sends {@link PeerTask#SIGNAL} to a waiting task.
+		 * @param taskId the task
+		 * @throws Exception when it could not be sent
+		 */
+		void signal(String taskId) throws Exception;
+
 	}
 
 }

@@ -1,5 +1,7 @@
 package dev.exactlyonce.benchmark;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -13,7 +15,14 @@ final class PeerTask {
 	/** The steps of one task. */
 	static final int STEPS = 3;
 
+	/** The signal a waiting task awaits. */
+	static final String SIGNAL = "go";
+
 	private static final String FILLER = "x".repeat(160);
+
+	private static final String WAITING_PREFIX = "wait-";
+
+	private static final Set<String> ARRIVED = ConcurrentHashMap.newKeySet();
 
 	private PeerTask() {
 	}
@@ -29,6 +38,37 @@ final class PeerTask {
 		CrashResumeWorker.stepStarting(taskId, step);
 		BenchmarkWork.perform(workMillis);
 		return step + ":" + taskId + ":" + FILLER;
+	}
+
+	/**
+	 * The id of a task that awaits {@link #SIGNAL} instead of running steps.
+	 * @param run the run it belongs to
+	 * @param number its number in the run
+	 * @return the id
+	 */
+	static String waitingTask(String run, int number) {
+		return WAITING_PREFIX + run + "-" + number;
+	}
+
+	/**
+	 * Whether a task awaits {@link #SIGNAL} instead of running steps; if so, marks it arrived at its wait.
+	 * @param taskId the task
+	 * @return whether it waits
+	 */
+	static boolean arrivesAtWait(String taskId) {
+		if (!taskId.startsWith(WAITING_PREFIX)) {
+			return false;
+		}
+		ARRIVED.add(taskId);
+		return true;
+	}
+
+	/**
+	 * The waiting tasks that reached their wait at least once.
+	 * @return how many
+	 */
+	static int arrivedAtWait() {
+		return ARRIVED.size();
 	}
 
 	/**

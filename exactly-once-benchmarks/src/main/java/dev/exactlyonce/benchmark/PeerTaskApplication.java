@@ -1,6 +1,7 @@
 package dev.exactlyonce.benchmark;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.springframework.beans.factory.annotation.Value;
@@ -13,7 +14,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
 
 /**
  * The application {@link StarterPeer} starts: one listener running {@link PeerTask}'s three steps
- * as {@code context.step}s, each step's result journaled in the store.
+ * as {@code context.step}s, each step's result journaled in the store; a waiting task
+ * ({@link PeerTask#waitingTask}) awaits {@link PeerTask#SIGNAL} instead.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -40,6 +42,11 @@ class PeerTaskApplication {
 		@ExactlyOnceListener(consumer = "${benchmark.consumer}")
 		public void handle(byte[] payload, ExactlyOnceContext context) {
 			String taskId = new String(payload, StandardCharsets.UTF_8);
+			if (PeerTask.arrivesAtWait(taskId)) {
+				context.awaitSignal(PeerTask.SIGNAL, String.class, Duration.ofHours(1));
+				PeerTask.finished(this.completions, taskId);
+				return;
+			}
 			for (int step = 1; step <= PeerTask.STEPS; step++) {
 				int number = step;
 				context.step("step" + step, String.class, () -> PeerTask.step(taskId, number, this.workMillis));

@@ -26,7 +26,9 @@ import dev.exactlyonce.test.ServerProcess;
  * nats-servers of their own, and {@code exactly-once nats-kv, 3-node cluster (R3)}. Prints Markdown.
  * Not a test: {@code scripts/benchmark.sh --peers} ({@code -Dbenchmark.peers.tasks=3000},
  * {@code -Dbenchmark.peers.warm-up=300}, {@code -Dbenchmark.peers.concurrency=8,64},
- * {@code -Dbenchmark.peers.work=0,50}, {@code -Dbenchmark.peers.rows=dbos,jdbc,nats-kv,redis,r3}).
+ * {@code -Dbenchmark.peers.work=0,50}, {@code -Dbenchmark.peers.rows=dbos,jdbc,nats-kv,redis,r3},
+ * {@code -Dbenchmark.peers.signals=false} and {@code -Dbenchmark.peers.crash=false} to leave out
+ * {@link SignalResume} and {@link CrashResume}).
  * <p>
  * A closed loop: as many tasks are handed over and not yet finished as the concurrency, a new one
  * handed over as one finishes, so the latency (hand-over to the end of the task's function, its
@@ -54,6 +56,8 @@ public final class PeersBenchmark {
 
 	private static final boolean CRASH = Boolean.parseBoolean(System.getProperty("benchmark.peers.crash", "true"));
 
+	private static final boolean SIGNALS = Boolean.parseBoolean(System.getProperty("benchmark.peers.signals", "true"));
+
 	private static final String CRASH_HEADER = "| system | tasks in step 2 at the kill -9 | seconds from the kill to the "
 			+ "first step 2 resumed (new JVM's start included) | step 1 ran again | tasks that reached step 3 |";
 
@@ -62,6 +66,8 @@ public final class PeersBenchmark {
 	private final List<String> crashLines = new ArrayList<>();
 
 	private final List<String> statementLines = new ArrayList<>();
+
+	private final List<String> signalLines = new ArrayList<>();
 
 	private PeersBenchmark() {
 	}
@@ -105,9 +111,8 @@ public final class PeersBenchmark {
 				if (CRASH) {
 					// what the two settings that decide when a dead worker's task comes back buy (the defaults: 30 s, 20 s)
 					List<String> shorter = new ArrayList<>(natsKv.workerArguments());
-					shorter.addAll(List.of("exactlyonce.consumers.peers-crash.ack-wait=10s", "exactlyonce.store.lease=8s"));
-					this.crashLines.add(CrashResume.measure(natsKv.label() + ", ack-wait 10 s, lease 8 s", shorter));
-					System.out.println(this.crashLines.get(this.crashLines.size() - 1));
+					shorter.addAll(List.of("exactlyonce.consumers.peers-crash2.ack-wait=10s", "exactlyonce.store.lease=8s"));
+					crash(natsKv.label() + ", ack-wait 10 s, lease 8 s", "crash2", shorter);
 				}
 			}
 		}
@@ -137,6 +142,13 @@ public final class PeersBenchmark {
 			System.out.println("|---|---:|---:|---|");
 			this.statementLines.forEach(System.out::println);
 		}
+		if (!this.signalLines.isEmpty()) {
+			System.out.printf(Locale.ROOT, "%nSignal to resume: %d waiting tasks, signalled one after the other%n%n",
+					SignalResume.WAITERS);
+			System.out.println("| system | signals | signal -> past the wait p50 ms | p99 ms |");
+			System.out.println("|---|---:|---:|---:|");
+			this.signalLines.forEach(System.out::println);
+		}
 		if (!this.crashLines.isEmpty()) {
 			System.out.println();
 			System.out.println(CRASH_HEADER);
@@ -153,11 +165,32 @@ public final class PeersBenchmark {
 				System.out.println(line);
 			}
 		}
-		if (CRASH) {
-			String line = CrashResume.measure(system.label(), system.workerArguments());
-			this.crashLines.add(line);
+		if (SIGNALS) {
+			String line;
+			try {
+				line = SignalResume.measure(system);
+			}
+			catch (RuntimeException ex) {
+				line = "| " + system.label() + " | failed: " + ex.getMessage() + " | | |";
+			}
+			this.signalLines.add(line);
 			System.out.println(line);
 		}
+		if (CRASH) {
+			crash(system.label(), "crash", system.workerArguments());
+		}
+	}
+
+	private void crash(String label, String scenario, List<String> workerArguments) throws Exception {
+		String line;
+		try {
+			line = CrashResume.measure(label, scenario, workerArguments);
+		}
+		catch (RuntimeException ex) {
+			line = "| " + label + " | failed: " + ex.getMessage() + " | | | |";
+		}
+		this.crashLines.add(line);
+		System.out.println(line);
 	}
 
 	private String measure(PeerSystem system, PeerDatabases postgres, int concurrency, int workMillis) throws Exception {

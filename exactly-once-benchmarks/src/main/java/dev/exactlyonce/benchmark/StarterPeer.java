@@ -16,6 +16,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.exactlyonce.test.ServerProcess;
+import dev.exactlyonce.waits.ExactlyOnceSignals;
 
 /**
  * The exactly-once starter on one store: each task a JetStream message (handed over by a publish
@@ -74,6 +75,11 @@ record StarterPeer(String label, String natsUrls, int replicas, Map<String, Stri
 					.subject(subject)
 					.data(taskId.getBytes(StandardCharsets.UTF_8))
 					.build(), PublishOptions.builder().messageId(taskId).build());
+			}
+
+			@Override
+			public void signal(String taskId) {
+				context.getBean(ExactlyOnceSignals.class).signal(consumer, taskId, PeerTask.SIGNAL, "ok", "s-" + taskId);
 			}
 
 			@Override
