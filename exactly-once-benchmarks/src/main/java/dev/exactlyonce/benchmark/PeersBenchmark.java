@@ -23,10 +23,12 @@ import dev.exactlyonce.test.ServerProcess;
  * here: {@code dbos (PostgreSQL 15)} and {@code exactly-once jdbc (PostgreSQL 15)} on one
  * PostgreSQL server (fsync on, a database each), {@code exactly-once nats-kv} and
  * {@code exactly-once redis} (Redis with an append-only file, {@code appendfsync everysec}) on
- * nats-servers of their own, and {@code exactly-once nats-kv, 3-node cluster (R3)}. Prints Markdown.
+ * nats-servers of their own ({@code exactly-once nats-kv, sync_interval always} on one that fsyncs every
+ * write), and {@code exactly-once nats-kv, 3-node cluster (R3)}. Prints Markdown.
  * Not a test: {@code scripts/benchmark.sh --peers} ({@code -Dbenchmark.peers.tasks=3000},
  * {@code -Dbenchmark.peers.warm-up=300}, {@code -Dbenchmark.peers.concurrency=8,64},
- * {@code -Dbenchmark.peers.work=0,50}, {@code -Dbenchmark.peers.rows=dbos,jdbc,nats-kv,redis,r3},
+ * {@code -Dbenchmark.peers.work=0,50}, {@code -Dbenchmark.peers.rows=dbos,jdbc,nats-kv,nats-kv-sync,redis,r3}; {@code nats-kv-sync} needs a
+ * nats-server that knows {@code sync_interval: always}, 2.10 or newer),
  * {@code -Dbenchmark.peers.signals=false} and {@code -Dbenchmark.peers.crash=false} to leave out
  * {@link SignalResume} and {@link CrashResume}).
  * <p>
@@ -49,7 +51,7 @@ public final class PeersBenchmark {
 	private static final String[] WORK = System.getProperty("benchmark.peers.work", "0,50").split(",");
 
 	private static final Set<String> ROWS = Set
-		.of(System.getProperty("benchmark.peers.rows", "dbos,jdbc,nats-kv,redis,r3").split(","));
+		.of(System.getProperty("benchmark.peers.rows", "dbos,jdbc,nats-kv,nats-kv-sync,redis,r3").split(","));
 
 	private static final String HEADER = "| system | work per step ms | concurrency | tasks/s | end-to-end p50 ms "
 			+ "| end-to-end p99 ms | CPU µs/task (JVM) | CPU µs/task (servers) | PostgreSQL statements/task |";
@@ -116,6 +118,15 @@ public final class PeersBenchmark {
 				}
 			}
 		}
+		if (ROWS.contains("nats-kv-sync")) {
+			// nats-server fsyncs every 2 minutes by default; this is the row with a sync per write, as PostgreSQL's commits
+			try (NatsServerProcess nats = NatsServerProcess.withConfiguration("jetstream {\n  sync_interval: always\n}\n")) {
+				if (startsWithSyncAlways(nats)) {
+					measureRow(new StarterPeer("exactly-once nats-kv, sync_interval always", nats.url(), 1,
+							Map.of("exactlyonce.store.type", "nats-kv"), List.of(nats), null), null);
+				}
+			}
+		}
 		if (ROWS.contains("redis")) {
 			try (NatsServerProcess nats = new NatsServerProcess().start();
 					RedisServerProcess redis = new RedisServerProcess("everysec").start()) {
@@ -154,6 +165,19 @@ public final class PeersBenchmark {
 			System.out.println(CRASH_HEADER);
 			System.out.println("|---|---:|---:|---:|---:|");
 			this.crashLines.forEach(System.out::println);
+		}
+	}
+
+	/** Starts a server configured with {@code sync_interval: always}; nats-server before 2.10 refuses the field. */
+	private static boolean startsWithSyncAlways(NatsServerProcess nats) {
+		try {
+			nats.start();
+			return true;
+		}
+		catch (IllegalStateException ex) {
+			System.out.println("(row exactly-once nats-kv, sync_interval always left out: this nats-server does not start "
+					+ "with 'sync_interval: always', which needs 2.10 or newer: set NATS_SERVER_BIN)");
+			return false;
 		}
 	}
 
