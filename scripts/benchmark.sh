@@ -15,6 +15,8 @@
 #                                           no-wait throughput with 10,000 tasks waiting vs none, heap per
 #                                           waiting task, signal -> re-entry p50/p99, 10,000 timers (5 s
 #                                           sleeps): fired - deadline (WaitsBenchmark; about 3 minutes)
+#   scripts/benchmark.sh --peers            the starter side by side with DBOS Transact for Java (same PostgreSQL),
+#                                           a 3-step task: tasks/s, latency, CPU, statements, signal, crash-resume
 #   scripts/benchmark.sh --virtual-threads  a 50 ms handler at concurrency 1,000 on platform vs virtual threads
 #                                           (spring.threads.virtual.enabled), memory and NATS KV stores: msgs/s,
 #                                           latency, platform threads, heap, RSS (VirtualThreadsBenchmark; needs
@@ -39,6 +41,7 @@ case "${1:-}" in
   --scale) main=dev.exactlyonce.benchmark.ScaleBenchmark; shift ;;
   --virtual-threads) main=dev.exactlyonce.benchmark.VirtualThreadsBenchmark; shift ;;
   --waits) main=dev.exactlyonce.benchmark.WaitsBenchmark; shift ;;
+  --peers) main=dev.exactlyonce.benchmark.PeersBenchmark; shift ;;
 esac
 extra+=("$@")
 run() {
