@@ -15,6 +15,10 @@
 #                                           no-wait throughput with 10,000 tasks waiting vs none, heap per
 #                                           waiting task, signal -> re-entry p50/p99, 10,000 timers (5 s
 #                                           sleeps): fired - deadline (WaitsBenchmark; about 3 minutes)
+#   scripts/benchmark.sh --children         child tasks, NATS KV store: parents of 10, 100 and 1,000 children
+#                                           (startChild + awaitAll), one at a time: last child -> parent resumed
+#                                           p50/p99, resumptions per parent, wall time, store and waits-bucket
+#                                           writes per child (ChildrenBenchmark; -Dbenchmark.children.rows=10x20,100x5,1000x2)
 #   scripts/benchmark.sh --virtual-threads  a 50 ms handler at concurrency 1,000 on platform vs virtual threads
 #                                           (spring.threads.virtual.enabled), memory and NATS KV stores: msgs/s,
 #                                           latency, platform threads, heap, RSS (VirtualThreadsBenchmark; needs
@@ -39,6 +43,7 @@ case "${1:-}" in
   --scale) main=dev.exactlyonce.benchmark.ScaleBenchmark; shift ;;
   --virtual-threads) main=dev.exactlyonce.benchmark.VirtualThreadsBenchmark; shift ;;
   --waits) main=dev.exactlyonce.benchmark.WaitsBenchmark; shift ;;
+  --children) main=dev.exactlyonce.benchmark.ChildrenBenchmark; shift ;;
 esac
 extra+=("$@")
 run() {
