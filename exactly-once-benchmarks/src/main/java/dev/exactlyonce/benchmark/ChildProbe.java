@@ -35,7 +35,11 @@ final class ChildProbe {
 
 		private final AtomicLong reachedAwait = new AtomicLong();
 
+		private final AtomicLong firstChildReturned = new AtomicLong();
+
 		private final AtomicLong lastChildReturned = new AtomicLong(Long.MIN_VALUE);
+
+		private final AtomicInteger childrenReturned = new AtomicInteger();
 
 		private final AtomicLong resumed = new AtomicLong();
 
@@ -60,7 +64,10 @@ final class ChildProbe {
 
 		/** A child's handler is returning its result. */
 		void childReturning() {
-			this.lastChildReturned.accumulateAndGet(System.nanoTime(), Math::max);
+			long now = System.nanoTime();
+			this.firstChildReturned.compareAndSet(0, now);
+			this.lastChildReturned.accumulateAndGet(now, Math::max);
+			this.childrenReturned.incrementAndGet();
 		}
 
 		/** The parent ran past {@code awaitAll} with every child's result. */
@@ -80,6 +87,12 @@ final class ChildProbe {
 		/** From the last child's handler returning to the parent running past {@code awaitAll}. */
 		long lastChildToResumedNanos() {
 			return this.resumed.get() - this.lastChildReturned.get();
+		}
+
+		/** Children returned per second, from the first child's return to the last one's (0 for one child). */
+		double childrenPerSecond() {
+			long span = this.lastChildReturned.get() - this.firstChildReturned.get();
+			return (span > 0) ? (this.childrenReturned.get() - 1) / (span / 1e9) : 0;
 		}
 
 		/** From the parent's first run to its reaching {@code awaitAll} (the children started). */

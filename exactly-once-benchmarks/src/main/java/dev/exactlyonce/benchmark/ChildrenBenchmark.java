@@ -25,11 +25,13 @@ import dev.exactlyonce.test.NatsServerProcess;
 /**
  * Child tasks on the NATS KV store: parents that each start {@code N} children
  * ({@code startChild}) and await them all ({@code awaitAll}), one parent at a time; each child
- * returns a short string once its parent reached {@code awaitAll}, so that every child finishes
- * after its parent waits. Per row ({@code benchmark.children.rows}, default 20 parents of 10, 5 of
+ * returns a short string once its parent reached {@code awaitAll} (and, with
+ * {@code -Dbenchmark.children.work-ms=N}, N ms of simulated work after that), so that every child
+ * finishes after its parent waits. Per row ({@code benchmark.children.rows}, default 20 parents of 10, 5 of
  * 100, 2 of 1,000, after a warm-up parent of 10): from the last child's handler returning to the
  * parent's handler running past {@code awaitAll} (p50/p99 over the parents), the parent's
- * resumptions (handler runs after the first), the time to start the children and the wall time from
+ * resumptions (handler runs after the first), the time to start the children, the children returned
+ * per second, and the wall time from
  * publishing the parent to it running past {@code awaitAll}, and the writes per child to the
  * idempotency bucket and to the waits bucket (the revisions their KV streams gained over the row,
  * the parents' own writes included, divided by the children), and the wait tickets per parent.
@@ -75,9 +77,10 @@ public final class ChildrenBenchmark {
 	public static void main(String[] args) throws Exception {
 		try (NatsServerProcess nats = new NatsServerProcess().start(); Connection connection = Nats.connect(nats.url())) {
 			System.out.printf(Locale.ROOT, "%n%d cores, Java %s, nats-server %s on loopback, NATS KV store; parents: "
-					+ "concurrency 4, children: concurrency 8, max-ack-pending 64; sync acks; one parent at a time%n%n",
-					Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
-					connection.getServerInfo().getVersion());
+					+ "concurrency 4, children: concurrency 8, max-ack-pending 64, %d ms of work each; sync acks; "
+					+ "one parent at a time%n%n", Runtime.getRuntime().availableProcessors(),
+					System.getProperty("java.version"), connection.getServerInfo().getVersion(),
+					Long.getLong("benchmark.children.work-ms", 0));
 			new ChildrenBenchmark(connection).run(nats.url());
 		}
 	}
@@ -86,10 +89,10 @@ public final class ChildrenBenchmark {
 		try (ConfigurableApplicationContext context = start(natsUrl)) {
 			parent(10);
 			System.out.println("| children | parents | last child returned -> parent past awaitAll p50 ms | p99 ms "
-					+ "| resumptions per parent | starting the children s (mean) | publish -> parent past awaitAll s "
-					+ "(mean) | store writes per child | waits-bucket writes per child | wait tickets per parent "
+					+ "| resumptions per parent | starting the children s (mean) | children returned per s (mean) "
+					+ "| publish -> parent past awaitAll s (mean) | store writes per child | waits-bucket writes per child | wait tickets per parent "
 					+ "| load average (1 min) before, after |");
-			System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+			System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
 			for (String row : ROWS.split(",")) {
 				String[] sizes = row.trim().split("x");
 				row(Integer.parseInt(sizes[0]), Integer.parseInt(sizes[1]));
@@ -104,6 +107,7 @@ public final class ChildrenBenchmark {
 		LatencyRecorder resumption = new LatencyRecorder(parentCount);
 		long resumptions = 0;
 		long fanOut = 0;
+		double rate = 0;
 		long wall = 0;
 		for (int i = 0; i < parentCount; i++) {
 			long published = System.nanoTime();
@@ -111,14 +115,15 @@ public final class ChildrenBenchmark {
 			resumption.recordNanos(family.lastChildToResumedNanos());
 			resumptions += family.resumptions();
 			fanOut += family.fanOutNanos();
+			rate += family.childrenPerSecond();
 			wall += family.resumedAt() - published;
 		}
 		await("consumers idle", () -> idle(PARENTS) && idle(CHILDREN));
 		Map<String, Long> after = revisions();
 		long total = (long) children * parentCount;
-		System.out.printf(Locale.ROOT, "| %d | %d | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s, %s |%n",
+		System.out.printf(Locale.ROOT, "| %d | %d | %.1f | %.1f | %.2f | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %s, %s |%n",
 				children, parentCount, resumption.percentileMillis(50), resumption.percentileMillis(99),
-				resumptions / (double) parentCount, fanOut / 1e9 / parentCount, wall / 1e9 / parentCount,
+				resumptions / (double) parentCount, fanOut / 1e9 / parentCount, rate / parentCount, wall / 1e9 / parentCount,
 				delta(before, after, STORE_BUCKET) / (double) total, delta(before, after, WAITS_BUCKET) / (double) total,
 				delta(before, after, TICKETS) / (double) parentCount, loadBefore, loadAverage());
 		System.err.println("revisions gained per stream over the row of " + children + ": " + deltas(before, after));

@@ -81,8 +81,13 @@ class ChildrenBenchmarkApplication {
 
 	}
 
-	/** The children's listener (keyed by {@code Nats-Msg-Id}, the child's key). */
+	/**
+	 * The children's listener (keyed by {@code Nats-Msg-Id}, the child's key): once its parent
+	 * reached {@code awaitAll}, it works {@code benchmark.children.work-ms} (0) and returns.
+	 */
 	static class ChildListener {
+
+		private static final long WORK_MILLIS = Long.getLong("benchmark.children.work-ms", 0);
 
 		private final ChildProbe probe;
 
@@ -94,6 +99,7 @@ class ChildrenBenchmarkApplication {
 		public String handle(Child child) throws InterruptedException {
 			ChildProbe.Family family = this.probe.family(child.parentId());
 			family.awaitParentWaiting();
+			Thread.sleep(WORK_MILLIS);
 			family.childReturning();
 			return "r" + child.index();
 		}
