@@ -99,7 +99,9 @@ class ChildrenBenchmarkApplication {
 		public String handle(Child child) throws InterruptedException {
 			ChildProbe.Family family = this.probe.family(child.parentId());
 			family.awaitParentWaiting();
-			Thread.sleep(WORK_MILLIS);
+			if (WORK_MILLIS > 0) {
+				Thread.sleep(WORK_MILLIS);
+			}
 			family.childReturning();
 			return "r" + child.index();
 		}
