@@ -25,18 +25,17 @@ import dev.exactlyonce.test.NatsServerProcess;
 /**
  * Child tasks on the NATS KV store: parents that each start {@code N} children
  * ({@code startChild}) and await them all ({@code awaitAll}), one parent at a time; each child
- * returns a short string once its parent reached {@code awaitAll} (and, with
- * {@code -Dbenchmark.children.work-ms=N}, N ms of simulated work after that), so that every child
- * finishes after its parent waits. Per row ({@code benchmark.children.rows}, default 20 parents of 10, 5 of
- * 100, 2 of 1,000, after a warm-up parent of 10): from the last child's handler returning to the
- * parent's handler running past {@code awaitAll} (p50/p99 over the parents), the parent's
- * resumptions (handler runs after the first), the time to start the children, the children returned
- * per second, and the wall time from
- * publishing the parent to it running past {@code awaitAll}, and the writes per child to the
- * idempotency bucket and to the waits bucket (the revisions their KV streams gained over the row,
- * the parents' own writes included, divided by the children), and the wait tickets per parent.
- * Not a test: run {@code scripts/benchmark.sh --children}; the server is {@code NATS_SERVER_BIN}
- * (else /usr/sbin/nats-server).
+ * returns a short string once its parent reached {@code awaitAll} (after
+ * {@code -Dbenchmark.children.work-ms} of simulated work, 0 by default), so that every child
+ * finishes after its parent waits. Per row ({@code benchmark.children.rows}, default 20 parents of
+ * 10, 5 of 100, 2 of 1,000, after a warm-up parent of 10): from the last child's handler returning
+ * to the parent's handler running past {@code awaitAll} (p50/p99 over the parents), the parent's
+ * resumptions (its handler's runs after the first), the time to start the children, the children
+ * returned per second, the wall time from publishing the parent to it running past
+ * {@code awaitAll}, the writes per child to the idempotency bucket and to the waits bucket (the
+ * revisions their KV streams gained over the row, the parents' own writes included, divided by the
+ * children), and the wait tickets per parent. Not a test: run {@code scripts/benchmark.sh
+ * --children}; the server is {@code NATS_SERVER_BIN} (else /usr/sbin/nats-server).
  */
 public final class ChildrenBenchmark {
 
