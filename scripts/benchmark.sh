@@ -18,7 +18,8 @@
 #   scripts/benchmark.sh --children         child tasks, NATS KV store: parents of 10, 100 and 1,000 children
 #                                           (startChild + awaitAll), one at a time: last child -> parent resumed
 #                                           p50/p99, resumptions per parent, wall time, store and waits-bucket
-#                                           writes per child (ChildrenBenchmark; -Dbenchmark.children.rows=10x20,100x5,1000x2)
+#                                           writes per child (ChildrenBenchmark; -Dbenchmark.children.rows=10x20,100x5,1000x2,
+#                                           -Dbenchmark.children.work-ms=20, -Dbenchmark.children.store=jdbc for PostgreSQL)
 #   scripts/benchmark.sh --virtual-threads  a 50 ms handler at concurrency 1,000 on platform vs virtual threads
 #                                           (spring.threads.virtual.enabled), memory and NATS KV stores: msgs/s,
 #                                           latency, platform threads, heap, RSS (VirtualThreadsBenchmark; needs

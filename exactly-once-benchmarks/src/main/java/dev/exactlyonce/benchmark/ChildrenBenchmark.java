@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,6 +23,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.PostgresServerProcess;
 
 /**
  * Child tasks on the NATS KV store: parents that each start {@code N} children
@@ -34,12 +37,16 @@ import dev.exactlyonce.test.NatsServerProcess;
  * returned per second, the wall time from publishing the parent to it running past
  * {@code awaitAll}, the writes per child to the idempotency bucket and to the waits bucket (the
  * revisions their KV streams gained over the row, the parents' own writes included, divided by the
- * children), and the wait tickets per parent. Not a test: run {@code scripts/benchmark.sh
- * --children}; the server is {@code NATS_SERVER_BIN} (else /usr/sbin/nats-server).
+ * children), and the wait tickets per parent. {@code -Dbenchmark.children.store=jdbc} puts the
+ * records on a PostgreSQL of its own (fsync on) instead; its writes are not counted (the waits
+ * bucket's still are). Not a test: run {@code scripts/benchmark.sh --children}; the server is
+ * {@code NATS_SERVER_BIN} (else /usr/sbin/nats-server).
  */
 public final class ChildrenBenchmark {
 
 	private static final String ROWS = System.getProperty("benchmark.children.rows", "10x20,100x5,1000x2");
+
+	private static final boolean JDBC = "jdbc".equals(System.getProperty("benchmark.children.store", "nats-kv"));
 
 	private static final String STREAM = "CHILDBENCH";
 
@@ -74,22 +81,29 @@ public final class ChildrenBenchmark {
 	 * @throws Exception when the server cannot start or a run fails
 	 */
 	public static void main(String[] args) throws Exception {
-		try (NatsServerProcess nats = new NatsServerProcess().start(); Connection connection = Nats.connect(nats.url())) {
-			System.out.printf(Locale.ROOT, "%n%d cores, Java %s, nats-server %s on loopback, NATS KV store; parents: "
+		try (NatsServerProcess nats = new NatsServerProcess().start(); Connection connection = Nats.connect(nats.url());
+				PostgresServerProcess postgres = JDBC ? new PostgresServerProcess(true).start() : null) {
+			List<String> store = (postgres != null) ? List.of("exactlyonce.store.type=jdbc",
+					"spring.datasource.url=" + postgres.jdbcUrl(), "spring.datasource.username=" + postgres.user(),
+					"exactlyonce.store.jdbc.initialize-schema=always")
+					: List.of("exactlyonce.store.type=nats-kv", "spring.autoconfigure.exclude="
+							+ "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration");
+			System.out.printf(Locale.ROOT, "%n%d cores, Java %s, nats-server %s on loopback, %s store; parents: "
 					+ "concurrency 4, children: concurrency 8, max-ack-pending 64, %d ms of work each; sync acks; "
 					+ "one parent at a time%n%n", Runtime.getRuntime().availableProcessors(),
 					System.getProperty("java.version"), connection.getServerInfo().getVersion(),
-					Long.getLong("benchmark.children.work-ms", 0));
-			new ChildrenBenchmark(connection).run(nats.url());
+					JDBC ? "JDBC (PostgreSQL, fsync on)" : "NATS KV", Long.getLong("benchmark.children.work-ms", 0));
+			new ChildrenBenchmark(connection).run(nats.url(), store);
 		}
 	}
 
-	private void run(String natsUrl) throws Exception {
-		try (ConfigurableApplicationContext context = start(natsUrl)) {
+	private void run(String natsUrl, List<String> store) throws Exception {
+		try (ConfigurableApplicationContext context = start(natsUrl, store)) {
 			parent(10);
 			System.out.println("| children | parents | last child returned -> parent past awaitAll p50 ms | p99 ms "
 					+ "| resumptions per parent | starting the children s (mean) | children returned per s (mean) "
-					+ "| publish -> parent past awaitAll s (mean) | store writes per child | waits-bucket writes per child | wait tickets per parent "
+					+ "| publish -> parent past awaitAll s (mean) | store writes per child | waits-bucket writes per child "
+					+ "| wait tickets per parent "
 					+ "| load average (1 min) before, after |");
 			System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
 			for (String row : ROWS.split(",")) {
@@ -120,10 +134,12 @@ public final class ChildrenBenchmark {
 		await("consumers idle", () -> idle(PARENTS) && idle(CHILDREN));
 		Map<String, Long> after = revisions();
 		long total = (long) children * parentCount;
-		System.out.printf(Locale.ROOT, "| %d | %d | %.1f | %.1f | %.2f | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f | %s, %s |%n",
+		String storeWrites = JDBC ? "not counted"
+				: String.format(Locale.ROOT, "%.2f", delta(before, after, STORE_BUCKET) / (double) total);
+		System.out.printf(Locale.ROOT, "| %d | %d | %.1f | %.1f | %.2f | %.2f | %.0f | %.2f | %s | %.2f | %.2f | %s, %s |%n",
 				children, parentCount, resumption.percentileMillis(50), resumption.percentileMillis(99),
-				resumptions / (double) parentCount, fanOut / 1e9 / parentCount, rate / parentCount, wall / 1e9 / parentCount,
-				delta(before, after, STORE_BUCKET) / (double) total, delta(before, after, WAITS_BUCKET) / (double) total,
+				resumptions / (double) parentCount, fanOut / 1e9 / parentCount, rate / parentCount,
+				wall / 1e9 / parentCount, storeWrites, delta(before, after, WAITS_BUCKET) / (double) total,
 				delta(before, after, TICKETS) / (double) parentCount, loadBefore, loadAverage());
 		System.err.println("revisions gained per stream over the row of " + children + ": " + deltas(before, after));
 	}
@@ -140,9 +156,9 @@ public final class ChildrenBenchmark {
 		return family;
 	}
 
-	private ConfigurableApplicationContext start(String natsUrl) {
-		return new SpringApplicationBuilder(ChildrenBenchmarkApplication.class).web(WebApplicationType.NONE)
-			.properties("exactlyonce.nats.servers=" + natsUrl, "exactlyonce.store.type=nats-kv",
+	private ConfigurableApplicationContext start(String natsUrl, List<String> store) {
+		List<String> properties = new ArrayList<>(store);
+		properties.addAll(List.of("exactlyonce.nats.servers=" + natsUrl,
 					"exactlyonce.streams." + STREAM + ".subjects=childbench.>",
 					"exactlyonce.consumers." + PARENTS + ".stream=" + STREAM,
 					"exactlyonce.consumers." + PARENTS + ".filter-subject=childbench.parents",
@@ -155,8 +171,9 @@ public final class ChildrenBenchmark {
 					"exactlyonce.consumers." + CHILDREN + ".ack-wait=30s", "exactlyonce.listener.ack-mode=sync",
 					"exactlyonce.dead-letter.stream=", "benchmark.children.parents=" + PARENTS,
 					"benchmark.children.children=" + CHILDREN, "spring.main.banner-mode=off", "logging.level.root=WARN",
-					"spring.cloud.gcp.core.enabled=false", "spring.cloud.gcp.firestore.enabled=false",
-					"spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+					"spring.cloud.gcp.core.enabled=false", "spring.cloud.gcp.firestore.enabled=false"));
+		return new SpringApplicationBuilder(ChildrenBenchmarkApplication.class).web(WebApplicationType.NONE)
+			.properties(properties.toArray(String[]::new))
 			.initializers((ctx) -> ctx.getBeanFactory().registerSingleton("childProbe", this.probe))
 			.run();
 	}
