@@ -17,6 +17,11 @@
 #                                           sleeps): fired - deadline (WaitsBenchmark; about 3 minutes)
 #   scripts/benchmark.sh --peers            the starter side by side with DBOS Transact for Java (same PostgreSQL),
 #                                           a 3-step task: tasks/s, latency, CPU, statements, signal, crash-resume
+#   scripts/benchmark.sh --children         child tasks, NATS KV store: parents of 10, 100 and 1,000 children
+#                                           (startChild + awaitAll), one at a time: last child -> parent resumed
+#                                           p50/p99, resumptions per parent, wall time, store and waits-bucket
+#                                           writes per child (ChildrenBenchmark; -Dbenchmark.children.rows=10x20,100x5,1000x2,
+#                                           -Dbenchmark.children.work-ms=20, -Dbenchmark.children.store=jdbc for PostgreSQL)
 #   scripts/benchmark.sh --virtual-threads  a 50 ms handler at concurrency 1,000 on platform vs virtual threads
 #                                           (spring.threads.virtual.enabled), memory and NATS KV stores: msgs/s,
 #                                           latency, platform threads, heap, RSS (VirtualThreadsBenchmark; needs
@@ -42,6 +47,7 @@ case "${1:-}" in
   --virtual-threads) main=dev.exactlyonce.benchmark.VirtualThreadsBenchmark; shift ;;
   --waits) main=dev.exactlyonce.benchmark.WaitsBenchmark; shift ;;
   --peers) main=dev.exactlyonce.benchmark.PeersBenchmark; shift ;;
+  --children) main=dev.exactlyonce.benchmark.ChildrenBenchmark; shift ;;
 esac
 extra+=("$@")
 run() {
