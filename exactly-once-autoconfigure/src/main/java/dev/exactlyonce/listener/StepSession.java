@@ -136,7 +136,7 @@ final class StepSession {
 		if (!this.names.add(name)) {
 			throw new StepRejectedException("Step or wait '" + name + "' ran twice in one run of listener "
 					+ this.delivery.endpoint().describe() + " (message at " + this.delivery.describe()
-					+ "): step and wait names share one name space and must be unique within a run: rename one, or add an index to steps run in a loop", null);
+					+ "): step and wait names share one name space and must be unique within a run: rename one, add an index to steps run in a loop, or await a child ('<child>.result') once and keep its result", null);
 		}
 		return this.earlierAttempts.find(name).orElse(null);
 	}
