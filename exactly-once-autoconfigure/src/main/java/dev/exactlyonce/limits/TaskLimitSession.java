@@ -50,8 +50,9 @@ final class TaskLimitSession implements LimitSession {
 			this.held.add(new Held(definition, key));
 			return;
 		}
-		WaitSuspension suspension = new WaitSuspension(
-				"limit '" + limit + "'" + (key.isEmpty() ? "" : " key '" + key + "'"), KIND, next.get());
+		// said as kind + " '" + name + "'": "limit 'deploys' key 'checkout'"
+		WaitSuspension suspension = new WaitSuspension(key.isEmpty() ? limit : limit + "' key '" + key, KIND,
+				next.get());
 		if (this.thrown == null) {
 			this.thrown = suspension;
 			this.queuedAt = new Held(definition, key);

@@ -302,7 +302,7 @@ public class WaitTimer implements SmartLifecycle {
 	private static String describe(WaitTicket ticket, WaitDecision ended) {
 		return switch (ticket.kind()) {
 			case SLEEP -> "sleep '" + ticket.waitName() + "' ended";
-			case LIMIT -> "time to look at " + ticket.waitName() + " again";
+			case LIMIT -> "time to look at limit '" + ticket.waitName() + "' again";
 			default -> ended.describe(ticket.waitName());
 		};
 	}

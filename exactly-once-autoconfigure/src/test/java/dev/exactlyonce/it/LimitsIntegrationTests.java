@@ -132,7 +132,9 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 			bucket.put(entryKey("deploys", "svc-d"), dead.getBytes(StandardCharsets.UTF_8));
 		}
 		publishDeploy(a, "d-after-death", "svc-d");
-		awaitRecord(a, "deploys:d-after-death", RecordState.WAITING, Duration.ofSeconds(30));
+		IdempotencyRecord waiting = awaitRecord(a, "deploys:d-after-death", RecordState.WAITING, Duration.ofSeconds(30));
+		assertThat(waiting.resultSummary()).as("what the task waits for, as docs/limits.md says it")
+			.startsWith("limit 'deploys' key 'svc-d' until ");
 		Health health = a.bean(LimitsHealthIndicator.class).health();
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails().get("deploys")).as("the dead holders' slots, until their lease ends")
