@@ -1,0 +1,69 @@
+package dev.exactlyonce.it;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.testapp.NestedLimitTaskHandler;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Adversarial cases of limits: a listener under a limit whose step is under the same limit and key.
+ */
+class BreakitLimitsIntegrationTests extends NatsIntegrationTestSupport {
+
+	@Override
+	protected final void configure(TestInstances instances) {
+		instances.with("test.limits.nested", "true")
+			.with("exactlyonce.consumers.nested.stream", "TASKS")
+			.with("exactlyonce.consumers.nested.filter-subject", "agents.nested.tasks.>")
+			.with("exactlyonce.consumers.nested.concurrency", "4")
+			.with("exactlyonce.store.lease", "3s");
+	}
+
+	@BeforeEach
+	void forgetWhatWasSeen() {
+		NestedLimitTaskHandler.reset();
+	}
+
+	@Test
+	void aTaskWhoseStepIsUnderItsListenersLimitOfOneRuns() {
+		Instance a = this.instances.start("a", "exactlyonce.limits.deploys.concurrency=1");
+		publish(a, "n-1", "svc");
+		awaitCompleted(a, "n-1");
+	}
+
+	@Test
+	void aStepUnderItsListenersLimitNeverLetsMoreThanItsConcurrencyRun() {
+		Instance a = this.instances.start("a", "exactlyonce.limits.deploys.concurrency=2");
+		IntStream.range(0, 6).forEach((n) -> publish(a, "m-" + n, "svc"));
+		IntStream.range(0, 6).forEach((n) -> awaitCompleted(a, "m-" + n));
+		assertThat(NestedLimitTaskHandler.mostRunning()).as("tasks of key 'svc' at once, limit 2").isLessThanOrEqualTo(2);
+	}
+
+	private static void publish(Instance instance, String taskId, String service) {
+		instance.bean(ExactlyOncePublisher.class)
+			.publish("agents.nested.tasks.run", new TaskAssignment(taskId, service, "deploy", Map.of()), taskId);
+	}
+
+	private static void awaitCompleted(Instance instance, String taskId) {
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(60))
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> store.find("nested:" + taskId).orElse(null),
+					(record) -> record != null && record.state() == RecordState.COMPLETED);
+	}
+
+}
