@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -51,6 +52,24 @@ class BreakitLimitsIntegrationTests extends NatsIntegrationTestSupport {
 		IntStream.range(0, 6).forEach((n) -> publish(a, "m-" + n, "svc"));
 		IntStream.range(0, 6).forEach((n) -> awaitCompleted(a, "m-" + n));
 		assertThat(NestedLimitTaskHandler.mostRunning()).as("tasks of key 'svc' at once, limit 2").isLessThanOrEqualTo(2);
+	}
+
+	@Test
+	void aTaskWaitingAtALimitSaysSoInItsRecordAsTheDocsShowIt() {
+		Instance a = this.instances.start("a", "exactlyonce.limits.deploys.concurrency=1");
+		publish(a, "w-1", "svc");
+		publish(a, "w-2", "svc");
+		IdempotencyStore store = a.bean(IdempotencyStore.class);
+		String summary = await().atMost(Duration.ofSeconds(60))
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> IntStream.rangeClosed(1, 2)
+				.mapToObj((n) -> store.find("nested:w-" + n).orElse(null))
+				.filter((record) -> record != null && record.state() == RecordState.WAITING)
+				.map(IdempotencyRecord::resultSummary)
+				.findFirst()
+				.orElse(null), (found) -> found != null);
+		assertThat(summary).as("docs/limits.md: limit 'deploys' key 'checkout' until ...")
+			.startsWith("limit 'deploys' key 'svc' until ");
 	}
 
 	private static void publish(Instance instance, String taskId, String service) {
