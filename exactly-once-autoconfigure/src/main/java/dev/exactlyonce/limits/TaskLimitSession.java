@@ -2,6 +2,7 @@ package dev.exactlyonce.limits;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -45,6 +46,11 @@ final class TaskLimitSession implements LimitSession {
 	@Override
 	public void enter(String limit, String key) {
 		LimitDefinition definition = this.limits.limit(limit, this.task);
+		Held entered = new Held(definition, key);
+		if (definition.concurrency() > 0 && this.held.contains(entered)) {
+			this.held.add(entered); // a step under the limit and key its task holds: it shares the task's slot
+			return;
+		}
 		Optional<Instant> next = this.limits.take(definition, key, this.task, this.lease);
 		if (next.isEmpty()) {
 			this.held.add(new Held(definition, key));
@@ -64,7 +70,9 @@ final class TaskLimitSession implements LimitSession {
 	public void leave(String limit, String key) {
 		for (Held slot : this.held) {
 			if (slot.limit().name().equals(limit) && slot.key().equals(key) && this.held.remove(slot)) {
-				give(slot);
+				if (!this.held.contains(slot)) {
+					give(slot);
+				}
 				return;
 			}
 		}
@@ -77,8 +85,8 @@ final class TaskLimitSession implements LimitSession {
 
 	@Override
 	public void close() {
-		for (Held slot : List.copyOf(this.held)) {
-			this.held.remove(slot);
+		for (Held slot : new LinkedHashSet<>(this.held)) {
+			this.held.removeIf(slot::equals);
 			give(slot);
 		}
 		Held queued = this.queuedAt;

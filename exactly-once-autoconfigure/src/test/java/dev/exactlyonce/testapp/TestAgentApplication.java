@@ -11,7 +11,8 @@ import org.springframework.context.annotation.Import;
 @SpringBootConfiguration
 @EnableAutoConfiguration
 @Import({ RecordingTaskHandler.class, SteppedTaskHandler.class, TransactionalPostHandler.class,
-		ApprovalTaskHandler.class, CeoTaskHandler.class, CrewTaskHandler.class, LimitedTaskHandler.class, TestUserFilter.class })
+		ApprovalTaskHandler.class, CeoTaskHandler.class, CrewTaskHandler.class, LimitedTaskHandler.class, CfoTaskHandler.class,
+		NestedLimitTaskHandler.class, TestUserFilter.class })
 public class TestAgentApplication {
 
 }

@@ -9,7 +9,9 @@ import dev.exactlyonce.waits.spi.WaitSuspension;
 public interface LimitSession extends AutoCloseable {
 
 	/**
-	 * Takes a slot and a token of a limit's key for this task, or queues it and suspends it.
+	 * Takes a slot and a token of a limit's key for this task, or queues it and suspends it. A
+	 * concurrency limit's key this task holds already is entered again without taking anything: the
+	 * inner holder shares the slot, given back when the last holder leaves (or at {@link #close()}).
 	 * @param limit the limit's name ({@code exactlyonce.limits.<name>})
 	 * @param key the key within the limit; empty for one key for the whole limit
 	 * @throws WaitSuspension when the limit is reached: the task waits, holding nothing, and runs
