@@ -37,14 +37,14 @@ refuse '^  executions of [^ ]+ +([02-9]|[0-9]{2,})$' "a task not run exactly onc
 expect '^    demo-[0-9]+-1 +1 +1 +1  COMPLETED [0-9a-f]{40}$' "the approved task drafted, committed and deployed once"
 expect '^    demo-[0-9]+-2 +1 +0 +0  COMPLETED rejected by demo: off brand$' \
   "the rejected task drafted once, completed as rejected, not committed"
-[ "$(grep -Ec "^    campaign-[0-9]+/(blog-post|newsletter|social-post) +WAITING: signal 'approval' until " "$OUTPUT")" = "3" ] \
+[ "$(grep -Ec "^    ceo-campaign-worker/campaign-[0-9]+/(blog-post|newsletter|social-post) +WAITING: signal 'approval' until " "$OUTPUT")" = "3" ] \
   || failures+=("not the campaign's three drafts waiting for their approval")
 expect '^    campaign-[0-9]+ +WAITING: .* \(its posts run; it holds no worker\)$' "the campaign waiting for its posts"
-[ "$(grep -Ec '^    approve campaign-[0-9]+/[a-z-]+ -> RESUMED \(' "$OUTPUT")" = "3" ] \
+[ "$(grep -Ec '^    approve ceo-campaign-worker/campaign-[0-9]+/[a-z-]+ -> RESUMED \(' "$OUTPUT")" = "3" ] \
   || failures+=("not the campaign's three approvals resuming their posts")
 expect '^    campaign-[0-9]+ +COMPLETED deployed 3 of 3 posts \(blog-post [0-9a-f]{7}, newsletter [0-9a-f]{7}, social-post [0-9a-f]{7}\)$' \
   "the campaign completed, its three posts deployed"
-expect '^    campaign-[0-9]+/deploy +COMPLETED 1 deploy\(s\)$' "the campaign's one deploy"
+expect '^    ceo-campaign-worker/campaign-[0-9]+/deploy +COMPLETED 1 deploy\(s\)$' "the campaign's one deploy"
 refuse 'reconciliation failed' "reconciliation failed"
 [ -s "$(ls -d "$DEMO_HOME"/run-*/ | head -1)reconciliation.json" ] || failures+=("no reconciliation report")
 if [ ${#failures[@]} -gt 0 ]; then

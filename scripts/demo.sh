@@ -153,29 +153,30 @@ done
 echo "    (each task's view, audit of the approval included: curl '$OPS/tasks?key=<task>')"
 
 CAMPAIGN="campaign-$RUN"
+CHILDREN="ceo-campaign-worker/$CAMPAIGN"   # a child's key: <parent consumer>/<parent key>/<name>
 POSTS=(blog-post newsletter social-post)
 echo
 echo "==> CEO agent runs campaign $CAMPAIGN: three posts as child tasks, waits for all three, then one deploy child"
 echo "    POST /campaigns $CAMPAIGN -> $(curl -fs -X POST "http://127.0.0.1:$PORT/campaigns" -H 'Content-Type: application/json' \
   -d "{\"campaignId\":\"$CAMPAIGN\",\"topic\":\"launch\"}")"
 for post in "${POSTS[@]}"; do
-  wait_for WAITING "$CAMPAIGN/$post"
-  printf '    %-36s %s: %s\n' "$CAMPAIGN/$post" "$(task_view "$CAMPAIGN/$post" | field status)" \
-    "$(task_view "$CAMPAIGN/$post" | field resultSummary)"
+  wait_for WAITING "$CHILDREN/$post"
+  printf '    %-52s %s: %s\n' "$CHILDREN/$post" "$(task_view "$CHILDREN/$post" | field status)" \
+    "$(task_view "$CHILDREN/$post" | field resultSummary)"
 done
 wait_for WAITING "$CAMPAIGN" ceo-campaign-worker
 view="$(task_view "$CAMPAIGN" ceo-campaign-worker)"
-printf '    %-36s %s: %s (its posts run; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
+printf '    %-52s %s: %s (its posts run; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
   "$(field resultSummary <<< "$view")"
 echo "==> a person approves the campaign's three drafts (same endpoint; their keys hold '/', so the key goes in the body)"
 for post in "${POSTS[@]}"; do
-  echo "    approve $CAMPAIGN/$post -> $(outcome_of "$(signal "$CAMPAIGN/$post" true "campaign copy")") (the approval reached its wait: the post resumes to commit)"
+  echo "    approve $CHILDREN/$post -> $(outcome_of "$(signal "$CHILDREN/$post" true "campaign copy")") (the approval reached its wait: the post resumes to commit)"
 done
 wait_for COMPLETED "$CAMPAIGN" ceo-campaign-worker
 view="$(task_view "$CAMPAIGN" ceo-campaign-worker)"
 echo "==> the campaign resumed once its three posts were done, deployed their commits as one DevOps child, and finished"
-printf '    %-36s %s %s\n' "$CAMPAIGN" "$(field status <<< "$view")" "$(field resultSummary <<< "$view")"
-printf '    %-36s %s %s deploy(s)\n' "$CAMPAIGN/deploy" "$(task_view "$CAMPAIGN/deploy" devops-task-worker | field status)" \
+printf '    %-52s %s %s\n' "$CAMPAIGN" "$(field status <<< "$view")" "$(field resultSummary <<< "$view")"
+printf '    %-52s %s %s deploy(s)\n' "$CHILDREN/deploy" "$(task_view "$CHILDREN/deploy" devops-task-worker | field status)" \
   "$(lines_of "$CAMPAIGN" "$DEPLOYS")"
 echo "    (the campaign's children and a child's parent: curl '$ACTUATOR/ceo-campaign-worker/tasks?key=$CAMPAIGN')"
 echo

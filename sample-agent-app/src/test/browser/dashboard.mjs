@@ -16,7 +16,7 @@
 //                the task completed, its wait signalled (with the page's signal id) and the RESUME audit entry
 //   signal:      Signal… on the task's row: a payload that is not JSON is refused in the form; a JSON payload of
 //                its own is sent and resumes it
-//   family:      the task (a parent, of the consumer given as fifth argument) waits for its child <key>/review:
+//   family:      the task (a parent, of the consumer given as fifth argument) waits for its child <consumer>/<key>/review:
 //                its view says it waits for that child (linked, waiting) and the Waiting list offers no Approve
 //                on it; the child's link opens the child, whose view links its parent; Approve there resumes
 //                the child; the parent's link then shows the parent completed, its child completed
@@ -211,7 +211,7 @@ async function expandLongText(container, end) {
 }
 
 async function familyPhase(page) {
-	const child = key + '/review';
+	const child = consumer + '/' + key + '/review';
 	await page.goto(url + '#task=' + encodeURIComponent(consumer) + '/' + encodeURIComponent(key));
 	const detail = page.locator('#task-detail');
 	await detail.locator('.status-WAITING').first().waitFor();

@@ -22,7 +22,8 @@ public interface ChildTaskCalls {
 	 * {@code subject} once, naming this task as the child's parent, and journals the
 	 * {@link ChildTask}. Run again after a crash it is not published twice; a replayed task keeps its
 	 * children, a resubmitted one starts new ones. The child's key (its {@code Nats-Msg-Id}) is
-	 * {@code <key>/<name>} in the task's first run, {@code <key>/run-<n>/<name>} in run n; the child's
+	 * {@code <consumer>/<key>/<name>} in the task's first run, {@code <consumer>/<key>/run-<n>/<name>} in
+	 * run n (the parent's consumer and key); the child's
 	 * listener must key by message id. Its result is awaited with
 	 * {@link #awaitChild(ChildTask, Class, Duration)} or {@link #awaitAll(String, Collection, Duration)}.
 	 * Needs durable waits. See docs/children.md.

@@ -54,10 +54,13 @@ final class TaskChildSession implements ChildSession {
 		return new ChildTask(name, subject, childKey, published.stream(), published.streamSequence());
 	}
 
-	/** {@code <parentKey>/<name>} in run 1, {@code <parentKey>/run-<n>/<name>} in a later run. */
+	/**
+	 * {@code <parent consumer>/<parentKey>/<name>} in run 1, {@code <parent consumer>/<parentKey>/run-<n>/<name>}
+	 * in a later run: parents of two consumers may share a key, their children never share a message id.
+	 */
 	private String defaultKey(String name) {
-		return (this.task.run() == 1) ? this.task.key() + "/" + name
-				: this.task.key() + "/run-" + this.task.run() + "/" + name;
+		String parent = this.task.consumer() + "/" + this.task.key();
+		return (this.task.run() == 1) ? parent + "/" + name : parent + "/run-" + this.task.run() + "/" + name;
 	}
 
 	@Override

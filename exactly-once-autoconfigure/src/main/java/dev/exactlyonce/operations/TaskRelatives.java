@@ -13,8 +13,8 @@ import dev.exactlyonce.store.IdempotencyStore;
  * Links a task to its relatives for operators: the status of each child it started (looked up under
  * every consumer on the child's stream; the first {@value #MAX_LOOKED_UP} children only: a dashboard reads a
  * task every 2 seconds), and the parent that started it. The parent is found through
- * the key a child gets by default ({@code <parent key>/<name>}, {@code <parent key>/run-<n>/<name>}
- * after a resubmit) and kept only when that parent's journal names this very key, so a child started
+ * the key a child gets by default ({@code <parent consumer>/<parent key>/<name>},
+ * {@code <parent consumer>/<parent key>/run-<n>/<name>} after a resubmit) and kept only when that parent's journal names this very key, so a child started
  * with a key of its own shows no parent.
  */
 class TaskRelatives {
@@ -58,23 +58,27 @@ class TaskRelatives {
 	}
 
 	private Optional<ParentLink> parent(String key, Instant now) {
-		for (int slash = key.lastIndexOf('/'); slash > 0; slash = key.lastIndexOf('/', slash - 1)) {
-			String prefix = key.substring(0, slash);
-			int runSlash = prefix.lastIndexOf('/');
-			if (runSlash > 0 && RUN.matcher(prefix.substring(runSlash + 1)).matches()) {
-				prefix = prefix.substring(0, runSlash);
-				slash = runSlash;
-			}
-			Optional<ParentLink> parent = parentAt(prefix, key, now);
-			if (parent.isPresent()) {
-				return parent;
+		for (String consumer : this.consumers.names()) {
+			if (key.startsWith(consumer + "/")) {
+				Optional<ParentLink> parent = parentOf(consumer, key, key.substring(consumer.length() + 1), now);
+				if (parent.isPresent()) {
+					return parent;
+				}
 			}
 		}
 		return Optional.empty();
 	}
 
-	private Optional<ParentLink> parentAt(String parentKey, String childKey, Instant now) {
-		for (String consumer : this.consumers.names()) {
+	/** The parent under {@code consumer} whose key {@code rest} starts with (then an optional run, a name). */
+	private Optional<ParentLink> parentOf(String consumer, String childKey, String rest, Instant now) {
+		for (int slash = rest.lastIndexOf('/'); slash > 0; slash = rest.lastIndexOf('/', slash - 1)) {
+			String prefix = rest.substring(0, slash);
+			int runSlash = prefix.lastIndexOf('/');
+			if (runSlash > 0 && RUN.matcher(prefix.substring(runSlash + 1)).matches()) {
+				prefix = prefix.substring(0, runSlash);
+				slash = runSlash;
+			}
+			String parentKey = prefix;
 			Optional<ParentLink> parent = read(consumer, parentKey, now).flatMap((task) -> task.children()
 				.stream()
 				.filter((child) -> child.key().equals(childKey))

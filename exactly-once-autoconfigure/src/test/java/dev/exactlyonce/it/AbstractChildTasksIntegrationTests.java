@@ -69,13 +69,13 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 			await().atMost(Duration.ofSeconds(30)).until(() -> probe.drained("TASKS", "ceo"));
 		}
 		assertThat(waiting.journal().find("child-0")).get()
-			.satisfies((step) -> assertThat(childTask(instance, step).key()).isEqualTo("c-all/child-0"));
-		assertThat(go(instance, "c-all/child-0")).isEqualTo(SignalOutcome.RESUMED);
+			.satisfies((step) -> assertThat(childTask(instance, step).key()).isEqualTo("ceo/c-all/child-0"));
+		assertThat(go(instance, "ceo/c-all/child-0")).isEqualTo(SignalOutcome.RESUMED);
 
 		IdempotencyRecord completed = awaitParent(instance, "c-all", RecordState.COMPLETED);
 		assertThat(completed.resultSummary()).isEqualTo("done work-c-all-0,work-c-all-1,work-c-all-2");
 		assertThat(completed.journal().find("crew")).get().extracting(StepRecord::state).isEqualTo(StepState.DONE);
-		IntStream.range(0, 3).forEach((n) -> assertThat(this.instances.ledger().commitsOf("c-all/child-" + n))
+		IntStream.range(0, 3).forEach((n) -> assertThat(this.instances.ledger().commitsOf("ceo/c-all/child-" + n))
 			.as("side effects of child " + n).hasSize(1));
 		assertThat(completed.audit()).extracting(OperatorAction::kind).containsOnly(OperatorAction.Kind.RESUME);
 	}
@@ -85,7 +85,7 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 		Instance instance = this.instances.start("a", "test.children.nap=2s", "test.children.await=each");
 		publish(instance, "c-early");
 		awaitParent(instance, "c-early", RecordState.WAITING);
-		IntStream.range(0, 3).forEach((n) -> awaitRecord(instance, "crew:c-early/child-" + n, RecordState.COMPLETED));
+		IntStream.range(0, 3).forEach((n) -> awaitRecord(instance, "crew:ceo/c-early/child-" + n, RecordState.COMPLETED));
 
 		IdempotencyRecord completed = awaitParent(instance, "c-early", RecordState.COMPLETED);
 		assertThat(completed.resultSummary()).isEqualTo("done work-c-early-0,work-c-early-1,work-c-early-2");
@@ -106,7 +106,7 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 			.containsExactlyElementsOf(IntStream.range(0, 100)
 				.mapToObj((n) -> ((n == 0) ? "done " : "") + "work-c-hundred-" + n)
 				.toList());
-		IntStream.range(0, 100).forEach((n) -> assertThat(this.instances.ledger().commitsOf("c-hundred/child-" + n))
+		IntStream.range(0, 100).forEach((n) -> assertThat(this.instances.ledger().commitsOf("ceo/c-hundred/child-" + n))
 			.hasSize(1));
 		assertThat(completed.audit()).as("resumptions").isNotEmpty().hasSizeLessThan(20);
 	}
@@ -119,10 +119,10 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 
 		IdempotencyRecord completed = awaitParent(instance, "c-failed", RecordState.COMPLETED);
 		assertThat(completed.resultSummary())
-			.isEqualTo("failed c-failed/child-1 (dead-lettered): handler failed with a non-retryable exception "
+			.isEqualTo("failed ceo/c-failed/child-1 (dead-lettered): handler failed with a non-retryable exception "
 					+ "(java.lang.IllegalArgumentException)");
-		assertThat(this.instances.ledger().commitsOf("c-failed/child-0")).hasSize(1);
-		assertThat(this.instances.ledger().commitsOf("c-failed/child-1")).isEmpty();
+		assertThat(this.instances.ledger().commitsOf("ceo/c-failed/child-0")).hasSize(1);
+		assertThat(this.instances.ledger().commitsOf("ceo/c-failed/child-1")).isEmpty();
 	}
 
 	@Test
@@ -130,17 +130,17 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 		Instance instance = this.instances.start("a", "test.children.count=2", "test.children.failing=1",
 				"test.children.held=0");
 		publish(instance, "c-replayed");
-		awaitRecord(instance, "crew:c-replayed/child-1", RecordState.DEAD_LETTERED);
+		awaitRecord(instance, "crew:ceo/c-replayed/child-1", RecordState.DEAD_LETTERED);
 		awaitParent(instance, "c-replayed", RecordState.WAITING);
 
 		instance.bean(CrewTaskHandler.class).fix(1);
 		DeadLetterOperations deadLetters = instance.bean(DeadLetterOperations.class);
 		DeadLetterView letter = deadLetters.list("crew", 1, 10).get(0);
 		deadLetters.replay("crew", letter.sequence(), "ops", "fixed");
-		awaitRecord(instance, "crew:c-replayed/child-1", RecordState.COMPLETED);
+		awaitRecord(instance, "crew:ceo/c-replayed/child-1", RecordState.COMPLETED);
 		assertThat(instance.bean(IdempotencyStore.class).find("ceo:c-replayed").orElseThrow().state())
 			.as("the parent still waits for child 0").isEqualTo(RecordState.WAITING);
-		assertThat(go(instance, "c-replayed/child-0")).isEqualTo(SignalOutcome.RESUMED);
+		assertThat(go(instance, "ceo/c-replayed/child-0")).isEqualTo(SignalOutcome.RESUMED);
 
 		IdempotencyRecord completed = awaitParent(instance, "c-replayed", RecordState.COMPLETED);
 		assertThat(completed.resultSummary()).as("the replay's result won over its dead letter's notice")
@@ -152,15 +152,15 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 		Instance instance = this.instances.start("a", "test.children.count=2", "test.children.failing=1",
 				"test.children.held=0");
 		publish(instance, "c-discarded");
-		awaitRecord(instance, "crew:c-discarded/child-1", RecordState.DEAD_LETTERED);
+		awaitRecord(instance, "crew:ceo/c-discarded/child-1", RecordState.DEAD_LETTERED);
 		awaitParent(instance, "c-discarded", RecordState.WAITING);
 
 		DeadLetterOperations deadLetters = instance.bean(DeadLetterOperations.class);
 		deadLetters.discard("crew", deadLetters.list("crew", 1, 10).get(0).sequence(), "ops", "not worth it");
-		assertThat(go(instance, "c-discarded/child-0")).isEqualTo(SignalOutcome.RESUMED);
+		assertThat(go(instance, "ceo/c-discarded/child-0")).isEqualTo(SignalOutcome.RESUMED);
 
 		IdempotencyRecord completed = awaitParent(instance, "c-discarded", RecordState.COMPLETED);
-		assertThat(completed.resultSummary()).isEqualTo("failed c-discarded/child-1 (discarded): not worth it");
+		assertThat(completed.resultSummary()).isEqualTo("failed ceo/c-discarded/child-1 (discarded): not worth it");
 		assertThat(completed.journal().find("crew")).as("a discard is final: the wait is journaled done").get()
 			.extracting(StepRecord::state).isEqualTo(StepState.DONE);
 	}
@@ -172,12 +172,12 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 		publish(instance, "c-late");
 
 		IdempotencyRecord completed = awaitParent(instance, "c-late", RecordState.COMPLETED);
-		assertThat(completed.resultSummary()).isEqualTo("timed out [c-late/child-1]");
-		assertThat(go(instance, "c-late/child-1")).as("the child still runs").isEqualTo(SignalOutcome.RESUMED);
-		awaitRecord(instance, "crew:c-late/child-1", RecordState.COMPLETED);
-		assertThat(this.instances.ledger().commitsOf("c-late/child-1")).hasSize(1);
+		assertThat(completed.resultSummary()).isEqualTo("timed out [ceo/c-late/child-1]");
+		assertThat(go(instance, "ceo/c-late/child-1")).as("the child still runs").isEqualTo(SignalOutcome.RESUMED);
+		awaitRecord(instance, "crew:ceo/c-late/child-1", RecordState.COMPLETED);
+		assertThat(this.instances.ledger().commitsOf("ceo/c-late/child-1")).hasSize(1);
 		assertThat(instance.bean(IdempotencyStore.class).find("ceo:c-late").orElseThrow().resultSummary())
-			.isEqualTo("timed out [c-late/child-1]");
+			.isEqualTo("timed out [ceo/c-late/child-1]");
 	}
 
 	@Test
@@ -192,8 +192,8 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> instance.bean(IdempotencyStore.class).find("ceo:c-again").orElseThrow(),
 					(record) -> record.run() == 2 && record.state() == RecordState.COMPLETED);
-		assertThat(this.instances.ledger().commitsOf("c-again/child-0")).hasSize(1);
-		assertThat(this.instances.ledger().commitsOf("c-again/run-2/child-0")).as("run 2's child").hasSize(1);
+		assertThat(this.instances.ledger().commitsOf("ceo/c-again/child-0")).hasSize(1);
+		assertThat(this.instances.ledger().commitsOf("ceo/c-again/run-2/child-0")).as("run 2's child").hasSize(1);
 	}
 
 	@Test
@@ -204,7 +204,7 @@ abstract class AbstractChildTasksIntegrationTests extends NatsIntegrationTestSup
 
 		IdempotencyRecord completed = awaitParent(parents, "c-two", RecordState.COMPLETED);
 		assertThat(completed.resultSummary()).isEqualTo("done work-c-two-0,work-c-two-1,work-c-two-2");
-		assertThat(children.bean(IdempotencyStore.class).find("crew:c-two/child-0")).get()
+		assertThat(children.bean(IdempotencyStore.class).find("crew:ceo/c-two/child-0")).get()
 			.extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
 	}
 

@@ -45,7 +45,7 @@ class ChildTasksIntegrationTests extends AbstractChildTasksIntegrationTests {
 			.map(ChildTask::streamSequence)
 			.toList();
 		assertThat(sequences).as("each child stored once").doesNotHaveDuplicates();
-		IntStream.range(0, 4).forEach((n) -> assertThat(this.instances.ledger().commitsOf("c-killed/child-" + n))
+		IntStream.range(0, 4).forEach((n) -> assertThat(this.instances.ledger().commitsOf("ceo/c-killed/child-" + n))
 			.as("side effects of child " + n).hasSize(1));
 		try (JetStreamProbe probe = new JetStreamProbe(this.nats.url())) {
 			await().atMost(Duration.ofSeconds(30)).until(() -> probe.drained("TASKS", "crew"));

@@ -79,7 +79,7 @@ class SampleCampaignIntegrationTests {
 		assertThat(launch("c-1").get("duplicate")).isEqualTo(false);
 		assertThat(launch("c-1").get("duplicate")).as("the same campaign posted again").isEqualTo(true);
 		for (String post : CeoAgent.POSTS) {
-			assertThat(waiting(MARKETING, "c-1/" + post).parent()).isEqualTo(new ParentLink(CEO, "c-1", post));
+			assertThat(waiting(MARKETING, CEO + "/c-1/" + post).parent()).isEqualTo(new ParentLink(CEO, "c-1", post));
 		}
 		TaskView campaign = waiting(CEO, "c-1");
 		assertThat(campaign.children()).extracting(ChildLink::name).containsExactlyElementsOf(CeoAgent.POSTS);
@@ -89,14 +89,14 @@ class SampleCampaignIntegrationTests {
 			assertThat(child.resultSummary()).contains("signal 'approval'");
 		});
 
-		assertThat(answer("c-1/blog-post", new Approval(true, "ana", "ship it"))).isEqualTo(SignalOutcome.RESUMED);
-		assertThat(answer("c-1/newsletter", new Approval(false, "bo", "off brand"))).isEqualTo(SignalOutcome.RESUMED);
-		assertThat(completed(MARKETING, "c-1/newsletter").resultSummary()).isEqualTo("rejected by bo: off brand");
+		assertThat(answer(CEO + "/c-1/blog-post", new Approval(true, "ana", "ship it"))).isEqualTo(SignalOutcome.RESUMED);
+		assertThat(answer(CEO + "/c-1/newsletter", new Approval(false, "bo", "off brand"))).isEqualTo(SignalOutcome.RESUMED);
+		assertThat(completed(MARKETING, CEO + "/c-1/newsletter").resultSummary()).isEqualTo("rejected by bo: off brand");
 		assertThat(waiting(CEO, "c-1", "child 'social-post.result'").children()).as("the post it still waits for")
 			.filteredOn((child) -> child.status() != TaskStatus.COMPLETED)
 			.extracting(ChildLink::name)
 			.containsExactly("social-post");
-		assertThat(answer("c-1/social-post", new Approval(true, "ana", null))).isEqualTo(SignalOutcome.RESUMED);
+		assertThat(answer(CEO + "/c-1/social-post", new Approval(true, "ana", null))).isEqualTo(SignalOutcome.RESUMED);
 
 		TaskView done = completed(CEO, "c-1");
 		String blog = this.posts.findCommit("c-1-blog-post").orElseThrow();
@@ -108,13 +108,13 @@ class SampleCampaignIntegrationTests {
 			.containsExactly("blog-post", "newsletter", "social-post", CeoAgent.DEPLOY);
 		assertThat(done.children()).allSatisfy((child) -> assertThat(child.status()).isEqualTo(TaskStatus.COMPLETED));
 		assertThat(done.children().get(3).consumer()).isEqualTo(DEVOPS);
-		assertThat(completed(DEVOPS, "c-1/deploy").parent()).isEqualTo(new ParentLink(CEO, "c-1", CeoAgent.DEPLOY));
+		assertThat(completed(DEVOPS, CEO + "/c-1/deploy").parent()).isEqualTo(new ParentLink(CEO, "c-1", CeoAgent.DEPLOY));
 
 		assertThat(endpoint(CEO, "c-1").get("children")).as("the task endpoint's children").asInstanceOf(LIST)
 			.extracting((child) -> ((Map<?, ?>) child).get("key") + " " + ((Map<?, ?>) child).get("status"))
-			.containsExactly("c-1/blog-post COMPLETED", "c-1/newsletter COMPLETED", "c-1/social-post COMPLETED",
-					"c-1/deploy COMPLETED");
-		assertThat(endpoint(MARKETING, "c-1/newsletter").get("parent")).as("the task endpoint's parent")
+			.containsExactly(CEO + "/c-1/blog-post COMPLETED", CEO + "/c-1/newsletter COMPLETED", CEO + "/c-1/social-post COMPLETED",
+					CEO + "/c-1/deploy COMPLETED");
+		assertThat(endpoint(MARKETING, CEO + "/c-1/newsletter").get("parent")).as("the task endpoint's parent")
 			.isEqualTo(Map.of("consumer", CEO, "key", "c-1", "childName", "newsletter"));
 
 		assertThat(lines("deploys.log", "c-1")).as("one deploy of the campaign's commits")
@@ -133,7 +133,7 @@ class SampleCampaignIntegrationTests {
 		assertThat(done.resultSummary()).startsWith("nothing to deploy: blog-post dead-lettered: ")
 			.contains("; newsletter dead-lettered: ", "; social-post dead-lettered: ");
 		assertThat(done.children()).extracting(ChildLink::status).containsOnly(TaskStatus.DEAD_LETTERED);
-		assertThat(this.inspector.task(DEVOPS, "c-2/deploy")).as("no deploy started").isEmpty();
+		assertThat(this.inspector.task(DEVOPS, CEO + "/c-2/deploy")).as("no deploy started").isEmpty();
 	}
 
 	private Map<?, ?> launch(String campaignId) {

@@ -84,17 +84,17 @@ class WaitingDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 	void aParentAndItsChildLinkEachOtherAndTheParentShowsWhatItWaitsFor() throws Exception {
 		this.publisher.publish("agents.lead.tasks.post", new ReviewTask("lead-1"), "lead-1");
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> this.inspector.task(REVIEWS, "lead-1/review").map(TaskView::status).orElse(null),
+			.until(() -> this.inspector.task(REVIEWS, LEADS + "/lead-1/review").map(TaskView::status).orElse(null),
 					(status) -> status == TaskStatus.WAITING);
 		TaskView lead = await().atMost(Duration.ofSeconds(30))
 			.until(() -> this.inspector.task(LEADS, "lead-1").orElseThrow(), (task) -> task.status() == TaskStatus.WAITING);
 		assertThat(lead.children()).singleElement().satisfies((child) -> {
 			assertThat(child.name()).isEqualTo("review");
-			assertThat(child.key()).isEqualTo("lead-1/review");
+			assertThat(child.key()).isEqualTo(LEADS + "/lead-1/review");
 			assertThat(child.consumer()).isEqualTo(REVIEWS);
 			assertThat(child.status()).isEqualTo(TaskStatus.WAITING);
 		});
-		assertThat(this.inspector.task(REVIEWS, "lead-1/review").orElseThrow().parent())
+		assertThat(this.inspector.task(REVIEWS, LEADS + "/lead-1/review").orElseThrow().parent())
 			.isEqualTo(new ParentLink(LEADS, "lead-1", "review"));
 
 		browser("family", null, "lead-1", LEADS);
@@ -145,7 +145,7 @@ class WaitingDashboardBrowserIntegrationTests extends DashboardBrowserSupport {
 
 	}
 
-	/** Starts a review as its child task ({@code <key>/review}) and completes with the review's result. */
+	/** Starts a review as its child task ({@code <consumer>/<key>/review}) and completes with the review's result. */
 	static class LeadListener {
 
 		@ExactlyOnceListener(consumer = LEADS)

@@ -1,20 +1,12 @@
 package dev.exactlyonce.it;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.stream.IntStream;
 
-import io.nats.client.Connection;
-import io.nats.client.KeyValue;
-import io.nats.client.Nats;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.exactlyonce.limits.DurableLimits;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -31,7 +23,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Adversarial cases of limits: a listener under a limit whose step is under the same limit and key.
  */
-class BreakitLimitsIntegrationTests extends NatsIntegrationTestSupport {
+class NestedLimitsIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Override
 	protected final void configure(TestInstances instances) {
@@ -84,41 +76,6 @@ class BreakitLimitsIntegrationTests extends NatsIntegrationTestSupport {
 	 * A key whose queue is long (about 9,000 waiters, seeded as a steady overload leaves them) keeps
 	 * taking arrivals: the queue lives in one KV entry, bounded by the server's max payload (1 MiB).
 	 */
-	@Test
-	void aLongQueueStillTakesTheNextArrival() throws Exception {
-		Instance a = this.instances.start("a", "exactlyonce.limits.deploys.concurrency=1");
-		Instant until = Instant.now().plus(Duration.ofHours(1));
-		StringBuilder queue = new StringBuilder();
-		int waiters = 0;
-		while (queue.length() < 1_048_576 - 1000) {
-			queue.append((waiters == 0) ? "" : ",")
-				.append(String.format("{\"task\":\"nested:queued-%06d\",\"since\":\"%s\",\"until\":\"%s\"}",
-						waiters++, until, until));
-		}
-		String state = "{\"holders\":[{\"task\":\"nested:busy\",\"token\":\"%s\",\"until\":\"" + until
-				+ "\"}],\"starts\":[],\"queue\":[" + queue + "]}";
-		// the entry fits the 1 MiB max payload with 40 bytes to spare: less than one more waiter
-		state = String.format(state, "t".repeat(1_048_576 - 40 - (state.length() - 2)));
-		try (Connection connection = Nats.connect(this.nats.url())) {
-			KeyValue bucket = connection.keyValue(DurableLimits.BUCKET);
-			bucket.put(entryKey("deploys", "svc-q"), state.getBytes(StandardCharsets.UTF_8));
-		}
-		publish(a, "q-next", "svc-q");
-		int seeded = waiters;
-		IdempotencyStore store = a.bean(IdempotencyStore.class);
-		await().atMost(Duration.ofSeconds(30))
-			.ignoreException(StoreUnavailableException.class)
-			.untilAsserted(() -> assertThat(store.find("nested:q-next")).as("queued behind " + seeded + " waiters")
-				.get()
-				.extracting(IdempotencyRecord::state)
-				.isEqualTo(RecordState.WAITING));
-	}
-
-	private static String entryKey(String limit, String key) throws Exception {
-		byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-		return limit + "." + HexFormat.of().formatHex(digest);
-	}
-
 	private static void publish(Instance instance, String taskId, String service) {
 		instance.bean(ExactlyOncePublisher.class)
 			.publish("agents.nested.tasks.run", new TaskAssignment(taskId, service, "deploy", Map.of()), taskId);

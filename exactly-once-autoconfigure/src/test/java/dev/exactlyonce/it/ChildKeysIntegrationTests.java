@@ -20,7 +20,7 @@ import static org.awaitility.Awaitility.await;
  * Adversarial cases of child tasks: two parents of different consumers that share a key (keys are
  * only unique within a consumer) and start a child of the same name each get their own child.
  */
-class BreakitChildTasksIntegrationTests extends NatsIntegrationTestSupport {
+class ChildKeysIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Override
 	protected final void configure(TestInstances instances) {
@@ -48,7 +48,7 @@ class BreakitChildTasksIntegrationTests extends NatsIntegrationTestSupport {
 		publisher.publish("agents.cfo.tasks.budget", TaskAssignment.of("t-1"), "cfo-t-1");
 		IdempotencyRecord cfo = awaitRecord(instance, "cfo:t-1");
 		assertThat(cfo.resultSummary()).as("the cfo's own child ran and answered it (not the ceo's child, "
-				+ "published under the same message id 't-1/child-0')")
+				+ "which once shared its message id 't-1/child-0')")
 			.isEqualTo("done work-cfo-t-1-0");
 	}
 
