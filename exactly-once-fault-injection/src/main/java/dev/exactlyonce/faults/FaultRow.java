@@ -143,7 +143,22 @@ public enum FaultRow {
 
 	/** One consumer JVM in its own network namespace; only its route to Redis blackholed, NATS reachable. */
 	STORE_PARTITION("network partition of the store only: one consumer's route to redis blackholed past lease and "
-			+ "ack wait (NATS reachable), then healed", Fault.STORE_PARTITION, "redis");
+			+ "ack wait (NATS reachable), then healed", Fault.STORE_PARTITION, "redis"),
+
+	/**
+	 * Durable waits: the marketing agent waits for its {@code approval} signal; the consumers are
+	 * killed (kill -9) while tasks wait, and the signalling driver signals a live one through the
+	 * operations endpoint ({@link SignallingDriver}).
+	 */
+	WAIT_KILL_WHILE_WAITING("durable waits: a consumer kill -9 while tasks wait for their approval signal, the "
+			+ "signals sent to a live consumer's operations endpoint (retried with the same id)", Fault.WAIT_KILL, null),
+
+	/**
+	 * Durable waits: the nats-server (also the NATS KV store, the waits' tickets and decisions) killed
+	 * and restarted while tasks wait and signals arrive; a signal answered 503 is sent again with its id.
+	 */
+	WAIT_NATS_RESTART("durable waits: nats-server kill -9 + restart while tasks wait and signals arrive (sent "
+			+ "again with the same id when answered 503), lease 10 s", Fault.NATS_RESTART, null);
 
 	private final String label;
 
@@ -247,6 +262,14 @@ public enum FaultRow {
 	 */
 	public boolean parksNothing() {
 		return this == KILL_IN_COMMIT_FEW_DELIVERIES || this == SIGTERM_IN_COMMIT;
+	}
+
+	/**
+	 * Whether the marketing agent waits for its approval signal in this row, sent by the
+	 * {@link SignallingDriver} (a fixed share rejected), and the {@link WaitVerdict} judges it.
+	 */
+	public boolean waits() {
+		return this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART;
 	}
 
 	/** The row's text in the matrix. */
@@ -395,7 +418,10 @@ public enum FaultRow {
 		PARTITION,
 
 		/** A blackhole route to the store's address in one consumer JVM's namespace, then removed. */
-		STORE_PARTITION
+		STORE_PARTITION,
+
+		/** {@code kill -9} of a consumer JVM while tasks wait at a durable wait, restarted at once. */
+		WAIT_KILL
 
 	}
 
