@@ -158,7 +158,14 @@ public enum FaultRow {
 	 * and restarted while tasks wait and signals arrive; a signal answered 503 is sent again with its id.
 	 */
 	WAIT_NATS_RESTART("durable waits: nats-server kill -9 + restart while tasks wait and signals arrive (sent "
-			+ "again with the same id when answered 503), lease 10 s", Fault.NATS_RESTART, null);
+			+ "again with the same id when answered 503), lease 10 s", Fault.NATS_RESTART, null),
+
+	/**
+	 * Durable waits on the Redis store: redis-server killed and restarted while tasks wait and signals
+	 * arrive; a signal the store could not take is answered 503 and sent again with the same id.
+	 */
+	WAIT_STORE_OUTAGE("durable waits, store redis (appendfsync always): redis-server kill -9 + restart while tasks "
+			+ "wait and signals arrive (sent again with the same id when answered 503)", Fault.STORE_RESTART, "redis");
 
 	private final String label;
 
@@ -269,7 +276,7 @@ public enum FaultRow {
 	 * {@link SignallingDriver} (a fixed share rejected), and the {@link WaitVerdict} judges it.
 	 */
 	public boolean waits() {
-		return this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART;
+		return this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART || this == WAIT_STORE_OUTAGE;
 	}
 
 	/** The row's text in the matrix. */
