@@ -146,6 +146,14 @@ public enum FaultRow {
 			+ "ack wait (NATS reachable), then healed", Fault.STORE_PARTITION, "redis"),
 
 	/**
+	 * Durable waits: a consumer halted once a task is suspended at its approval wait (its ticket and
+	 * WAITING record written), before the ack; the redelivered copy must be acknowledged unrun and the
+	 * signal resume the task.
+	 */
+	WAIT_KILL_BEFORE_ACK("durable waits: kill -9 after the wait's ticket and WAITING record, before the ack "
+			+ "(SUSPENDED), then the approval signal", Fault.CHAOS, "suspended", "retry"),
+
+	/**
 	 * Durable waits: the marketing agent waits for its {@code approval} signal; the consumers are
 	 * killed (kill -9) while tasks wait, and the signalling driver signals a live one through the
 	 * operations endpoint ({@link SignallingDriver}).
@@ -276,7 +284,7 @@ public enum FaultRow {
 	 * {@link SignallingDriver} (a fixed share rejected), and the {@link WaitVerdict} judges it.
 	 */
 	public boolean waits() {
-		return this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART || this == WAIT_STORE_OUTAGE;
+		return this == WAIT_KILL_BEFORE_ACK || this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART || this == WAIT_STORE_OUTAGE;
 	}
 
 	/** The row's text in the matrix. */
