@@ -514,7 +514,8 @@ final class RowRun {
 			case ZOMBIE_AT_POINT -> freezeStalled();
 			case NATS_RESTART -> restartNats();
 			case WAIT_KILL -> {
-				if (this.workRemaining && this.waitKills.poll(this.slots, this.signals.lastWaiting())) {
+				if (this.workRemaining && this.waitKills.poll(this.slots, this.signals.lastWaiting(),
+						Evidence.ledgerLines(this.slots))) {
 					this.injections++;
 				}
 			}
