@@ -343,7 +343,7 @@ public enum FaultRow {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
 				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
 				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY || this == SIGTERM_IN_COMMIT
-				|| this == KILL_IN_COMMIT_FEW_DELIVERIES;
+				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING;
 	}
 
 	/**
@@ -373,16 +373,17 @@ public enum FaultRow {
 	 */
 	public boolean mayRepeatDeploy() {
 		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE || this.fault == Fault.ZOMBIE_AT_POINT
-				|| this.fault == Fault.PARTITION;
+				|| this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
 	}
 
 	/**
 	 * Whether the row can call the model twice for a task (and so commit a later draft): a zombie
 	 * paused (or cut off) inside the draft step past its lease, whose step is run again by another
-	 * instance.
+	 * instance, or a JVM killed at a moment of the driver's choosing ({@link Fault#WAIT_KILL}) after
+	 * its model call and before the step's DONE record.
 	 */
 	public boolean mayRepeatModelCall() {
-		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION;
+		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
 	}
 
 	/** How a fault is injected. */
