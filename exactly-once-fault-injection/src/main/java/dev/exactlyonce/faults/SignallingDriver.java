@@ -22,8 +22,10 @@ import java.util.regex.Pattern;
  * {@code WAITING} tasks through a live consumer's operations endpoint and sends each its
  * {@code approval} signal there ({@code POST .../tasks/{key}/signals/approval}), approving most and
  * rejecting every {@value #REJECT_EVERY}th task. A signal that was not answered (connection refused,
- * a timeout, 503 or another server error) is sent again on a later look with the SAME id, so that it
- * is taken once; {@code DUPLICATE} is then as good as {@code RESUMED}. Every answer is recorded.
+ * a timeout, 503 or another server error) is sent again on every later look with the SAME id, whether
+ * or not the task is still listed (a signal whose answer was lost may have resumed it) and whether or
+ * not the list could be read (so signals meet the outages), until it is taken; {@code DUPLICATE} is
+ * then as good as {@code RESUMED}. Every answer is recorded.
  */
 final class SignallingDriver {
 
@@ -55,6 +57,8 @@ final class SignallingDriver {
 
 	private final Map<String, String> refused = new TreeMap<>();
 
+	private final Set<String> pending = new LinkedHashSet<>();
+
 	private long nextLook;
 
 	private int lastWaiting;
@@ -76,8 +80,8 @@ final class SignallingDriver {
 	}
 
 	/**
-	 * Lists the waiting tasks through one of the live consumers (in turn) and signals those not
-	 * answered yet; at most once every {@link #LOOK_INTERVAL}.
+	 * Lists the waiting tasks through one of the live consumers (in turn), then signals every task
+	 * seen waiting whose signal was not taken or refused yet; at most once every {@link #LOOK_INTERVAL}.
 	 * @param live the names of the slots whose JVM is started and ready
 	 */
 	void poll(List<String> live) {
@@ -87,21 +91,22 @@ final class SignallingDriver {
 		}
 		this.nextLook = now + LOOK_INTERVAL.toNanos();
 		int port = port(live.get(Math.floorMod(this.turn++, live.size())));
-		List<String> waiting;
 		try {
-			waiting = waitingKeys(port);
+			List<String> waiting = waitingKeys(port);
+			this.lastWaiting = waiting.size();
+			waiting.stream()
+				.filter((key) -> !this.taken.containsKey(key) && !this.refused.containsKey(key))
+				.forEach(this.pending::add);
 		}
 		catch (IOException | RuntimeException ex) {
 			count("list failed: " + ex.getClass().getSimpleName());
-			return;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted", ex);
 		}
-		this.lastWaiting = waiting.size();
-		for (String key : waiting) {
-			if (!this.taken.containsKey(key) && !this.refused.containsKey(key) && !signal(port, key)) {
+		for (String key : List.copyOf(this.pending)) {
+			if (!signal(port, key)) {
 				return;
 			}
 		}
@@ -187,9 +192,11 @@ final class SignallingDriver {
 		count("HTTP " + status + " " + answer);
 		if (status == 200 && Set.of("RESUMED", "BUFFERED", "DUPLICATE").contains(answer)) {
 			this.taken.put(key, answer);
+			this.pending.remove(key);
 		}
 		else if (status >= 400 && status < 500) {
 			this.refused.put(key, "HTTP " + status + " " + answer);
+			this.pending.remove(key);
 		}
 		return true;
 	}
