@@ -119,6 +119,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				if (delivery.takeSettlementForWorker()) {
 					Uninterrupted.run(() -> this.waits.suspend(waiting, at));
 					delivery.settle(new Settlement.Suspended(at.waitingFor()));
+					this.observers.reached(PipelinePoint.SUSPENDED, delivery);
 				}
 				return null;
 			}
@@ -215,6 +216,9 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			delivery.settle(settlement[0]);
 			if (settlement[0] instanceof Settlement.Processed) {
 				this.observers.reached(PipelinePoint.COMPLETED, delivery);
+			}
+			else if (settlement[0] instanceof Settlement.Suspended) {
+				this.observers.reached(PipelinePoint.SUSPENDED, delivery);
 			}
 		}
 		return value[0];

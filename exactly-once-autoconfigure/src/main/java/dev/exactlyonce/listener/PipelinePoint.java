@@ -28,6 +28,13 @@ public enum PipelinePoint {
 	COMPLETED,
 
 	/** The acknowledgement was sent (and, with ack-mode sync, confirmed by the server). */
-	ACKED
+	ACKED,
+
+	/**
+	 * Listed last, reached after {@link #INVOKING} instead of {@link #HANDLED} and {@link #COMPLETED}:
+	 * the handler stopped at a durable wait and the task is suspended (its wait's ticket and its
+	 * {@code WAITING} record are written); the message is not acknowledged yet.
+	 */
+	SUSPENDED
 
 }

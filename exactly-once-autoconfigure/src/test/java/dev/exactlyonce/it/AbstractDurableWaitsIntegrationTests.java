@@ -8,6 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.listener.DeliveryOutcome;
+import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -111,6 +112,8 @@ abstract class AbstractDurableWaitsIntegrationTests extends NatsIntegrationTestS
 		assertThat(completed.audit().get(0).operator()).isEqualTo(ExactlyOnceSignals.APPLICATION);
 		assertThat(completed.journal().find("approval")).get().extracting(StepRecord::state).isEqualTo(StepState.DONE);
 		assertOutcomes(instance, DeliveryOutcome.SUSPENDED, DeliveryOutcome.PROCESSED);
+		assertThat(instance.recorder().count(PipelinePoint.SUSPENDED)).as("observers told of the suspension").isEqualTo(1);
+		assertThat(instance.recorder().count(PipelinePoint.COMPLETED)).as("only the resumed run completed").isEqualTo(1);
 		assertThat(signal(instance, "t-approved", new Approval(true, "bob"), "s-2")).isEqualTo(SignalOutcome.TOO_LATE);
 	}
 

@@ -143,7 +143,37 @@ public enum FaultRow {
 
 	/** One consumer JVM in its own network namespace; only its route to Redis blackholed, NATS reachable. */
 	STORE_PARTITION("network partition of the store only: one consumer's route to redis blackholed past lease and "
-			+ "ack wait (NATS reachable), then healed", Fault.STORE_PARTITION, "redis");
+			+ "ack wait (NATS reachable), then healed", Fault.STORE_PARTITION, "redis"),
+
+	/**
+	 * Durable waits: a consumer halted once a task is suspended at its approval wait (its ticket and
+	 * WAITING record written), before the ack; the redelivered copy must be acknowledged unrun and the
+	 * signal resume the task.
+	 */
+	WAIT_KILL_BEFORE_ACK("durable waits: kill -9 after the wait's ticket and WAITING record, before the ack "
+			+ "(SUSPENDED), then the approval signal", Fault.CHAOS, "suspended", "retry"),
+
+	/**
+	 * Durable waits: the marketing agent waits for its {@code approval} signal; the consumers are
+	 * killed (kill -9) while tasks wait, and the signalling driver signals a live one through the
+	 * operations endpoint ({@link SignallingDriver}).
+	 */
+	WAIT_KILL_WHILE_WAITING("durable waits: a consumer kill -9 while tasks wait for their approval signal, the "
+			+ "signals sent to a live consumer's operations endpoint (retried with the same id)", Fault.WAIT_KILL, null),
+
+	/**
+	 * Durable waits: the nats-server (also the NATS KV store, the waits' tickets and decisions) killed
+	 * and restarted while tasks wait and signals arrive; a signal answered 503 is sent again with its id.
+	 */
+	WAIT_NATS_RESTART("durable waits: nats-server kill -9 + restart while tasks wait and signals arrive (sent "
+			+ "again with the same id when answered 503), lease 10 s", Fault.NATS_RESTART, null),
+
+	/**
+	 * Durable waits on the Redis store: redis-server killed and restarted while tasks wait and signals
+	 * arrive; a signal the store could not take is answered 503 and sent again with the same id.
+	 */
+	WAIT_STORE_OUTAGE("durable waits, store redis (appendfsync always): redis-server kill -9 + restart while tasks "
+			+ "wait and signals arrive (sent again with the same id when answered 503)", Fault.STORE_RESTART, "redis");
 
 	private final String label;
 
@@ -249,6 +279,14 @@ public enum FaultRow {
 		return this == KILL_IN_COMMIT_FEW_DELIVERIES || this == SIGTERM_IN_COMMIT;
 	}
 
+	/**
+	 * Whether the marketing agent waits for its approval signal in this row, sent by the
+	 * {@link SignallingDriver} (a fixed share rejected), and the {@link WaitVerdict} judges it.
+	 */
+	public boolean waits() {
+		return this == WAIT_KILL_BEFORE_ACK || this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART || this == WAIT_STORE_OUTAGE;
+	}
+
 	/** The row's text in the matrix. */
 	public String label() {
 		return this.label;
@@ -305,7 +343,7 @@ public enum FaultRow {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
 				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
 				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY || this == SIGTERM_IN_COMMIT
-				|| this == KILL_IN_COMMIT_FEW_DELIVERIES;
+				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING;
 	}
 
 	/**
@@ -335,16 +373,17 @@ public enum FaultRow {
 	 */
 	public boolean mayRepeatDeploy() {
 		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE || this.fault == Fault.ZOMBIE_AT_POINT
-				|| this.fault == Fault.PARTITION;
+				|| this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
 	}
 
 	/**
 	 * Whether the row can call the model twice for a task (and so commit a later draft): a zombie
 	 * paused (or cut off) inside the draft step past its lease, whose step is run again by another
-	 * instance.
+	 * instance, or a JVM killed at a moment of the driver's choosing ({@link Fault#WAIT_KILL}) after
+	 * its model call and before the step's DONE record.
 	 */
 	public boolean mayRepeatModelCall() {
-		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION;
+		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
 	}
 
 	/** How a fault is injected. */
@@ -395,7 +434,10 @@ public enum FaultRow {
 		PARTITION,
 
 		/** A blackhole route to the store's address in one consumer JVM's namespace, then removed. */
-		STORE_PARTITION
+		STORE_PARTITION,
+
+		/** {@code kill -9} of a consumer JVM while tasks wait at a durable wait, restarted at once. */
+		WAIT_KILL
 
 	}
 

@@ -123,6 +123,10 @@ final class RowRun {
 
 	private StoreDownSigterms sigterms;
 
+	private SignallingDriver signals;
+
+	private WaitKills waitKills;
+
 	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, PostgresDatabase database, Path directory,
 			Log log, long seed) {
 		this.row = row;
@@ -149,6 +153,8 @@ final class RowRun {
 			this.outages = new Outages(this.row.fault(), this.store, this.namespace, this.profile.zombiePause(),
 					this.profile.injectionsPerRow(), this.random, this.log);
 			this.sigterms = new StoreDownSigterms(this.store, this.profile.injectionsPerRow(), this.log);
+			this.signals = this.row.waits() ? new SignallingDriver(CONSUMER, this.prefix) : null;
+			this.waitKills = new WaitKills(this.profile.injectionsPerRow());
 			this.nats = (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? NatsEnvironment.cluster()
 					: (this.namespace != null) ? NatsEnvironment.singleOnAllAddresses() : NatsEnvironment.single();
 			this.connection = this.nats.connect();
@@ -176,6 +182,7 @@ final class RowRun {
 				this.publisher.poll();
 				killPublisherWhenDue();
 				pollState();
+				signal();
 				inject();
 				Waits.pause(50);
 			}
@@ -243,7 +250,18 @@ final class RowRun {
 					"nats://" + this.namespace.natsAddress() + ":" + this.nats.port());
 			properties.putAll(this.store.consumerProperties(this.namespace.storeAddress()));
 		}
+		if (this.signals != null) {
+			properties.put("server.port", Integer.toString(this.signals.port(slot.name())));
+		}
 		return properties;
+	}
+
+	/** In a durable waits' row, the driver's look at the waiting tasks through a live consumer. */
+	private void signal() {
+		if (this.signals != null) {
+			this.signals.poll(this.slots.stream().filter((slot) -> slot.alive() && slot.ready())
+				.map(ConsumerSlot::name).toList());
+		}
 	}
 
 	private void closeStoreAndNamespace() {
@@ -261,7 +279,12 @@ final class RowRun {
 	private Map<String, String> commonProperties() {
 		String consumer = "exactlyonce.consumers." + CONSUMER + ".";
 		Map<String, String> properties = new LinkedHashMap<>();
-		properties.put("spring.main.web-application-type", "none");
+		// the durable waits' rows signal through the operations endpoint: each consumer serves it on its own port
+		properties.put("spring.main.web-application-type", this.row.waits() ? "servlet" : "none");
+		if (this.row.waits()) {
+			properties.put("server.address", "127.0.0.1");
+			properties.put("management.endpoint.exactlyonceops.access", "unrestricted");
+		}
 		properties.put("exactlyonce.nats.servers", String.join(",", this.nats.urls()));
 		properties.put("exactlyonce.nats.reconnect-wait", "500ms");
 		properties.put("exactlyonce.nats.request-timeout", this.profile.requestTimeout().toMillis() + "ms");
@@ -292,8 +315,8 @@ final class RowRun {
 		}
 		properties.put("sample.repository", repository().toString());
 		properties.put("sample.commit-probe", Boolean.toString(this.row.commitProbe()));
-		// the rows measure draft, commit and deploy: no person approves their drafts
-		properties.put("sample.approval-required", "false");
+		// the rows measure draft, commit and deploy: no person approves their drafts, but in the waits' rows
+		properties.put("sample.approval-required", Boolean.toString(this.row.waits()));
 		if (this.database != null) {
 			properties.putAll(this.database.consumerProperties());
 		}
@@ -405,7 +428,7 @@ final class RowRun {
 				if (status == HALT_STATUS) {
 					this.chaosHalts++;
 				}
-				else if (!this.sigterms.exited(slot, status)) {
+				else if (!this.sigterms.exited(slot, status) && !this.waitKills.exited(slot)) {
 					this.unexpected.add("consumer " + slot.name() + "." + slot.incarnations() + " exited with status "
 							+ status + " (see " + slot.directory().resolve("console.log") + ")");
 				}
@@ -450,7 +473,9 @@ final class RowRun {
 			long messages = stream.getStreamState().getMsgCount();
 			boolean settled = consumer.getNumAckPending() == 0 && consumer.getNumPending() == 0;
 			boolean deployed = deploys.getNumAckPending() == 0 && deploys.getNumPending() == 0;
-			this.workRemaining = !this.publisher.done() || !settled;
+			// a waiting task is acknowledged: its work remains until its ledger line
+			this.workRemaining = !this.publisher.done() || !settled
+					|| (this.signals != null && Evidence.ledgerLines(this.slots) < this.profile.tasksPerRow());
 			this.drained = this.publisher.done() && settled && deployed && this.resumeAt.isEmpty()
 					&& this.downNode == null && !this.outages.active() && !this.sigterms.active()
 					&& allTasksAccounted();
@@ -488,6 +513,12 @@ final class RowRun {
 			case ZOMBIE -> injectZombie();
 			case ZOMBIE_AT_POINT -> freezeStalled();
 			case NATS_RESTART -> restartNats();
+			case WAIT_KILL -> {
+				if (this.workRemaining && this.waitKills.poll(this.slots, this.signals.lastWaiting(),
+						Evidence.ledgerLines(this.slots))) {
+					this.injections++;
+				}
+			}
 			case CLUSTER_NODE_KILL -> killClusterNode();
 			case STORE_RESTART, STORE_STALL -> {
 				if (this.outages.poll(Evidence.ledgerLines(this.slots), this.workRemaining)) {
@@ -737,9 +768,18 @@ final class RowRun {
 		});
 	}
 
-	/** Every task not dead-lettered has a commit and a deploy of that commit; nothing else was committed. */
+	/**
+	 * Every task not dead-lettered has a commit and a deploy of that commit (in a durable waits' row, as
+	 * {@link WaitVerdict} says: a rejected task neither); nothing else was committed.
+	 */
 	private void checkSideEffects(SideEffects sideEffects, Map<String, String> deadLetters, int tasks) {
-		for (int i = 0; i < tasks; i++) {
+		if (this.signals != null) {
+			WaitVerdict waits = new WaitVerdict(this.signals, sideEffects, deadLetters, java.util.stream.IntStream
+				.range(0, tasks).mapToObj((i) -> TaskPublisher.taskId(this.prefix, i)).toList());
+			this.unexpected.addAll(waits.failures());
+			this.notes.add(waits.note(this.signals));
+		}
+		for (int i = 0; i < tasks && this.signals == null; i++) {
 			String id = TaskPublisher.taskId(this.prefix, i);
 			if (!deadLetters.containsKey(id) && !sideEffects.commits().containsKey(id)) {
 				this.unexpected.add("task " + id + " has no commit in " + repository());

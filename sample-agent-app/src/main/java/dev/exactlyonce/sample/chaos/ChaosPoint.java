@@ -51,7 +51,13 @@ public enum ChaosPoint {
 	DURING_ACK(PipelinePoint.COMPLETED),
 
 	/** The server confirmed the ack. */
-	ACKED(PipelinePoint.ACKED);
+	ACKED(PipelinePoint.ACKED),
+
+	/**
+	 * The handler stopped at a durable wait (the marketing agent's approval) and the task is suspended:
+	 * its wait's ticket and {@code WAITING} record are written, the ack was not sent.
+	 */
+	SUSPENDED(PipelinePoint.SUSPENDED);
 
 	private final PipelinePoint trigger;
 
