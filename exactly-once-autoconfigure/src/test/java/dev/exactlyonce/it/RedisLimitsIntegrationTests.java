@@ -1,9 +1,7 @@
 package dev.exactlyonce.it;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.exactlyonce.test.RedisServerProcess;
 import dev.exactlyonce.testapp.TestInstances;
 
 /**
@@ -12,24 +10,12 @@ import dev.exactlyonce.testapp.TestInstances;
  */
 class RedisLimitsIntegrationTests extends LimitsIntegrationTests {
 
-	private static RedisServerProcess redis;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = new RedisServerProcess().start();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
+	@RegisterExtension
+	static final RedisStore redis = new RedisStore();
 
 	@Override
 	protected void configureStore(TestInstances instances) {
-		instances.with("exactlyonce.store.type", "redis")
-			.with("spring.data.redis.host", redis.host())
-			.with("spring.data.redis.port", redis.port())
-			.with("spring.data.redis.timeout", "1s");
+		redis.useFor(instances);
 	}
 
 }
