@@ -234,9 +234,17 @@ public class Reconciler {
 			}
 		}
 
+		/**
+		 * A record of this consumer written in the window: its message and the earlier copies of its
+		 * task (the delivery a wait suspended, a requeued or replayed copy) are its evidence.
+		 */
 		private void ownRecordInWindow(IdempotencyRecord record) {
 			long sequence = record.streamSequence();
 			this.evidenceLow = Math.min(this.evidenceLow, sequence);
+			record.duplicateSequences()
+				.stream()
+				.filter((copy) -> copy > 0)
+				.forEach((copy) -> this.evidenceLow = Math.min(this.evidenceLow, copy));
 			this.evidenceHigh = Math.max(this.evidenceHigh, sequence);
 			if (record.state() == RecordState.COMPLETED) {
 				this.completedInWindow.add(sequence);

@@ -17,6 +17,11 @@ public final class ReconciliationTable {
 			"dup caught by stream dedup", "dup caught by idempotency check", "dups reaching execution",
 			"dead-lettered", "other discrepancies" };
 
+	/** Why published and completed differ when nothing is wrong. */
+	static final String PUBLISHED_NOTE = "published counts messages, completed counts tasks: a task that waited "
+			+ "(the delivery it suspended, then its resume copy), was requeued or was replayed has more than one "
+			+ "message\n";
+
 	private ReconciliationTable() {
 	}
 
@@ -48,7 +53,7 @@ public final class ReconciliationTable {
 						Long.toString(other) });
 			}
 		}
-		return format(rows);
+		return format(rows) + PUBLISHED_NOTE;
 	}
 
 	private static String format(List<String[]> rows) {

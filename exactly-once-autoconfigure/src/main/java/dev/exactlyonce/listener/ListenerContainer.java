@@ -44,6 +44,8 @@ import dev.exactlyonce.listener.logging.ContainerLog;
  * threads, or a virtual thread per message (the permits above bound how many run). The poller
  * stays a platform thread either way: one per consumer, and the OS schedules it even while
  * handlers keep every carrier of the virtual threads busy, so pulls and shutdown naks go on.
+ * Handler threads are named {@code exactlyonce-<consumer>-N}: the number last, so a log pattern
+ * that keeps a thread name's last characters (Spring Boot's keeps 15) still tells them apart.
  */
 final class ListenerContainer {
 
@@ -131,7 +133,7 @@ final class ListenerContainer {
 		this.stopping = false;
 		this.closed = false;
 		String name = "exactlyonce-" + this.settings.consumer();
-		this.workers = this.threads.executor(name + "-worker-", this.settings.concurrency());
+		this.workers = this.threads.executor(name + "-", this.settings.concurrency());
 		if (this.pipelined) {
 			this.completions = this.threads.executor(name + "-completion-", slots());
 		}

@@ -153,7 +153,8 @@ class ReconciliationIntegrationTests {
 					.map((found) -> org.assertj.core.groups.Tuple.tuple(found.type(), found.streamSequence(), found.key()))
 					.toList());
 			String table = ReconciliationTable.render(List.of(report), ZoneOffset.UTC);
-			assertThat(table).contains("| window ").contains("dups reaching execution").contains("| worker ");
+			assertThat(table).contains("| window ").contains("dups reaching execution").contains("| worker ")
+				.contains("published counts messages, completed counts tasks");
 			System.out.println(table);
 		}
 	}

@@ -74,7 +74,7 @@ class VirtualThreadsIntegrationTests extends NatsIntegrationTestSupport {
 		IntStream.range(0, TASKS).forEach((n) -> assertThat(ledger.executionsOf("t-" + n)).as("t-" + n).isEqualTo(1));
 		assertThat(ledger.mostRunningAtOnce()).as("handlers running at once").isBetween(CONCURRENCY / 2, CONCURRENCY);
 		assertThat(ledger.handlerThreads()).as("handler threads")
-			.allSatisfy((thread) -> assertThat(thread.getName()).matches("exactlyonce-worker-worker-\\d+"))
+			.allSatisfy((thread) -> assertThat(thread.getName()).matches("exactlyonce-worker-\\d+"))
 			.allSatisfy((thread) -> assertThat(isVirtual(thread)).as(thread.getName() + " is virtual").isEqualTo(VIRTUAL));
 		if (VIRTUAL) {
 			assertThat(ledger.handlerThreads()).as("a virtual thread per message").hasSize(TASKS);
