@@ -37,6 +37,7 @@ import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishObservationConvention;
 import dev.exactlyonce.publish.PublishObserver;
 import dev.exactlyonce.publish.PublishRetryPolicy;
+import dev.exactlyonce.steps.DurableSteps;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
@@ -92,11 +93,17 @@ public final class ExactlyOnceAutoConfiguration {
 			ExactlyOnceProperties properties, ObjectProvider<HandlerTransactions> transactions,
 			Environment environment) {
 		ExactlyOnceListenerRegistry registry = new ExactlyOnceListenerRegistry(connection, store, consumers.settings(),
-				jsonMapper(jsonMapper), deadLetters, publisher.getIfAvailable(), observers.orderedStream().toList(),
-				properties.toListenerSettings(listenerThreads(environment)), instanceId(properties), Clock.systemUTC(),
-				completionParking(connection, properties));
+				jsonMapper(jsonMapper), deadLetters, steps(jsonMapper(jsonMapper), publisher.getIfAvailable(), properties),
+				observers.orderedStream().toList(), properties.toListenerSettings(listenerThreads(environment)),
+				instanceId(properties), Clock.systemUTC(), completionParking(connection, properties));
 		transactions.ifAvailable(registry::useTransactions);
 		return registry;
+	}
+
+	private static DurableSteps steps(JsonMapper jsonMapper, ExactlyOncePublisher publisher,
+			ExactlyOnceProperties properties) {
+		return new DurableSteps(jsonMapper, publisher, properties.getSteps().getMaxResultSize().toBytes(),
+				Clock.systemUTC());
 	}
 
 	/** Virtual threads as Boot's own listener containers decide: on Java 21 and later, when enabled. */

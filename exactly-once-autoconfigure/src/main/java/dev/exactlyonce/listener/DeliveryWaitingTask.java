@@ -4,6 +4,7 @@ import java.util.Optional;
 
 import io.nats.client.Message;
 
+import dev.exactlyonce.steps.spi.StepSession;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StepRecord;

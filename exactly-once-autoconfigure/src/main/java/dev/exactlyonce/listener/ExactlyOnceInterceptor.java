@@ -13,6 +13,7 @@ import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.listener.logging.TakeoverLog;
+import dev.exactlyonce.steps.spi.StepSession;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -42,7 +43,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	private final IdempotencyStore store;
 
-	private final Steps steps;
+	private final DeliverySteps steps;
 
 	private final CompletionParking parking;
 
@@ -55,7 +56,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	private volatile TaskLimits limits;
 
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
-			Steps steps, PipelineObservers observers, String owner, CompletionParking parking) {
+			DeliverySteps steps, PipelineObservers observers, String owner, CompletionParking parking) {
 		this.store = store;
 		this.parking = parking;
 		this.steps = steps;

@@ -29,7 +29,7 @@ import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
-import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.steps.spi.TaskSteps;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.waits.spi.TaskWaits;
 
@@ -104,7 +104,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 * @param consumers the resolved settings of every declared consumer, by name
 	 * @param jsonMapper the mapper that reads payloads
 	 * @param deadLetters the dead-letter publisher
-	 * @param publisher the publisher of {@link ExactlyOnceContext#publish} steps, or {@code null}
+	 * @param steps the durable steps of {@link ExactlyOnceContext#step} and {@link ExactlyOnceContext#publish}
 	 * @param observers the pipeline observers, in order
 	 * @param settings the settings every listener shares
 	 * @param owner this instance's name in claims
@@ -113,7 +113,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 */
 	public ExactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			Map<String, ConsumerSettings> consumers, JsonMapper jsonMapper, DeadLetterPublisher deadLetters,
-			ExactlyOncePublisher publisher, List<PipelineObserver> observers, ListenerSettings settings, String owner,
+			TaskSteps steps, List<PipelineObserver> observers, ListenerSettings settings, String owner,
 			Clock clock, CompletionParking parking) {
 		this.connection = connection;
 		this.store = store;
@@ -141,8 +141,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength(),
 						parking),
-				new Steps(store, jsonMapper, publisher, this.observers, settings.stepMaxResultBytes(),
-						settings.completionRetryTimeout(), clock),
+				new DeliverySteps(steps, store, this.observers, settings.completionRetryTimeout()),
 				this.observers, owner, parking);
 	}
 
