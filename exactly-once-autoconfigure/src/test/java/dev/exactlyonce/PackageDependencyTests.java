@@ -89,7 +89,7 @@ class PackageDependencyTests {
 		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("exhausted"))
 			.filteredOn((line) -> line.contains("import "))
 			.filteredOn((line) -> !line.contains("dev.exactlyonce.listener.logging."))
-			.as("dev.exactlyonce.exhausted settles through its ExhaustedMessages port, which listener/ implements")
+			.as("dev.exactlyonce.exhausted has keys decided through its ExhaustedKeys port, which listener/ implements")
 			.isEmpty();
 	}
 

@@ -23,6 +23,7 @@ import dev.exactlyonce.children.spi.ChildFailures;
 import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.exhausted.ExhaustedDeliveries;
 import dev.exactlyonce.exhausted.ExhaustedMessageSweep;
 import dev.exactlyonce.exhausted.UndecodableMessageSweep;
 import dev.exactlyonce.limits.spi.TaskLimits;
@@ -254,9 +255,10 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				this.settings.shutdownTimeout(), this.settings.pipelined(), this.settings.threads(),
 				this.interceptor::parkIfUnrecorded);
 		this.containers.put(consumer, container);
-		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
-				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,
-				this.exhaustedScheduler, this.clock, this.parking);
+		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, settings.stream(), consumer,
+				settings.maxDeliver(), new ExhaustedKeyDecisions(endpoint, settings, arguments, this.keys, this.store,
+						this.settler, this.requeue, this.owner, this.clock, this.parking),
+				this.jsonMapper, this.rawReader, this.exhaustedScheduler);
 		this.exhaustedDeliveries.put(consumer, exhausted);
 		this.sweeps.put(consumer,
 				new UndecodableMessageSweep(this.connection, settings.stream(), consumer, this.rawReader, exhausted));
