@@ -142,7 +142,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength(),
 						parking),
-				new DeliverySteps(steps, store, this.observers, settings.completionRetryTimeout()),
+				steps, settings.completionRetryTimeout(),
 				this.observers, owner, parking);
 	}
 
