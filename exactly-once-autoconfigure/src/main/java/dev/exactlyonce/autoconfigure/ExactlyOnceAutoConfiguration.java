@@ -92,8 +92,9 @@ public final class ExactlyOnceAutoConfiguration {
 			ObjectProvider<ExactlyOncePublisher> publisher, ObjectProvider<PipelineObserver> observers,
 			ExactlyOnceProperties properties, ObjectProvider<HandlerTransactions> transactions,
 			Environment environment) {
+		JsonMapper mapper = jsonMapper(jsonMapper);
 		ExactlyOnceListenerRegistry registry = new ExactlyOnceListenerRegistry(connection, store, consumers.settings(),
-				jsonMapper(jsonMapper), deadLetters, steps(jsonMapper(jsonMapper), publisher.getIfAvailable(), properties),
+				mapper, deadLetters, steps(mapper, publisher.getIfAvailable(), properties),
 				observers.orderedStream().toList(), properties.toListenerSettings(listenerThreads(environment)),
 				instanceId(properties), Clock.systemUTC(), completionParking(connection, properties));
 		transactions.ifAvailable(registry::useTransactions);
