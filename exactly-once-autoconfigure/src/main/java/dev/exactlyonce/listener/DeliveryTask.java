@@ -40,7 +40,7 @@ final class DeliveryTask implements SteppingTask, WaitingTask {
 
 	private final int run;
 
-	private StepSession steps;
+	private volatile StepSession steps;
 
 	DeliveryTask(Delivery delivery, WorkingAcks.Heartbeat heartbeat, IdempotencyStore store,
 			PipelineObservers observers, Duration doneRetryTimeout, int run) {
