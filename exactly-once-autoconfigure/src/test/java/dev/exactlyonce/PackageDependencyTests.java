@@ -31,6 +31,9 @@ class PackageDependencyTests {
 	private static final Pattern CHILDREN_API_SOURCE = Pattern
 		.compile("^children/(ChildTask|ChildTaskCalls|ChildResult|ChildFailedException|ChildTimeoutException)\\.java:");
 
+	private static final Pattern STEPS_API = Pattern.compile(
+			"dev\\.exactlyonce\\.listener\\.(Step(Action|Probe|Outcome|FailedException|RejectedException|InterruptedException)|logging\\.)");
+
 	private static final Set<Path> BOOT_LAYER = Set.of(Path.of("autoconfigure"), Path.of("actuate", "autoconfigure"));
 
 	@Test
@@ -38,7 +41,8 @@ class PackageDependencyTests {
 		Set<String> packages = new TreeSet<>();
 		coreSources().forEach((source) -> packages.add(SOURCES.relativize(source.getParent()).toString()));
 		assertThat(packages).contains("listener", "store", "store/natskv", "provision", "publish", "deadletter",
-				"audit", "nats", "actuate", "operations", "waits", "exhausted", "children", "limits")
+				"audit", "nats", "actuate", "operations", "waits", "exhausted", "children", "limits", "steps",
+				"steps/spi")
 			.doesNotContain("autoconfigure", "actuate/autoconfigure");
 	}
 
@@ -68,11 +72,24 @@ class PackageDependencyTests {
 	}
 
 	@Test
+	void theListenerPackageRunsStepsOnlyThroughTheirPort() {
+		assertThat(references("dev.exactlyonce.steps")).filteredOn((line) -> line.startsWith("listener"))
+			.filteredOn((line) -> !line.contains("dev.exactlyonce.steps.spi."))
+			.as("listener/ calls the small interfaces of dev.exactlyonce.steps.spi; dev.exactlyonce.steps implements them")
+			.isEmpty();
+		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("steps"))
+			.filteredOn((line) -> line.contains("import "))
+			.filteredOn((line) -> !STEPS_API.matcher(line).find())
+			.as("the steps stand on their port and on the step types users import, not on the pipeline")
+			.isEmpty();
+	}
+
+	@Test
 	void theSweepsOfExhaustedMessagesStandOnTheirOwnPort() {
 		assertThat(references("dev.exactlyonce.listener")).filteredOn((line) -> line.startsWith("exhausted"))
 			.filteredOn((line) -> line.contains("import "))
 			.filteredOn((line) -> !line.contains("dev.exactlyonce.listener.logging."))
-			.as("dev.exactlyonce.exhausted settles through its ExhaustedMessages port, which listener/ implements")
+			.as("dev.exactlyonce.exhausted has keys decided through its ExhaustedKeys port, which listener/ implements")
 			.isEmpty();
 	}
 

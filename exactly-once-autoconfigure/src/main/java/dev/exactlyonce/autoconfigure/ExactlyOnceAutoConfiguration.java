@@ -37,6 +37,7 @@ import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishObservationConvention;
 import dev.exactlyonce.publish.PublishObserver;
 import dev.exactlyonce.publish.PublishRetryPolicy;
+import dev.exactlyonce.steps.DurableSteps;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
@@ -91,12 +92,19 @@ public final class ExactlyOnceAutoConfiguration {
 			ObjectProvider<ExactlyOncePublisher> publisher, ObjectProvider<PipelineObserver> observers,
 			ExactlyOnceProperties properties, ObjectProvider<HandlerTransactions> transactions,
 			Environment environment) {
+		JsonMapper mapper = jsonMapper(jsonMapper);
 		ExactlyOnceListenerRegistry registry = new ExactlyOnceListenerRegistry(connection, store, consumers.settings(),
-				jsonMapper(jsonMapper), deadLetters, publisher.getIfAvailable(), observers.orderedStream().toList(),
-				properties.toListenerSettings(listenerThreads(environment)), instanceId(properties), Clock.systemUTC(),
-				completionParking(connection, properties));
+				mapper, deadLetters, steps(mapper, publisher.getIfAvailable(), properties),
+				observers.orderedStream().toList(), properties.toListenerSettings(listenerThreads(environment)),
+				instanceId(properties), Clock.systemUTC(), completionParking(connection, properties));
 		transactions.ifAvailable(registry::useTransactions);
 		return registry;
+	}
+
+	private static DurableSteps steps(JsonMapper jsonMapper, ExactlyOncePublisher publisher,
+			ExactlyOnceProperties properties) {
+		return new DurableSteps(jsonMapper, publisher, properties.getSteps().getMaxResultSize().toBytes(),
+				Clock.systemUTC());
 	}
 
 	/** Virtual threads as Boot's own listener containers decide: on Java 21 and later, when enabled. */

@@ -157,8 +157,7 @@ public class ExactlyOnceProperties {
 		return new ListenerSettings(this.listener.getShutdownTimeout(), this.listener.getAckMode(),
 				this.listener.getAckTimeout(), this.listener.getCompletionRetryTimeout(), this.listener.isAutoStartup(),
 				this.listener.getNonRetryableExceptions(), this.nats.getRequestTimeout(),
-				this.store.getResultSummaryMaxLength(), this.steps.getMaxResultSize().toBytes(),
-				this.listener.isPipelined(), threads);
+				this.store.getResultSummaryMaxLength(), this.listener.isPipelined(), threads);
 	}
 
 	/** Provisioning settings. */

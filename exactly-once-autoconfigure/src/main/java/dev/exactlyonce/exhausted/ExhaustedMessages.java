@@ -7,8 +7,9 @@ import io.nats.client.JetStreamApiException;
 import dev.exactlyonce.nats.RawStreamMessage;
 
 /**
- * What settles the messages of one consumer that the sweeps find: implemented by the listener
- * pipeline, which decides on each message's idempotency key.
+ * What settles the messages of one consumer that the sweeps find: implemented by
+ * {@link ExhaustedDeliveries}, which has the listener pipeline decide on each message's
+ * idempotency key ({@link ExhaustedKeys}).
  */
 public interface ExhaustedMessages {
 

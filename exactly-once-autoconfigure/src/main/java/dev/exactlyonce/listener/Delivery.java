@@ -22,6 +22,7 @@ import dev.exactlyonce.children.ChildTask;
 import dev.exactlyonce.children.spi.ChildSession;
 import dev.exactlyonce.limits.spi.LimitSession;
 import dev.exactlyonce.publish.PublishResult;
+import dev.exactlyonce.steps.spi.StepSession;
 import dev.exactlyonce.store.Claim;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.PreviousAttempt;

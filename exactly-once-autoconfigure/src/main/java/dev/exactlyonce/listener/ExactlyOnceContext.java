@@ -9,6 +9,7 @@ import org.springframework.core.ParameterizedTypeReference;
 
 import dev.exactlyonce.children.ChildTaskCalls;
 import dev.exactlyonce.publish.PublishResult;
+import dev.exactlyonce.steps.spi.StepSession;
 import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.waits.DurableWaitCalls;
 

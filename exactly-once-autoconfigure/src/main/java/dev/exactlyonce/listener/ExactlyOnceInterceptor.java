@@ -13,6 +13,8 @@ import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.listener.logging.SettlementLog;
 import dev.exactlyonce.listener.logging.TakeoverLog;
+import dev.exactlyonce.steps.spi.StepSession;
+import dev.exactlyonce.steps.spi.TaskSteps;
 import dev.exactlyonce.store.ClaimResult;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -42,7 +44,10 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	private final IdempotencyStore store;
 
-	private final Steps steps;
+	private final TaskSteps steps;
+
+	/** How long a step's DONE entry is retried while the store is unavailable. */
+	private final Duration doneRetryTimeout;
 
 	private final CompletionParking parking;
 
@@ -55,10 +60,12 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	private volatile TaskLimits limits;
 
 	ExactlyOnceInterceptor(IdempotencyStore store, WorkingAcks workingAcks, CompletionWriter completionWriter,
-			Steps steps, PipelineObservers observers, String owner, CompletionParking parking) {
+			TaskSteps steps, Duration doneRetryTimeout, PipelineObservers observers, String owner,
+			CompletionParking parking) {
 		this.store = store;
 		this.parking = parking;
 		this.steps = steps;
+		this.doneRetryTimeout = doneRetryTimeout;
 		this.workingAcks = workingAcks;
 		this.completionWriter = completionWriter;
 		this.observers = observers;
@@ -102,9 +109,10 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			return null;
 		}
 		WorkingAcks.Heartbeat heartbeat = this.workingAcks.start(delivery);
-		StepSession steps = this.steps.open(delivery, heartbeat, acquired.journal());
-		delivery.stepsOpened(steps);
-		WaitingTask waiting = openWaits(delivery, steps, heartbeat, acquired.run());
+		DeliveryTask task = new DeliveryTask(delivery, heartbeat, this.store, this.observers, this.doneRetryTimeout,
+				acquired.run());
+		StepSession steps = task.openSteps(this.steps, acquired.journal());
+		WaitingTask waiting = openWaits(delivery, task);
 		openLimits(delivery, waiting);
 		boolean completingLater = false;
 		try {
@@ -303,12 +311,11 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	}
 
 	/** Opens the durable waits of a claimed delivery, when there are any. */
-	private WaitingTask openWaits(Delivery delivery, StepSession steps, WorkingAcks.Heartbeat heartbeat, int run) {
+	private WaitingTask openWaits(Delivery delivery, DeliveryTask waiting) {
 		TaskWaits taskWaits = this.waits;
 		if (taskWaits == null) {
 			return null;
 		}
-		WaitingTask waiting = new DeliveryWaitingTask(delivery, steps, heartbeat, this.store, run);
 		WaitSession session = taskWaits.open(waiting);
 		delivery.waitsOpened(session);
 		TaskChildren taskChildren = this.children;

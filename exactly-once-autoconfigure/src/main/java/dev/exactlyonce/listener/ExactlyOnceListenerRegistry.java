@@ -23,13 +23,14 @@ import dev.exactlyonce.children.spi.ChildFailures;
 import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.exhausted.ExhaustedDeliveries;
 import dev.exactlyonce.exhausted.ExhaustedMessageSweep;
 import dev.exactlyonce.exhausted.UndecodableMessageSweep;
 import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.nats.NatsReaderListener;
 import dev.exactlyonce.nats.RawStreamMessage;
 import dev.exactlyonce.nats.RawStreamReader;
-import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.steps.spi.TaskSteps;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.waits.spi.TaskWaits;
 
@@ -104,7 +105,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 * @param consumers the resolved settings of every declared consumer, by name
 	 * @param jsonMapper the mapper that reads payloads
 	 * @param deadLetters the dead-letter publisher
-	 * @param publisher the publisher of {@link ExactlyOnceContext#publish} steps, or {@code null}
+	 * @param steps the durable steps of {@link ExactlyOnceContext#step} and {@link ExactlyOnceContext#publish}
 	 * @param observers the pipeline observers, in order
 	 * @param settings the settings every listener shares
 	 * @param owner this instance's name in claims
@@ -113,7 +114,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 	 */
 	public ExactlyOnceListenerRegistry(Connection connection, IdempotencyStore store,
 			Map<String, ConsumerSettings> consumers, JsonMapper jsonMapper, DeadLetterPublisher deadLetters,
-			ExactlyOncePublisher publisher, List<PipelineObserver> observers, ListenerSettings settings, String owner,
+			TaskSteps steps, List<PipelineObserver> observers, ListenerSettings settings, String owner,
 			Clock clock, CompletionParking parking) {
 		this.connection = connection;
 		this.store = store;
@@ -141,8 +142,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		this.interceptor = new ExactlyOnceInterceptor(store, new WorkingAcks(this.scheduler, store, this.observers),
 				new CompletionWriter(store, settings.completionRetryTimeout(), settings.resultSummaryMaxLength(),
 						parking),
-				new Steps(store, jsonMapper, publisher, this.observers, settings.stepMaxResultBytes(),
-						settings.completionRetryTimeout(), clock),
+				steps, settings.completionRetryTimeout(),
 				this.observers, owner, parking);
 	}
 
@@ -255,9 +255,10 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 				this.settings.shutdownTimeout(), this.settings.pipelined(), this.settings.threads(),
 				this.interceptor::parkIfUnrecorded);
 		this.containers.put(consumer, container);
-		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, endpoint, settings, arguments,
-				this.keys, this.store, this.settler, this.requeue, this.jsonMapper, this.rawReader, this.owner,
-				this.exhaustedScheduler, this.clock, this.parking);
+		ExhaustedDeliveries exhausted = new ExhaustedDeliveries(this.connection, settings.stream(), consumer,
+				settings.maxDeliver(), new ExhaustedKeyDecisions(endpoint, settings, arguments, this.keys, this.store,
+						this.settler, this.requeue, this.owner, this.clock, this.parking),
+				this.jsonMapper, this.rawReader, this.exhaustedScheduler);
 		this.exhaustedDeliveries.put(consumer, exhausted);
 		this.sweeps.put(consumer,
 				new UndecodableMessageSweep(this.connection, settings.stream(), consumer, this.rawReader, exhausted));

@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.BooleanSupplier;
@@ -63,9 +62,6 @@ final class ListenerContainer {
 	 */
 	private static final double CLOSE_AT = 0.95;
 
-	/** Messages in flight per worker when pipelined: one handled, one whose record is being written. */
-	private static final int PIPELINED_SLOTS_PER_WORKER = 2;
-
 	private final ConsumerSettings settings;
 
 	private final Connection connection;
@@ -74,9 +70,7 @@ final class ListenerContainer {
 
 	private final Duration shutdownTimeout;
 
-	private final Semaphore freeWorkers;
-
-	private final Semaphore freeSlots;
+	private final InFlightPermits permits;
 
 	private final boolean pipelined;
 
@@ -119,8 +113,7 @@ final class ListenerContainer {
 		this.shutdownTimeout = shutdownTimeout;
 		this.pipelined = pipelined;
 		this.threads = threads;
-		this.freeWorkers = new Semaphore(settings.concurrency());
-		this.freeSlots = new Semaphore(slots());
+		this.permits = new InFlightPermits(settings.concurrency(), pipelined);
 		this.log = new ContainerLog(settings.stream(), settings.consumer(), shutdownTimeout);
 		this.unhandled = new UnhandledMessages(connection, this.log);
 	}
@@ -135,12 +128,12 @@ final class ListenerContainer {
 		String name = "exactlyonce-" + this.settings.consumer();
 		this.workers = this.threads.executor(name + "-", this.settings.concurrency());
 		if (this.pipelined) {
-			this.completions = this.threads.executor(name + "-completion-", slots());
+			this.completions = this.threads.executor(name + "-completion-", this.permits.slots());
 		}
 		this.poller = daemon(this::pollLoop, name + "-poller");
 		this.poller.start();
 		this.log.started(this.settings.concurrency(), this.threads.name().toLowerCase(Locale.ROOT),
-				this.pipelined ? slots() : 0);
+				this.pipelined ? this.permits.slots() : 0);
 	}
 
 	/**
@@ -199,19 +192,14 @@ final class ListenerContainer {
 		this.pullProbe = probe;
 	}
 
-	/** In-flight slots: concurrency, twice that when pipelined. */
-	private int slots() {
-		return this.pipelined ? PIPELINED_SLOTS_PER_WORKER * this.settings.concurrency() : this.settings.concurrency();
-	}
-
 	/** Worker permits not held by a pull or a handler; never above concurrency. */
 	int freeWorkers() {
-		return this.freeWorkers.availablePermits();
+		return this.permits.freeWorkers();
 	}
 
 	/** In-flight slots not held by a pull or an unsettled message. */
 	int freeSlots() {
-		return this.freeSlots.availablePermits();
+		return this.permits.freeSlots();
 	}
 
 	private void pollLoop() {
@@ -244,7 +232,7 @@ final class ListenerContainer {
 	 * permits of the others go back in one place, whatever happens.
 	 */
 	private void pull(JetStreamSubscription subscription) throws InterruptedException {
-		int wanted = reserve();
+		int wanted = this.permits.reserve(this.settings.pullExpiry());
 		if (wanted == 0) {
 			return;
 		}
@@ -267,38 +255,8 @@ final class ListenerContainer {
 			}
 		}
 		finally {
-			this.freeWorkers.release(wanted - dispatched);
-			this.freeSlots.release(wanted - dispatched);
+			this.permits.notDispatched(wanted - dispatched);
 		}
-	}
-
-	/**
-	 * Waits for at least one free worker and one free slot, then takes as many of each as both
-	 * allow; 0 when none came free within a pull's expiry.
-	 */
-	private int reserve() throws InterruptedException {
-		long deadline = System.nanoTime() + this.settings.pullExpiry().toNanos();
-		if (!this.freeWorkers.tryAcquire(this.settings.pullExpiry().toNanos(), TimeUnit.NANOSECONDS)) {
-			return 0;
-		}
-		boolean slot = false;
-		try {
-			slot = this.freeSlots.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		finally {
-			if (!slot) {
-				this.freeWorkers.release();
-			}
-		}
-		if (!slot) {
-			return 0;
-		}
-		int workers = 1 + this.freeWorkers.drainPermits();
-		int slots = 1 + this.freeSlots.drainPermits();
-		int wanted = Math.min(workers, slots);
-		this.freeWorkers.release(workers - wanted);
-		this.freeSlots.release(slots - wanted);
-		return wanted;
 	}
 
 	/** Hands a message to a worker; when that fails, gives back its permit and naks it. */
@@ -314,8 +272,7 @@ final class ListenerContainer {
 			if (delivery != null) {
 				this.inFlight.remove(delivery);
 			}
-			this.freeWorkers.release();
-			this.freeSlots.release();
+			this.permits.notDispatched(1);
 			this.log.failed("could not hand a message to a worker, nak'd for redelivery", ex);
 			this.unhandled.nak(message);
 		}
@@ -340,7 +297,7 @@ final class ListenerContainer {
 			this.log.unexpected(delivery.describe(), ex);
 		}
 		finally {
-			this.freeWorkers.release();
+			this.permits.workerFree();
 			if (settled == null) {
 				settled(delivery);
 			}
@@ -353,7 +310,7 @@ final class ListenerContainer {
 	/** Frees the slot of a delivery that left the pipeline. */
 	private void settled(Delivery delivery) {
 		this.inFlight.remove(delivery);
-		this.freeSlots.release();
+		this.permits.slotFree();
 		if (this.inFlight.isEmpty()) {
 			synchronized (this.allSettled) {
 				this.allSettled.notifyAll();

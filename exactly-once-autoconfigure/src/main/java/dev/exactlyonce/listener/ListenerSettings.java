@@ -16,7 +16,6 @@ import java.util.List;
  * @param nonRetryableExceptions exception types (and subtypes) that dead-letter a message at once
  * @param requestTimeout the timeout of JetStream API requests, such as reading a message back
  * @param resultSummaryMaxLength the most characters of a handler's result kept in its record
- * @param stepMaxResultBytes the largest result, as JSON, a durable step may journal
  * @param pipelined whether completion records and acks are written off the handler threads, so a
  * worker takes its next message while the last one's record is written (see
  * {@link ListenerContainer})
@@ -24,7 +23,7 @@ import java.util.List;
  */
 public record ListenerSettings(Duration shutdownTimeout, AckMode ackMode, Duration ackTimeout,
 		Duration completionRetryTimeout, boolean autoStartup, List<Class<? extends Throwable>> nonRetryableExceptions,
-		Duration requestTimeout, int resultSummaryMaxLength, long stepMaxResultBytes, boolean pipelined,
+		Duration requestTimeout, int resultSummaryMaxLength, boolean pipelined,
 		ListenerThreads threads) {
 
 	public ListenerSettings {

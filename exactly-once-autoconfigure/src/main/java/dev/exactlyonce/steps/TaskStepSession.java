@@ -1,4 +1,4 @@
-package dev.exactlyonce.listener;
+package dev.exactlyonce.steps;
 
 import java.util.List;
 import java.util.Optional;
@@ -11,10 +11,16 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.ParameterizedTypeReference;
 
+import dev.exactlyonce.listener.StepAction;
+import dev.exactlyonce.listener.StepInterruptedException;
+import dev.exactlyonce.listener.StepOutcome;
+import dev.exactlyonce.listener.StepProbe;
+import dev.exactlyonce.listener.StepRejectedException;
 import dev.exactlyonce.listener.logging.TakeoverLog;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.publish.PublishResult;
-import dev.exactlyonce.store.PreviousAttempt;
+import dev.exactlyonce.steps.spi.StepSession;
+import dev.exactlyonce.steps.spi.SteppingTask;
 import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
@@ -24,15 +30,13 @@ import dev.exactlyonce.store.StepState;
  * probe for the side effect of an unfinished earlier run, or run the action, and journals what it
  * does. The journal it replays is the one the claim carried over from earlier attempts.
  */
-final class StepSession {
+final class TaskStepSession implements StepSession {
 
-	private static final Log logger = LogFactory.getLog(StepSession.class);
+	private static final Log logger = LogFactory.getLog(TaskStepSession.class);
 
-	private final Steps steps;
+	private final DurableSteps steps;
 
-	private final Delivery delivery;
-
-	private final WorkingAcks.Heartbeat heartbeat;
+	private final SteppingTask task;
 
 	private final StepJournal earlierAttempts;
 
@@ -44,17 +48,17 @@ final class StepSession {
 	/** DONE entries of a transactional listener, journaled with its transaction just before it commits. */
 	private final List<StepRecord> uncommitted = new CopyOnWriteArrayList<>();
 
-	StepSession(Steps steps, Delivery delivery, WorkingAcks.Heartbeat heartbeat, StepJournal earlierAttempts) {
+	TaskStepSession(DurableSteps steps, SteppingTask task, StepJournal earlierAttempts) {
 		this.steps = steps;
-		this.delivery = delivery;
-		this.heartbeat = heartbeat;
+		this.task = task;
 		this.earlierAttempts = earlierAttempts;
 	}
 
-	<T> T run(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe) {
+	@Override
+	public <T> T run(String name, ParameterizedTypeReference<T> type, StepAction<T> action, StepProbe<T> probe) {
 		StepRecord earlier = begin(name);
 		if (earlier != null && earlier.state() == StepState.DONE) {
-			return observed(name, StepOutcome.REPLAYED, this.steps.fromJson(this.delivery, earlier, type));
+			return observed(name, StepOutcome.REPLAYED, this.steps.fromJson(this.task, earlier, type));
 		}
 		String origin = origin(earlier);
 		// Every STARTED entry of the journal the claim carried over was written by another claim (this
@@ -67,32 +71,28 @@ final class StepSession {
 			Optional<T> found = call(name, probe::find);
 			if (found == null) {
 				throw new StepRejectedException("The probe of step '" + name + "' of listener "
-						+ this.delivery.endpoint().describe() + " returned null: return Optional.empty() when the "
+						+ this.task.listener() + " returned null: return Optional.empty() when the "
 						+ "side effect is absent, Optional.of(result) when it happened", null);
 			}
-			TakeoverLog.probed(this.delivery.describe(), this.delivery.key(), name, previousOwner(), found.isPresent());
+			TakeoverLog.probed(this.task.describe(), this.task.key(), name, this.task.previousOwner(), found.isPresent());
 			if (found.isEmpty()) {
 				return execute(name, type, origin, (id) -> action.run(), StepOutcome.PROBE_ABSENT);
 			}
 			T value = found.get();
-			journalDone(StepRecord.found(name, this.delivery.claim().attempt(),
-					this.steps.toJson(this.delivery, name, value, type), origin, this.steps.now()));
+			journalDone(StepRecord.found(name, this.task.attempt(),
+					this.steps.toJson(this.task, name, value, type), origin, this.steps.now()));
 			return observed(name, StepOutcome.PROBE_FOUND, value);
 		}
-		if (this.delivery.settings().onAbandoned() == AbandonedPolicy.DEAD_LETTER) {
-			throw new StepInterruptedException(name, earlier.attempt(), this.delivery.consumer());
+		if (this.task.deadLettersAbandoned()) {
+			throw new StepInterruptedException(name, earlier.attempt(), this.task.consumer());
 		}
-		TakeoverLog.rerunWithoutProbe(this.delivery.describe(), this.delivery.key(), name, previousOwner(),
-				"exactlyonce.consumers." + this.delivery.consumer() + ".on-abandoned");
+		TakeoverLog.rerunWithoutProbe(this.task.describe(), this.task.key(), name, this.task.previousOwner(),
+				"exactlyonce.consumers." + this.task.consumer() + ".on-abandoned");
 		return execute(name, type, origin, (id) -> action.run(), StepOutcome.EXECUTED);
 	}
 
-	/**
-	 * Whether an earlier attempt of this run finished the step, so that it replays without running.
-	 * @param name the step's name
-	 * @return {@code true} when it is journaled DONE
-	 */
-	boolean finished(String name) {
+	@Override
+	public boolean finished(String name) {
 		return this.earlierAttempts.find(name).filter((step) -> step.state() == StepState.DONE).isPresent();
 	}
 
@@ -101,12 +101,13 @@ final class StepSession {
 	 * for every attempt of one run of the task, new after a resubmit. An unfinished earlier run is
 	 * simply run again: the server drops the copy within the duplicate window.
 	 */
-	PublishResult publish(String step, String subject, Object payload) {
-		ExactlyOncePublisher publisher = this.steps.publisher(this.delivery, step);
+	@Override
+	public PublishResult publish(String step, String subject, Object payload) {
+		ExactlyOncePublisher publisher = this.steps.publisher(this.task, step);
 		ParameterizedTypeReference<PublishResult> type = ParameterizedTypeReference.forType(PublishResult.class);
 		StepRecord earlier = begin(step);
 		if (earlier != null && earlier.state() == StepState.DONE) {
-			return observed(step, StepOutcome.REPLAYED, this.steps.fromJson(this.delivery, earlier, type));
+			return observed(step, StepOutcome.REPLAYED, this.steps.fromJson(this.task, earlier, type));
 		}
 		return execute(step, type, origin(earlier),
 				(origin) -> publisher.publish(subject, payload, messageId(step, origin)), StepOutcome.EXECUTED);
@@ -117,42 +118,38 @@ final class StepSession {
 	 * inside a step's action is refused: the task would suspend with the step STARTED, and resume
 	 * with that step unfinished (probed, run again or dead-lettered as interrupted).
 	 */
-	StepRecord beginWait(String name) {
+	@Override
+	public StepRecord beginWait(String name) {
 		String step = this.runningStep.get();
 		if (step != null) {
 			throw new StepRejectedException("Wait '" + name + "' is inside the action of step '" + step
-					+ "' of listener " + this.delivery.endpoint().describe() + " (message at " + this.delivery.describe()
+					+ "' of listener " + this.task.listener() + " (message at " + this.task.describe()
 					+ "): a task cannot suspend in the middle of a step. Wait between steps", null);
 		}
 		return begin(name);
 	}
 
 	/** Checks a step's (or a wait's) name and returns what earlier attempts journaled for it. */
-	StepRecord begin(String name) {
+	private StepRecord begin(String name) {
 		if (name == null) {
-			throw new StepRejectedException("A step of listener " + this.delivery.endpoint().describe()
+			throw new StepRejectedException("A step of listener " + this.task.listener()
 					+ " has no name; give every step a name unique within a run", null);
 		}
 		if (!this.names.add(name)) {
 			throw new StepRejectedException("Step or wait '" + name + "' ran twice in one run of listener "
-					+ this.delivery.endpoint().describe() + " (message at " + this.delivery.describe()
+					+ this.task.listener() + " (message at " + this.task.describe()
 					+ "): step and wait names share one name space and must be unique within a run: rename one, add an index to steps run in a loop, or await a child ('<child>.result') once and keep its result", null);
 		}
 		return this.earlierAttempts.find(name).orElse(null);
 	}
 
-	/** The owner of the attempt before this one, which left a step unfinished. */
-	private String previousOwner() {
-		return this.delivery.previousAttempt().map(PreviousAttempt::owner).orElse("unknown");
-	}
-
 	/** The origin of an unfinished earlier run of the step, else this claim's fencing token. */
 	private String origin(StepRecord earlier) {
-		return (earlier != null && earlier.origin() != null) ? earlier.origin() : this.delivery.claim().token();
+		return (earlier != null && earlier.origin() != null) ? earlier.origin() : this.task.token();
 	}
 
 	private String messageId(String step, String origin) {
-		return escaped(this.delivery.storeKey()) + "/" + escaped(step) + "/" + origin;
+		return escaped(this.task.storeKey()) + "/" + escaped(step) + "/" + origin;
 	}
 
 	/** {@code %} and {@code /} percent-encoded: key {@code a} + step {@code b/c} is not {@code a/b} + {@code c}. */
@@ -162,22 +159,21 @@ final class StepSession {
 
 	private <T> T execute(String name, ParameterizedTypeReference<T> type, String origin, OriginAction<T> action,
 			StepOutcome outcome) {
-		StepRecord started = StepRecord.started(name, this.delivery.claim().attempt(), origin, this.steps.now());
+		StepRecord started = StepRecord.started(name, this.task.attempt(), origin, this.steps.now());
 		journal(started);
 		T value;
 		try {
 			value = call(name, () -> action.run(origin));
-			this.steps.observers().stepPerformed(this.delivery, name);
-		}
-		catch (PipelineHaltedException ex) {
-			throw ex;
+			this.task.performed(name);
 		}
 		catch (RuntimeException ex) {
-			journalFailed(started);
+			if (!this.task.halts(ex)) {
+				journalFailed(started);
+			}
 			throw ex;
 		}
 		// the action ran: a result the starter rejects leaves the step STARTED, to be probed, never FAILED
-		String json = this.steps.toJson(this.delivery, name, value, type);
+		String json = this.steps.toJson(this.task, name, value, type);
 		journalDone(started.done(json, this.steps.now()));
 		return observed(name, outcome, value);
 	}
@@ -188,7 +184,7 @@ final class StepSession {
 			journal(started.failed(this.steps.now()));
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Failure of step '" + started.name() + "' of the message at " + this.delivery.describe()
+			logger.warn("Failure of step '" + started.name() + "' of the message at " + this.task.describe()
 					+ " not journaled (" + ex.getMessage() + "); the next attempt treats it as unfinished");
 		}
 	}
@@ -201,7 +197,7 @@ final class StepSession {
 	 * may have had effects outside the database).
 	 */
 	private void journalDone(StepRecord done) {
-		if (this.delivery.endpoint().transactional() && this.delivery.endpoint().stepsInTransaction()) {
+		if (this.task.stepsInTransaction()) {
 			this.uncommitted.add(done);
 		}
 		else {
@@ -213,19 +209,20 @@ final class StepSession {
 	 * Journals the DONE entries of a transactional listener inside its transaction, once, just before
 	 * its completion record; a failure fails the transaction.
 	 */
-	void commitSteps() {
+	@Override
+	public void commitSteps() {
 		for (StepRecord done : this.uncommitted) {
-			this.steps.journalInTransaction(this.delivery, this.heartbeat, done);
+			this.task.journalInTransaction(done);
 		}
 	}
 
-	/** Journals an entry at once, fenced by the claim, retried while the store is unavailable. */
-	void journal(StepRecord step) {
-		this.steps.journal(this.delivery, this.heartbeat, step);
+	@Override
+	public void journal(StepRecord step) {
+		this.task.journal(step);
 	}
 
 	private <T> T observed(String name, StepOutcome outcome, T value) {
-		this.steps.observers().step(this.delivery, name, outcome);
+		this.task.stepped(name, outcome);
 		return value;
 	}
 
@@ -238,14 +235,14 @@ final class StepSession {
 	}
 
 	/**
-	 * Calls a step's action or probe; checked exceptions leave as {@link StepFailedException} (an
+	 * Calls a step's action or probe; checked exceptions leave as {@link dev.exactlyonce.listener.StepFailedException} (an
 	 * {@link InterruptedException} with the thread's interrupt flag restored).
 	 */
 	private <T> T call(String name, StepAction<T> call) {
 		String outer = this.runningStep.get();
 		this.runningStep.set(name);
 		try {
-			return callAction(name, call);
+			return StepSession.callAction(name, call);
 		}
 		finally {
 			if (outer != null) {
@@ -254,26 +251,6 @@ final class StepSession {
 			else {
 				this.runningStep.remove();
 			}
-		}
-	}
-
-	/**
-	 * Calls an action; checked exceptions leave as {@link StepFailedException} (an
-	 * {@link InterruptedException} with the thread's interrupt flag restored).
-	 */
-	static <T> T callAction(String name, StepAction<T> call) {
-		try {
-			return call.run();
-		}
-		catch (RuntimeException ex) {
-			throw ex;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new StepFailedException(name, ex);
-		}
-		catch (Exception ex) {
-			throw new StepFailedException(name, ex);
 		}
 	}
 
