@@ -1,0 +1,224 @@
+package dev.exactlyonce.faults;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * What a child tasks' row must show, campaign by campaign (the sample's CEO agent: three marketing
+ * children awaited together, then one deploy child): the campaign finished (its ledger line); it
+ * started exactly its three marketing children and its one deploy child (distinct child keys the
+ * consumers ran, from every {@code deliveries.log}) and the stream stored each child once (one
+ * stream sequence per child key: a child published again is deduplicated by its message id); each
+ * post committed once; the deploy of exactly those three commits. Handler re-runs of a child and
+ * deploys run again are counted for the row's allowance. Also measured: how long a parent took to
+ * go on after its children finished (last post's ledger line to the deploy, deploy to the
+ * campaign's ledger line), which must stay within the waits' recheck interval plus {@link #SLACK}.
+ */
+final class CampaignVerdict {
+
+	/** The marketing children of a campaign, by name (the sample's {@code CeoAgent.POSTS}). */
+	static final List<String> POSTS = List.of("blog-post", "newsletter", "social-post");
+
+	/** The deploy child's name. */
+	static final String DEPLOY = "deploy";
+
+	/** What a loaded machine may add to the recheck interval before a parent goes on: deliveries, JVM starts. */
+	static final Duration SLACK = Duration.ofSeconds(10);
+
+	private final List<String> failures = new ArrayList<>();
+
+	private final List<Duration> goOn = new ArrayList<>();
+
+	private int finished;
+
+	private int childReruns;
+
+	private int storedTwice;
+
+	private int deployReruns;
+
+	/**
+	 * Judges the row's campaigns.
+	 * @param campaignIds the campaigns published
+	 * @param sideEffects commits and deploys
+	 * @param executions ledger lines per id (campaigns and posts)
+	 * @param logs the consumers' logs
+	 * @param recheck the waits' recheck interval of the consumers
+	 */
+	CampaignVerdict(List<String> campaignIds, SideEffects sideEffects, Map<String, Integer> executions, Logs logs,
+			Duration recheck) {
+		Map<String, Map<String, Set<Long>>> children = logs.childSequences();
+		for (String campaign : campaignIds) {
+			if (executions.containsKey(campaign)) {
+				this.finished++;
+			}
+			else {
+				this.failures.add("campaign " + campaign + " did not finish (no ledger line)");
+			}
+			checkChildren(campaign, children.getOrDefault(campaign, Map.of()));
+			List<String> commits = checkPosts(campaign, sideEffects, executions);
+			List<String> deploys = sideEffects.deploys().getOrDefault(campaign, List.of());
+			this.deployReruns += Math.max(0, deploys.size() - 1);
+			if (deploys.isEmpty() && commits.size() == POSTS.size()) {
+				this.failures.add("campaign " + campaign + " was not deployed");
+			}
+			String expected = String.join(",", commits);
+			deploys.stream().filter((shas) -> !shas.equals(expected)).forEach((shas) -> this.failures
+				.add("campaign " + campaign + " deployed " + shas + ", not its posts' commits " + expected));
+			logs.goOn(campaign).ifPresent(this.goOn::add);
+		}
+		Duration limit = recheck.plus(SLACK);
+		this.goOn.stream().filter((duration) -> duration.compareTo(limit) > 0).findAny().ifPresent((duration) -> this.failures
+			.add(this.goOn.stream().filter((each) -> each.compareTo(limit) > 0).count() + " parent(s) went on more than "
+					+ limit.toSeconds() + " s after their children finished (longest " + max() + ")"));
+	}
+
+	/**
+	 * Whether a ledger id is one of a campaign's posts ({@code <campaign>-<post>}).
+	 * @param id the ledger id
+	 * @param prefix the row's task prefix
+	 * @return whether it is a post
+	 */
+	static boolean isPost(String id, String prefix) {
+		return id.matches(Pattern.quote(prefix) + "-\\d+-(" + String.join("|", POSTS) + ")");
+	}
+
+	/** The child key of a campaign's child in the campaign's first run. */
+	static String childKey(String campaign, String child) {
+		return RowRun.CAMPAIGN_CONSUMER + "/" + campaign + "/" + child;
+	}
+
+	private void checkChildren(String campaign, Map<String, Set<Long>> sequences) {
+		Set<String> expected = new TreeSet<>();
+		POSTS.forEach((post) -> expected.add(childKey(campaign, post)));
+		expected.add(childKey(campaign, DEPLOY));
+		if (!sequences.keySet().equals(expected)) {
+			this.failures.add("campaign " + campaign + " ran children " + new TreeSet<>(sequences.keySet()) + ", not "
+					+ expected);
+		}
+		sequences.forEach((key, stored) -> {
+			if (stored.size() > 1) {
+				this.storedTwice += stored.size() - 1;
+				this.failures.add("child " + key + " was stored " + stored.size() + " times (stream sequences " + stored
+						+ ")");
+			}
+		});
+	}
+
+	/** The posts' first commits, in the campaign's order; a post not committed or committed twice fails. */
+	private List<String> checkPosts(String campaign, SideEffects sideEffects, Map<String, Integer> executions) {
+		List<String> commits = new ArrayList<>();
+		for (String post : POSTS) {
+			String id = campaign + "-" + post;
+			int runs = executions.getOrDefault(id, 0);
+			this.childReruns += Math.max(0, runs - 1);
+			List<String> shas = sideEffects.commits().getOrDefault(id, List.of());
+			if (runs == 0 || shas.size() != 1) {
+				this.failures.add("post " + id + " ran " + runs + " time(s) and has " + shas.size() + " commit(s)");
+			}
+			if (!shas.isEmpty()) {
+				commits.add(shas.get(0));
+			}
+		}
+		return commits;
+	}
+
+	/** What went wrong, one line each; empty when the row passed. */
+	List<String> failures() {
+		return List.copyOf(this.failures);
+	}
+
+	/** The row's figures for its notes. */
+	String note() {
+		List<Duration> sorted = this.goOn.stream().sorted().toList();
+		String p50 = sorted.isEmpty() ? "-" : seconds(sorted.get(sorted.size() / 2));
+		return this.finished + " campaign(s) finished, " + (this.finished * (POSTS.size() + 1)) + " children; "
+				+ this.storedTwice + " child message(s) stored twice, " + this.childReruns + " child handler re-run(s), "
+				+ this.deployReruns + " deploy(s) run again; a parent went on " + p50 + " (p50), " + max()
+				+ " (max) after its children finished";
+	}
+
+	private String max() {
+		return this.goOn.stream().max(Comparator.naturalOrder()).map(CampaignVerdict::seconds).orElse("-");
+	}
+
+	private static String seconds(Duration duration) {
+		return String.format(java.util.Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
+	}
+
+	/**
+	 * The consumers' logs a campaign is judged by: {@code ledger.log} ({@code <id> <delivery> <instance>
+	 * <time>}), {@code deploys.log} ({@code <campaign> <shas> <instance> <time> <sequence> <key>}) and
+	 * {@code deliveries.log} ({@code <consumer> <key> <sequence> <outcome> <instance>}).
+	 *
+	 * @param ledger the ledger lines, split
+	 * @param deploys the deploy lines, split
+	 * @param deliveries the delivery lines, split
+	 */
+	record Logs(List<String[]> ledger, List<String[]> deploys, List<String[]> deliveries) {
+
+		static Logs read(List<ConsumerSlot> slots) {
+			return new Logs(split(slots, "ledger.log", 4), split(slots, "deploys.log", 6),
+					split(slots, "deliveries.log", 5));
+		}
+
+		private static List<String[]> split(List<ConsumerSlot> slots, String file, int fields) {
+			return Evidence.linesOf(slots, file).stream().map((line) -> line.split(" "))
+				.filter((split) -> split.length >= fields).toList();
+		}
+
+		/** Per campaign, the stream sequences each of its children's keys was delivered from (any outcome). */
+		Map<String, Map<String, Set<Long>>> childSequences() {
+			Map<String, Map<String, Set<Long>>> children = new HashMap<>();
+			Pattern child = Pattern.compile(Pattern.quote(RowRun.CAMPAIGN_CONSUMER) + "/([^/]+)/.+");
+			for (String[] line : this.deliveries) {
+				var matcher = child.matcher(line[1]);
+				if (!line[0].equals(RowRun.CAMPAIGN_CONSUMER) && matcher.matches()) {
+					children.computeIfAbsent(matcher.group(1), (campaign) -> new TreeMap<>())
+						.computeIfAbsent(line[1], (key) -> new TreeSet<>())
+						.add(Long.parseLong(line[2]));
+				}
+			}
+			return children;
+		}
+
+		/**
+		 * How long the campaign's parent took to go on after its children: the longer of its last
+		 * post's ledger line to its first deploy, and its last deploy before it finished to its ledger line.
+		 */
+		java.util.Optional<Duration> goOn(String campaign) {
+			Instant done = first(this.ledger.stream().filter((line) -> line[0].equals(campaign)).toList());
+			Instant deployed = first(this.deploys.stream().filter((line) -> line[0].equals(campaign)).toList());
+			if (done == null || deployed == null) {
+				return java.util.Optional.empty();
+			}
+			Set<String> posts = POSTS.stream().map((post) -> campaign + "-" + post).collect(Collectors.toSet());
+			Instant lastPost = last(this.ledger.stream().filter((line) -> posts.contains(line[0])).toList(), deployed);
+			Instant lastDeploy = last(this.deploys.stream().filter((line) -> line[0].equals(campaign)).toList(), done);
+			Duration drafts = (lastPost != null) ? Duration.between(lastPost, deployed) : Duration.ZERO;
+			Duration deploy = Duration.between(lastDeploy, done);
+			return java.util.Optional.of((drafts.compareTo(deploy) > 0) ? drafts : deploy);
+		}
+
+		private static Instant first(List<String[]> lines) {
+			return lines.stream().map((line) -> Instant.parse(line[3])).min(Comparator.naturalOrder()).orElse(null);
+		}
+
+		private static Instant last(List<String[]> lines, Instant notAfter) {
+			return lines.stream().map((line) -> Instant.parse(line[3])).filter((time) -> !time.isAfter(notAfter))
+				.max(Comparator.naturalOrder()).orElse(notAfter);
+		}
+
+	}
+
+}
