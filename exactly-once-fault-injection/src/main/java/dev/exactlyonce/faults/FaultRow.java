@@ -384,7 +384,7 @@ public enum FaultRow {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
 				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
 				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY || this == SIGTERM_IN_COMMIT
-				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING;
+				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING || killsOtherConsumers();
 	}
 
 	/**
@@ -424,7 +424,18 @@ public enum FaultRow {
 	 * its model call and before the step's DONE record.
 	 */
 	public boolean mayRepeatModelCall() {
-		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
+		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL
+				|| this == CHILD_KILL_PARENT_FANOUT;
+	}
+
+	/**
+	 * Whether the row's chaos point halts a JVM in which the other agents' consumers are at a moment
+	 * of their own: the CEO agent's ledger line written and its completion record not (a campaign's
+	 * handler re-run), and, where the halt is in the CEO agent's thread, a marketing post's model call
+	 * made and its step not journaled (a second model call), as in {@link Fault#WAIT_KILL}.
+	 */
+	private boolean killsOtherConsumers() {
+		return this == CHILD_KILL_PARENT_FANOUT || this == CHILD_KILL_AFTER_COMPLETION;
 	}
 
 	/** How a fault is injected. */
