@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * What a child tasks' row must show, campaign by campaign (the sample's CEO agent: three marketing
@@ -194,7 +193,9 @@ final class CampaignVerdict {
 
 		/**
 		 * How long the campaign's parent took to go on after its children: the longer of its last
-		 * post's ledger line to its first deploy, and its last deploy before it finished to its ledger line.
+		 * post's first ledger line (written just before the post's result is stored; a post run again
+		 * after a halt writes another one later) to its first deploy, and its last deploy before it
+		 * finished to its ledger line.
 		 */
 		java.util.Optional<Duration> goOn(String campaign) {
 			Instant done = first(this.ledger.stream().filter((line) -> line[0].equals(campaign)).toList());
@@ -202,10 +203,13 @@ final class CampaignVerdict {
 			if (done == null || deployed == null) {
 				return java.util.Optional.empty();
 			}
-			Set<String> posts = POSTS.stream().map((post) -> campaign + "-" + post).collect(Collectors.toSet());
-			Instant lastPost = last(this.ledger.stream().filter((line) -> posts.contains(line[0])).toList(), deployed);
+			Instant lastPost = POSTS.stream()
+				.map((post) -> first(this.ledger.stream().filter((line) -> line[0].equals(campaign + "-" + post)).toList()))
+				.filter((time) -> time != null && !time.isAfter(deployed))
+				.max(Comparator.naturalOrder())
+				.orElse(deployed);
 			Instant lastDeploy = last(this.deploys.stream().filter((line) -> line[0].equals(campaign)).toList(), done);
-			Duration drafts = (lastPost != null) ? Duration.between(lastPost, deployed) : Duration.ZERO;
+			Duration drafts = Duration.between(lastPost, deployed);
 			Duration deploy = Duration.between(lastDeploy, done);
 			return java.util.Optional.of((drafts.compareTo(deploy) > 0) ? drafts : deploy);
 		}
