@@ -436,7 +436,9 @@ final class RowRun {
 			chaos.put("sample.chaos.step", this.row.chaosStep());
 		}
 		if (this.row.chaosConsumer() != null) {
+			// a parent halted between starting its children, not again when a resumption replays the step
 			chaos.put("sample.chaos.consumer", this.row.chaosConsumer());
+			chaos.put("sample.chaos.skip-replayed", "true");
 		}
 		if (this.row.graceful()) {
 			chaos.put("sample.chaos.graceful", "true");
