@@ -20,7 +20,8 @@ import dev.exactlyonce.waits.spi.WaitingTask;
  * result of the child's run (the pseudo-step {@value #RESULT_STEP}, so an attempt that runs again
  * after a crash reports that result, not a new one), stores it as the decision of the parent's wait
  * for it (id: the child's store key and run, so a repeat is a duplicate), tells the pipeline
- * ({@code PipelinePoint.CHILD_RESULT_STORED}), and resumes the parent if it waits for it. A crash between any two of these repeats them on the next attempt, idempotently.
+ * ({@code PipelinePoint.CHILD_RESULT_STORED}), and resumes the parent if it waits for it. A crash
+ * between any two of these repeats them on the next attempt, idempotently.
  */
 final class ChildResults {
 
