@@ -14,10 +14,10 @@ import java.util.regex.Pattern;
 
 /**
  * What a child tasks' row must show, campaign by campaign (the sample's CEO agent: three marketing
- * children awaited together, then one deploy child): the campaign finished (its ledger line); it
- * started exactly its three marketing children and its one deploy child (distinct child keys the
- * consumers ran, from every {@code deliveries.log}) and the stream stored each child once (one
- * stream sequence per child key: a child published again is deduplicated by its message id); each
+ * children awaited together, then one deploy child): the campaign finished (its ledger line); the
+ * consumers ran no child key of it besides its three marketing children and its one deploy child
+ * (from every {@code deliveries.log}) and the stream stored each child once (one stream sequence
+ * per child key: a child published again is deduplicated by its message id); each
  * post committed once; the deploy of exactly those three commits. Handler re-runs of a child and
  * deploys run again are counted for the row's allowance. Also measured: how long a parent took to
  * go on after its children finished (last post's ledger line to the deploy, deploy to the
@@ -110,9 +110,12 @@ final class CampaignVerdict {
 		Set<String> expected = new TreeSet<>();
 		POSTS.forEach((post) -> expected.add(childKey(campaign, post)));
 		expected.add(childKey(campaign, DEPLOY));
-		if (!sequences.keySet().equals(expected)) {
-			this.failures.add("campaign " + campaign + " ran children " + new TreeSet<>(sequences.keySet()) + ", not "
-					+ expected);
+		// a key missing here is no failure: a JVM halted between a delivery's ack and its line in
+		// deliveries.log leaves none (the posts are judged by their ledger lines and commits, the deploy by deploys.log)
+		Set<String> extra = new TreeSet<>(sequences.keySet());
+		extra.removeAll(expected);
+		if (!extra.isEmpty()) {
+			this.failures.add("campaign " + campaign + " ran children " + extra + " besides " + expected);
 		}
 		sequences.forEach((key, stored) -> {
 			if (stored.size() > 1) {
