@@ -19,8 +19,9 @@ import dev.exactlyonce.waits.spi.WaitingTask;
  * Reports a child's result to its parent, before the child's completion record: journals the first
  * result of the child's run (the pseudo-step {@value #RESULT_STEP}, so an attempt that runs again
  * after a crash reports that result, not a new one), stores it as the decision of the parent's wait
- * for it (id: the child's store key and run, so a repeat is a duplicate), and resumes the parent if
- * it waits for it. A crash between any two of these repeats them on the next attempt, idempotently.
+ * for it (id: the child's store key and run, so a repeat is a duplicate), tells the pipeline
+ * ({@code PipelinePoint.CHILD_RESULT_STORED}), and resumes the parent if it waits for it. A crash
+ * between any two of these repeats them on the next attempt, idempotently.
  */
 final class ChildResults {
 
@@ -44,7 +45,7 @@ final class ChildResults {
 		this.maxResultBytes = maxResultBytes;
 	}
 
-	void completing(WaitingTask task, Object result) {
+	void completing(WaitingTask task, Object result, Runnable resultStored) {
 		ParentHeaders parent = ParentHeaders.readFrom(task.message().getHeaders());
 		if (parent == null) {
 			return;
@@ -55,7 +56,8 @@ final class ChildResults {
 				ChildEnvelope.Outcome.COMPLETED, this.mapper.readTree(json), null);
 		SignalOutcome outcome = this.decisions.deliver(parentStoreKey, parent.run(), parent.resultWaitName(),
 				this.mapper.writeValueAsString(envelope), "child:" + task.storeKey() + ":r" + task.run(),
-				"child " + task.consumer() + "/" + task.key(), "child '" + parent.childName() + "' completed");
+				"child " + task.consumer() + "/" + task.key(), "child '" + parent.childName() + "' completed",
+				resultStored);
 		if (outcome == SignalOutcome.TOO_LATE || outcome == SignalOutcome.NO_SUCH_TASK) {
 			logger.info("The result of child task '" + task.key() + "' (message at " + task.describe() + ") reached "
 					+ "its parent " + parent + " " + outcome + ": the parent timed out, finished, was resubmitted or "

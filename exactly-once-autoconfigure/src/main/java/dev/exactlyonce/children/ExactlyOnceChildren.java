@@ -50,8 +50,8 @@ public final class ExactlyOnceChildren implements TaskChildren {
 	}
 
 	@Override
-	public void completing(WaitingTask task, Object result) {
-		this.results.completing(task, result);
+	public void completing(WaitingTask task, Object result, Runnable resultStored) {
+		this.results.completing(task, result, resultStored);
 	}
 
 	/**

@@ -131,7 +131,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				}
 				return null;
 			}
-			reportToParent(waiting, value);
+			reportToParent(delivery, waiting, value);
 			if (!delivery.takeSettlementForWorker()) {
 				return value;
 			}
@@ -204,7 +204,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				}));
 				return true;
 			}
-			reportToParent(waiting, value[0]);
+			reportToParent(delivery, waiting, value[0]);
 			if (!delivery.takeSettlementForWorker()) {
 				return false;
 			}
@@ -257,11 +257,15 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		this.children = children;
 	}
 
-	/** Reports a child's result to its parent before its completion record (nothing for other tasks). */
-	private void reportToParent(WaitingTask waiting, Object value) {
+	/**
+	 * Reports a child's result to its parent before its completion record (nothing for other tasks);
+	 * {@link PipelinePoint#CHILD_RESULT_STORED} once it is stored, before the parent is resumed.
+	 */
+	private void reportToParent(Delivery delivery, WaitingTask waiting, Object value) {
 		TaskChildren taskChildren = this.children;
 		if (taskChildren != null && waiting != null) {
-			Uninterrupted.run(() -> taskChildren.completing(waiting, value));
+			Uninterrupted.run(() -> taskChildren.completing(waiting, value,
+					() -> this.observers.reached(PipelinePoint.CHILD_RESULT_STORED, delivery)));
 		}
 	}
 

@@ -35,6 +35,13 @@ public enum PipelinePoint {
 	 * the handler stopped at a durable wait and the task is suspended (its wait's ticket and its
 	 * {@code WAITING} record are written); the message is not acknowledged yet.
 	 */
-	SUSPENDED
+	SUSPENDED,
+
+	/**
+	 * Listed last, reached only by deliveries of child tasks, between {@link #INVOKING} and
+	 * {@link #HANDLED}: the handler returned and its result is stored as the decision of its parent's
+	 * wait; the parent is not resumed yet (a crash here leaves it to the wait timer's next look).
+	 */
+	CHILD_RESULT_STORED
 
 }

@@ -58,6 +58,26 @@ public final class DecisionDelivery {
 	 */
 	public SignalOutcome deliver(String storeKey, Integer run, String name, String json, String id, String sender,
 			String reason) {
+		return deliver(storeKey, run, name, json, id, sender, reason, () -> {
+		});
+	}
+
+	/**
+	 * Stores a decision for a wait of a task and resumes the task if it waits for it, calling
+	 * {@code stored} in between: once the decision (this one, or the same one stored by an earlier
+	 * sending) is stored, before the task is resumed.
+	 * @param storeKey the task's namespaced key
+	 * @param run the run the decision is for, or {@code null} for the task's current run
+	 * @param name the wait's (or decision's) name
+	 * @param json the payload, as JSON
+	 * @param id the decision's id
+	 * @param sender who sends it
+	 * @param reason why, or {@code null}
+	 * @param stored called when the decision is stored, before the task is resumed
+	 * @return what happened, as {@link #deliver(String, Integer, String, String, String, String, String)} says
+	 */
+	public SignalOutcome deliver(String storeKey, Integer run, String name, String json, String id, String sender,
+			String reason, Runnable stored) {
 		Optional<IdempotencyRecord> before = find(storeKey);
 		if (before.isEmpty()) {
 			return SignalOutcome.NO_SUCH_TASK;
@@ -80,15 +100,16 @@ public final class DecisionDelivery {
 			return SignalOutcome.DUPLICATE;
 		}
 		WaitDecision signal = WaitDecision.signal(id, json, sender, reason, this.clock.instant());
-		WaitDecision stored = this.decisions.decide(waitKey, signal);
-		if (stored.equals(signal)) {
-			return afterStored(storeKey, current, name, stored);
-		}
-		if (!stored.isSignal(id)) {
+		WaitDecision decided = this.decisions.decide(waitKey, signal);
+		if (!decided.isSignal(id)) {
 			return SignalOutcome.TOO_LATE;
 		}
+		stored.run();
+		if (decided.equals(signal)) {
+			return afterStored(storeKey, current, name, decided);
+		}
 		// sent again (its first sending may have failed after storing it): resume the task if it still waits
-		afterStored(storeKey, current, name, stored);
+		afterStored(storeKey, current, name, decided);
 		return SignalOutcome.DUPLICATE;
 	}
 

@@ -7,6 +7,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.children.ChildTask;
+import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.testapp.CeoTaskHandler;
@@ -17,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Child tasks on the default store, NATS KV; and a parent whose instance stops in the middle of
- * starting its children, taken over by another instance: every child is published and run once.
+ * Child tasks on the default store, NATS KV; a parent whose instance stops in the middle of
+ * starting its children, taken over by another instance: every child is published and run once;
+ * and children that die after storing their results, before resuming their parent.
  */
 class ChildTasksIntegrationTests extends AbstractChildTasksIntegrationTests {
 
@@ -51,6 +53,21 @@ class ChildTasksIntegrationTests extends AbstractChildTasksIntegrationTests {
 			await().atMost(Duration.ofSeconds(30)).until(() -> probe.drained("TASKS", "crew"));
 			assertThat(probe.deliveries("TASKS", "crew")).as("child messages delivered: 4, none twice").isEqualTo(4);
 		}
+	}
+
+	@Test
+	void childrenThatDieAfterStoringTheirResultsBeforeResumingTheirParentAreFoundByTheWaitTimer() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.waits.recheck-interval=2s");
+		// every attempt of every child halts between storing its result and resuming its parent
+		instance.recorder().haltEveryTimeAt(PipelinePoint.CHILD_RESULT_STORED);
+		publish(instance, "c-halted");
+
+		IdempotencyRecord completed = awaitParent(instance, "c-halted", RecordState.COMPLETED);
+		assertThat(completed.resultSummary()).isEqualTo("done work-c-halted-0,work-c-halted-1,work-c-halted-2");
+		IntStream.range(0, 3).forEach((n) -> assertThat(this.instances.ledger().commitsOf("ceo/c-halted/child-" + n))
+			.as("side effects of child " + n).hasSize(1));
+		assertThat(instance.recorder().count(PipelinePoint.CHILD_RESULT_STORED)).as("the children halted there")
+			.isGreaterThanOrEqualTo(3);
 	}
 
 }

@@ -185,6 +185,19 @@ final class Evidence {
 		return (message != null && message.getHeaders() != null) ? message.getHeaders().getFirst(name) : null;
 	}
 
+	/**
+	 * The lines of one log file in every slot's directory, slot after slot.
+	 * @param slots the consumer slots
+	 * @param file the file's name, e.g. {@code ledger.log}
+	 * @return the non-blank lines
+	 */
+	static List<String> linesOf(List<ConsumerSlot> slots, String file) {
+		return slots.stream()
+			.flatMap((slot) -> lines(slot.directory().resolve(file)).stream())
+			.filter((line) -> !line.isBlank())
+			.toList();
+	}
+
 	private static List<String> lines(Path file) {
 		if (!Files.isRegularFile(file)) {
 			return List.of();

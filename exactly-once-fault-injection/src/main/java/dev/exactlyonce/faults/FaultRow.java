@@ -173,7 +173,32 @@ public enum FaultRow {
 	 * arrive; a signal the store could not take is answered 503 and sent again with the same id.
 	 */
 	WAIT_STORE_OUTAGE("durable waits, store redis (appendfsync always): redis-server kill -9 + restart while tasks "
-			+ "wait and signals arrive (sent again with the same id when answered 503)", Fault.STORE_RESTART, "redis");
+			+ "wait and signals arrive (sent again with the same id when answered 503)", Fault.STORE_RESTART, "redis"),
+
+	/**
+	 * Child tasks: the sample's CEO agent runs campaigns (three marketing children, awaited together,
+	 * then one deploy child); its JVM halted between starting children (the first child's
+	 * {@code startChild} step journaled, the other two not started). A campaign run again must start
+	 * no child twice.
+	 */
+	CHILD_KILL_PARENT_FANOUT("child tasks: kill -9 of the parent's JVM between starting children (the first "
+			+ "startChild step DONE, the others not started)", Fault.CHAOS, "step-done", "retry", "blog-post", true),
+
+	/**
+	 * Child tasks: a marketing child's JVM halted once its result is stored as its parent's decision,
+	 * before the parent is resumed (and before the child's completion record and ack): the child's
+	 * retry, or the wait timer's next look, must resume the parent.
+	 */
+	CHILD_KILL_AFTER_COMPLETION("child tasks: kill -9 of a child's JVM after its result is stored for the parent, "
+			+ "before the parent is resumed, its completion record and its ack (CHILD_RESULT_STORED)", Fault.CHAOS,
+			"child-result-stored", "retry"),
+
+	/**
+	 * Child tasks: the nats-server (stream, KV store, the waits' tickets and decisions) killed and
+	 * restarted while campaigns wait for their children.
+	 */
+	CHILD_NATS_RESTART("child tasks: nats-server kill -9 + restart while parents wait for their children, lease 10 s",
+			Fault.NATS_RESTART, null);
 
 	private final String label;
 
@@ -287,6 +312,22 @@ public enum FaultRow {
 		return this == WAIT_KILL_BEFORE_ACK || this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART || this == WAIT_STORE_OUTAGE;
 	}
 
+	/**
+	 * Whether the row runs the sample's campaigns (a CEO parent, three marketing children and one
+	 * deploy child each) instead of marketing tasks, judged by the {@link CampaignVerdict}.
+	 */
+	public boolean campaigns() {
+		return this == CHILD_KILL_PARENT_FANOUT || this == CHILD_KILL_AFTER_COMPLETION || this == CHILD_NATS_RESTART;
+	}
+
+	/**
+	 * The {@code sample.chaos.consumer} of a {@link Fault#CHAOS} row whose halts are in another
+	 * consumer than the marketing agent's, else {@code null}.
+	 */
+	public String chaosConsumer() {
+		return (this == CHILD_KILL_PARENT_FANOUT) ? RowRun.CAMPAIGN_CONSUMER : null;
+	}
+
 	/** The row's text in the matrix. */
 	public String label() {
 		return this.label;
@@ -343,7 +384,7 @@ public enum FaultRow {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
 				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
 				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY || this == SIGTERM_IN_COMMIT
-				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING;
+				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING || killsOtherConsumers();
 	}
 
 	/**
@@ -383,7 +424,18 @@ public enum FaultRow {
 	 * its model call and before the step's DONE record.
 	 */
 	public boolean mayRepeatModelCall() {
-		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
+		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL
+				|| this == CHILD_KILL_PARENT_FANOUT;
+	}
+
+	/**
+	 * Whether the row's chaos point halts a JVM in which the other agents' consumers are at a moment
+	 * of their own: the CEO agent's ledger line written and its completion record not (a campaign's
+	 * handler re-run), and, where the halt is in the CEO agent's thread, a marketing post's model call
+	 * made and its step not journaled (a second model call), as in {@link Fault#WAIT_KILL}.
+	 */
+	private boolean killsOtherConsumers() {
+		return this == CHILD_KILL_PARENT_FANOUT || this == CHILD_KILL_AFTER_COMPLETION;
 	}
 
 	/** How a fault is injected. */

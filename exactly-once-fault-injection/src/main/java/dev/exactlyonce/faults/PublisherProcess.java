@@ -57,6 +57,8 @@ final class PublisherProcess {
 
 	private boolean done;
 
+	private boolean campaigns;
+
 	private int kills;
 
 	/**
@@ -73,12 +75,22 @@ final class PublisherProcess {
 		this.copyGap = copyGap;
 	}
 
+	/**
+	 * Publishes campaigns of the sample's CEO agent instead of marketing tasks (set before {@link #start}).
+	 * @return this publisher
+	 */
+	PublisherProcess campaigns() {
+		this.campaigns = true;
+		return this;
+	}
+
 	void start(int from) {
 		this.incarnation++;
 		List<String> command = List.of(Binaries.java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m",
 				"-cp", classpath(), TaskPublisher.class.getName(), String.join(",", this.urls), this.prefix,
 				Integer.toString(from), Integer.toString(this.count), Long.toString(this.pauseMillis),
-				Integer.toString(this.copies), Long.toString(this.copyGap.toMillis()));
+				Integer.toString(this.copies), Long.toString(this.copyGap.toMillis()),
+				this.campaigns ? TaskPublisher.CAMPAIGNS : "tasks");
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(currentLog().toFile())

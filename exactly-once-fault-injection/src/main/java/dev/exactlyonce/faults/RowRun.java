@@ -32,6 +32,22 @@ final class RowRun {
 	/** The sample's second consumer, the DevOps agent, fed by the marketing agent's follow-up publish. */
 	static final String DEPLOY_CONSUMER = "devops-task-worker";
 
+	/** The sample's CEO agent, whose campaigns start child tasks (the rows of {@link FaultRow#campaigns()}). */
+	static final String CAMPAIGN_CONSUMER = "ceo-campaign-worker";
+
+	/**
+	 * The waits' recheck interval in the child tasks' rows: a parent whose child's JVM died between
+	 * storing its result and resuming it is resumed by the wait timer's next look, at most this later.
+	 */
+	static final Duration CHILD_RECHECK_INTERVAL = Duration.ofSeconds(5);
+
+	/**
+	 * The publisher's pause between campaigns: about what the CEO agent's consumers start in that time,
+	 * so a resumed parent does not queue behind a backlog of new campaigns (the time a parent takes to
+	 * go on after its children is measured).
+	 */
+	private static final long CAMPAIGN_PAUSE_MILLIS = 250;
+
 	/** Exit status of a chaos halt ({@code sample.chaos.exit-status}). */
 	static final int HALT_STATUS = 99;
 
@@ -170,7 +186,11 @@ final class RowRun {
 			Waits.until("the consumers to provision stream TASKS and consumer " + CONSUMER, Duration.ofSeconds(90),
 					() -> superviseAnd(this::consumerExists));
 			this.publisher = new PublisherProcess(this.directory, this.nats.urls(), this.prefix,
-					this.profile.tasksPerRow(), 20, copiesPerTask(), COPY_GAP);
+					this.profile.tasksPerRow(), this.row.campaigns() ? CAMPAIGN_PAUSE_MILLIS : 20, copiesPerTask(),
+					COPY_GAP);
+			if (this.row.campaigns()) {
+				this.publisher.campaigns();
+			}
 			this.publisher.start(0);
 			long deadline = System.nanoTime() + this.profile.rowTimeout().toNanos();
 			while (!this.drained) {
@@ -296,7 +316,7 @@ final class RowRun {
 		properties.put("exactlyonce.streams.TASKS.replicas", Integer.toString(this.nats.replicas()));
 		// The DevOps agent's consumer gets the same timings: a deploy held by a halted JVM is redelivered
 		// after the row's ack wait, not the sample's minute.
-		for (String prefix : List.of(consumer, "exactlyonce.consumers." + DEPLOY_CONSUMER + ".")) {
+		for (String prefix : consumerPrefixes()) {
 			properties.put(prefix + "ack-wait", this.profile.ackWait().toMillis() + "ms");
 			properties.put(prefix + "backoff", "");
 			properties.put(prefix + "max-deliver",
@@ -317,10 +337,23 @@ final class RowRun {
 		properties.put("sample.commit-probe", Boolean.toString(this.row.commitProbe()));
 		// the rows measure draft, commit and deploy: no person approves their drafts, but in the waits' rows
 		properties.put("sample.approval-required", Boolean.toString(this.row.waits()));
+		if (this.row.campaigns()) {
+			properties.put("exactlyonce.waits.recheck-interval", CHILD_RECHECK_INTERVAL.toMillis() + "ms");
+			properties.put("sample.delivery-log", "true");
+		}
 		if (this.database != null) {
 			properties.putAll(this.database.consumerProperties());
 		}
 		return properties;
+	}
+
+	/** The property prefixes of the consumers the row's timings apply to (the CEO agent's in the campaigns' rows). */
+	private List<String> consumerPrefixes() {
+		List<String> consumers = new ArrayList<>(List.of(CONSUMER, DEPLOY_CONSUMER));
+		if (this.row.campaigns()) {
+			consumers.add(CAMPAIGN_CONSUMER);
+		}
+		return consumers.stream().map((name) -> "exactlyonce.consumers." + name + ".").toList();
 	}
 
 	/**
@@ -402,6 +435,11 @@ final class RowRun {
 		if (this.row.chaosStep() != null) {
 			chaos.put("sample.chaos.step", this.row.chaosStep());
 		}
+		if (this.row.chaosConsumer() != null) {
+			// a parent halted between starting its children, not again when a resumption replays the step
+			chaos.put("sample.chaos.consumer", this.row.chaosConsumer());
+			chaos.put("sample.chaos.skip-replayed", "true");
+		}
 		if (this.row.graceful()) {
 			chaos.put("sample.chaos.graceful", "true");
 		}
@@ -471,11 +509,13 @@ final class RowRun {
 			ConsumerInfo consumer = management.getConsumerInfo(TaskPublisher.STREAM, CONSUMER);
 			ConsumerInfo deploys = management.getConsumerInfo(TaskPublisher.STREAM, DEPLOY_CONSUMER);
 			long messages = stream.getStreamState().getMsgCount();
-			boolean settled = consumer.getNumAckPending() == 0 && consumer.getNumPending() == 0;
+			boolean settled = consumer.getNumAckPending() == 0 && consumer.getNumPending() == 0
+					&& campaignsSettled(management);
 			boolean deployed = deploys.getNumAckPending() == 0 && deploys.getNumPending() == 0;
-			// a waiting task is acknowledged: its work remains until its ledger line
+			// a waiting task (or campaign) is acknowledged: its work remains until its ledger line
 			this.workRemaining = !this.publisher.done() || !settled
-					|| (this.signals != null && Evidence.ledgerLines(this.slots) < this.profile.tasksPerRow());
+					|| (this.signals != null && Evidence.ledgerLines(this.slots) < this.profile.tasksPerRow())
+					|| (this.row.campaigns() && !allTasksExecuted());
 			this.drained = this.publisher.done() && settled && deployed && this.resumeAt.isEmpty()
 					&& this.downNode == null && !this.outages.active() && !this.sigterms.active()
 					&& allTasksAccounted();
@@ -484,6 +524,22 @@ final class RowRun {
 		catch (IOException | JetStreamApiException | IllegalStateException ex) {
 			this.drained = false;
 		}
+	}
+
+	/** Whether the CEO agent's consumer has nothing pending or unacknowledged (always, outside the campaigns' rows). */
+	private boolean campaignsSettled(JetStreamManagement management) throws IOException, JetStreamApiException {
+		if (!this.row.campaigns()) {
+			return true;
+		}
+		ConsumerInfo campaigns = management.getConsumerInfo(TaskPublisher.STREAM, CAMPAIGN_CONSUMER);
+		return campaigns.getNumAckPending() == 0 && campaigns.getNumPending() == 0;
+	}
+
+	/** Whether every task (campaign) has its ledger line. */
+	private boolean allTasksExecuted() {
+		Map<String, Integer> executions = Evidence.executions(this.slots);
+		return java.util.stream.IntStream.range(0, this.profile.tasksPerRow())
+			.allMatch((i) -> executions.containsKey(TaskPublisher.taskId(this.prefix, i)));
 	}
 
 	/** Every task has an execution in a ledger (and its row on a database) or a dead letter. */
@@ -710,6 +766,7 @@ final class RowRun {
 		}
 		executions.keySet()
 			.stream()
+			.filter((id) -> !(this.row.campaigns() && CampaignVerdict.isPost(id, this.prefix)))
 			.filter((id) -> !id.startsWith(this.prefix + "-")
 					|| Integer.parseInt(id.substring(this.prefix.length() + 1)) >= tasks)
 			.forEach((id) -> this.unexpected.add("ledger has unknown task " + id));
@@ -770,12 +827,22 @@ final class RowRun {
 
 	/**
 	 * Every task not dead-lettered has a commit and a deploy of that commit (in a durable waits' row, as
-	 * {@link WaitVerdict} says: a rejected task neither); nothing else was committed.
+	 * {@link WaitVerdict} says: a rejected task neither; in a campaigns' row as {@link CampaignVerdict}
+	 * says); nothing else was committed.
 	 */
 	private void checkSideEffects(SideEffects sideEffects, Map<String, String> deadLetters, int tasks) {
+		List<String> taskIds = java.util.stream.IntStream.range(0, tasks)
+			.mapToObj((i) -> TaskPublisher.taskId(this.prefix, i))
+			.toList();
+		if (this.row.campaigns()) {
+			CampaignVerdict campaigns = new CampaignVerdict(taskIds, sideEffects, Evidence.executions(this.slots),
+					CampaignVerdict.Logs.read(this.slots), CHILD_RECHECK_INTERVAL);
+			this.unexpected.addAll(campaigns.failures());
+			this.notes.add(campaigns.note());
+			return;
+		}
 		if (this.signals != null) {
-			WaitVerdict waits = new WaitVerdict(this.signals, sideEffects, deadLetters, java.util.stream.IntStream
-				.range(0, tasks).mapToObj((i) -> TaskPublisher.taskId(this.prefix, i)).toList());
+			WaitVerdict waits = new WaitVerdict(this.signals, sideEffects, deadLetters, taskIds);
 			this.unexpected.addAll(waits.failures());
 			this.notes.add(waits.note(this.signals));
 		}

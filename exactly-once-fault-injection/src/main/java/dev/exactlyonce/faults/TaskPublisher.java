@@ -21,16 +21,23 @@ import io.nats.client.impl.NatsMessage;
  * stream confirms it. Prints {@code ack <i> <seq> <duplicate> <stream>} per confirmation and {@code done}
  * at the end; the driver kills it with {@code -9} mid-batch and starts it again a few tasks back.
  * <p>
- * Arguments: {@code <servers> <prefix> <from> <count> <pause-millis> [<copies> <copy-gap-millis>]}: with
- * copies, each task is published that many times, {@code copy-gap-millis} apart (longer than the
+ * Arguments: {@code <servers> <prefix> <from> <count> <pause-millis> [<copies> <copy-gap-millis> [campaigns]]}:
+ * with copies, each task is published that many times, {@code copy-gap-millis} apart (longer than the
  * stream's duplicate window, so that every copy is stored: a client retrying with the same id
- * after the window).
+ * after the window); with {@code campaigns}, each task is a campaign of the sample's CEO agent
+ * ({@value #CAMPAIGN_SUBJECT}, {@code {"campaignId":"<id>","topic":...}}, message id the campaign id).
  */
 public final class TaskPublisher {
 
 	static final String SUBJECT = "agents.marketing.tasks.blog-post";
 
 	static final String STREAM = "TASKS";
+
+	/** Where the sample's CEO agent takes its campaigns. */
+	static final String CAMPAIGN_SUBJECT = "agents.ceo.tasks.campaign";
+
+	/** The last argument that makes every task a campaign. */
+	static final String CAMPAIGNS = "campaigns";
 
 	private TaskPublisher() {
 	}
@@ -43,6 +50,7 @@ public final class TaskPublisher {
 		long pause = Long.parseLong(args[4]);
 		int copies = (args.length > 5) ? Integer.parseInt(args[5]) : 1;
 		long copyGap = (args.length > 6) ? Long.parseLong(args[6]) : 0;
+		boolean campaigns = (args.length > 7) && args[7].equals(CAMPAIGNS);
 		Connection connection = connect(servers);
 		JetStream jetStream = connection.jetStream(JetStreamOptions.builder()
 			.requestTimeout(Duration.ofSeconds(2))
@@ -53,7 +61,7 @@ public final class TaskPublisher {
 				if (copy > 0) {
 					Thread.sleep(copyGap);
 				}
-				PublishAck ack = publish(jetStream, taskId, i);
+				PublishAck ack = publish(jetStream, taskId, i, campaigns);
 				System.out.println("ack " + i + " " + ack.getSeqno() + " " + ack.isDuplicate() + " " + ack.getStream());
 				System.out.flush();
 			}
@@ -70,11 +78,13 @@ public final class TaskPublisher {
 		return prefix + "-" + index;
 	}
 
-	private static PublishAck publish(JetStream jetStream, String taskId, int index) throws InterruptedException {
-		String json = "{\"taskId\":\"" + taskId + "\",\"assignee\":\"marketing\",\"type\":\"blog-post\","
-				+ "\"payload\":{\"n\":" + index + "}}";
+	private static PublishAck publish(JetStream jetStream, String taskId, int index, boolean campaign)
+			throws InterruptedException {
+		String json = campaign ? "{\"campaignId\":\"" + taskId + "\",\"topic\":\"launch " + index + "\"}"
+				: "{\"taskId\":\"" + taskId + "\",\"assignee\":\"marketing\",\"type\":\"blog-post\","
+						+ "\"payload\":{\"n\":" + index + "}}";
 		NatsMessage message = NatsMessage.builder()
-			.subject(SUBJECT)
+			.subject(campaign ? CAMPAIGN_SUBJECT : SUBJECT)
 			.data(json.getBytes(StandardCharsets.UTF_8))
 			.build();
 		// No expected-stream header, like the starter's own publisher: dead letters copy the original headers

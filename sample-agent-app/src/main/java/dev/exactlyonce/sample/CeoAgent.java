@@ -18,7 +18,7 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * a newsletter and a social post on the campaign's topic; each drafts and waits for a person's approval),
  * waits for all three without holding a worker, then starts one deploy of the committed posts as a
  * child of the {@link DevOpsAgent} and waits for it too. It completes with a summary: what was deployed,
- * and why a post was not (rejected, expired, or failed). Run again after a crash, it starts no child twice
+ * and why a post was not (rejected, expired, or failed), after its line in the {@link PostLedger}. Run again after a crash, it starts no child twice
  * (each start is a step); resubmitted, it starts new children.
  */
 @Component
@@ -46,8 +46,11 @@ class CeoAgent {
 
 	private final SampleProperties properties;
 
-	CeoAgent(SampleProperties properties) {
+	private final PostLedger ledger;
+
+	CeoAgent(SampleProperties properties, PostLedger ledger) {
 		this.properties = properties;
+		this.ledger = ledger;
 	}
 
 	@ExactlyOnceListener(consumer = "ceo-campaign-worker")
@@ -70,6 +73,7 @@ class CeoAgent {
 			summary = "deployed " + results.commits().size() + " of " + POSTS.size() + " posts (" + results.committed()
 					+ ")" + (results.notCommitted().isEmpty() ? "" : "; not deployed: " + results.notCommitted());
 		}
+		this.ledger.record(campaign.campaignId(), context.deliveryCount());
 		logger.info("Campaign " + campaign.campaignId() + " done: " + summary);
 		return summary;
 	}

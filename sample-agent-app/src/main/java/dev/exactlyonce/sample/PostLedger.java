@@ -5,7 +5,8 @@ import java.time.Instant;
 import org.springframework.stereotype.Component;
 
 /**
- * The side-effect ledger: one line per execution of the marketing agent,
+ * The side-effect ledger: one line per execution of the marketing agent (task id) and of the CEO
+ * agent's campaign (campaign id),
  * {@code <taskId> <deliveryCount> <instanceId> <ISO timestamp>}, flushed and fsynced before the
  * handler returns, so it survives a {@code kill -9} right after.
  */

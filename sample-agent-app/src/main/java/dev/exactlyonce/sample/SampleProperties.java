@@ -52,6 +52,20 @@ public class SampleProperties {
 	 */
 	private boolean approvalRequired = true;
 
+	/**
+	 * Whether every settled delivery is recorded in {@code <output-dir>/deliveries.log} (consumer, key,
+	 * stream sequence, outcome), for the fault-injection suite's count of messages stored per key.
+	 */
+	private boolean deliveryLog;
+
+	public boolean isDeliveryLog() {
+		return this.deliveryLog;
+	}
+
+	public void setDeliveryLog(boolean deliveryLog) {
+		this.deliveryLog = deliveryLog;
+	}
+
 	/** How long a draft waits for its approval; expired after that, without a commit. */
 	private Duration approvalTimeout = Duration.ofDays(7);
 

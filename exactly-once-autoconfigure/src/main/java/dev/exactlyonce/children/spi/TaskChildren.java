@@ -24,9 +24,11 @@ public interface TaskChildren {
 	 * a delivery that is no child.
 	 * @param task the delivery
 	 * @param result what its handler returned
+	 * @param resultStored called once the result is stored for the parent, before the parent is
+	 * resumed (the pipeline tells its observers)
 	 * @throws RuntimeException when the result could not be journaled or stored: the attempt fails and
 	 * is retried like any failed attempt
 	 */
-	void completing(WaitingTask task, Object result);
+	void completing(WaitingTask task, Object result, Runnable resultStored);
 
 }

@@ -26,7 +26,8 @@ import dev.exactlyonce.sample.SampleProperties;
  * ({@link Runtime#halt}: no shutdown hooks, no graceful stop, as {@code kill -9} would) when a
  * delivery of the configured consumer reaches the configured {@link ChaosPoint}, with the
  * configured probability ({@code step-performed} and {@code step-done} only in the durable step
- * {@code sample.chaos.step}), or with {@code sample.chaos.stall} holds the delivery's thread there
+ * {@code sample.chaos.step}; with {@code sample.chaos.skip-replayed} not where a step replayed), or with
+ * {@code sample.chaos.stall} holds the delivery's thread there
  * instead, so a driver can freeze the JVM at that point, or with {@code sample.chaos.graceful} exits
  * through the shutdown hooks (as a SIGTERM) while holding the thread there deaf to interrupts. Before halting it appends {@code <point> <key> <instance> <timestamp>}
  * to its log file and fsyncs it, so a driver can count injections. Only registered when
@@ -53,6 +54,8 @@ public class ChaosObserver implements PipelineObserver {
 	private final Duration stall;
 
 	private final boolean graceful;
+
+	private final boolean skipReplayed;
 
 	private final AtomicBoolean exiting = new AtomicBoolean();
 
@@ -83,6 +86,7 @@ public class ChaosObserver implements PipelineObserver {
 		this.ackRaceWindowNanos = chaos.getAckRaceWindow().toNanos();
 		this.stall = chaos.getStall();
 		this.graceful = chaos.isGraceful();
+		this.skipReplayed = chaos.isSkipReplayed();
 		this.logFile = (chaos.getLogFile() != null) ? chaos.getLogFile()
 				: sample.getOutputDir().resolve("chaos.log");
 		this.instanceId = sample.resolvedInstanceId();
@@ -114,7 +118,9 @@ public class ChaosObserver implements PipelineObserver {
 
 	@Override
 	public void onStep(ExactlyOnceContext context, String step, StepOutcome outcome) {
-		haltInStep(ChaosPoint.STEP_DONE, context, step);
+		if (!this.skipReplayed || outcome != StepOutcome.REPLAYED) {
+			haltInStep(ChaosPoint.STEP_DONE, context, step);
+		}
 	}
 
 	private void haltInStep(ChaosPoint point, ExactlyOnceContext context, String step) {

@@ -57,7 +57,13 @@ public enum ChaosPoint {
 	 * The handler stopped at a durable wait (the marketing agent's approval) and the task is suspended:
 	 * its wait's ticket and {@code WAITING} record are written, the ack was not sent.
 	 */
-	SUSPENDED(PipelinePoint.SUSPENDED);
+	SUSPENDED(PipelinePoint.SUSPENDED),
+
+	/**
+	 * A child task's handler returned (a marketing post of a campaign) and its result is stored as its
+	 * parent's decision; the parent is not resumed yet, the completion record not written.
+	 */
+	CHILD_RESULT_STORED(PipelinePoint.CHILD_RESULT_STORED);
 
 	private final PipelinePoint trigger;
 

@@ -21,6 +21,20 @@ public class ChaosProperties {
 	 */
 	private String step;
 
+	/**
+	 * With {@code step-done}: halt only after the step ran, not when an attempt replayed it from the
+	 * journal (a parent halted between starting its children, not again on each resumption).
+	 */
+	private boolean skipReplayed;
+
+	public boolean isSkipReplayed() {
+		return this.skipReplayed;
+	}
+
+	public void setSkipReplayed(boolean skipReplayed) {
+		this.skipReplayed = skipReplayed;
+	}
+
 	/** The consumer whose deliveries may be halted; the others (the DevOps agent's) run undisturbed. */
 	private String consumer = "marketing-task-worker";
 
