@@ -1,7 +1,9 @@
 package dev.exactlyonce.children;
 
+import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Optional;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -9,6 +11,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.listener.StepRejectedException;
+import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.waits.DecisionDelivery;
@@ -62,6 +65,24 @@ final class ChildResults {
 			logger.info("The result of child task '" + task.key() + "' (message at " + task.describe() + ") reached "
 					+ "its parent " + parent + " " + outcome + ": the parent timed out, finished, was resubmitted or "
 					+ "expired; the result is kept in the child's record only");
+		}
+	}
+
+	Optional<Object> earlierResult(WaitingTask task, StepJournal journal, Type resultType) {
+		if (ParentHeaders.readFrom(task.message().getHeaders()) == null) {
+			return Optional.empty();
+		}
+		return journal.find(RESULT_STEP)
+			.filter((entry) -> entry.state() == StepState.DONE && entry.result() != null)
+			.map((entry) -> readBack(entry.result(), resultType));
+	}
+
+	private Object readBack(String json, Type resultType) {
+		try {
+			return this.mapper.readValue(json, this.mapper.constructType(resultType));
+		}
+		catch (JacksonException ex) {
+			return json;
 		}
 	}
 

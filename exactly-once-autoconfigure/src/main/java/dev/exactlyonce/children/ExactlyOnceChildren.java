@@ -1,5 +1,8 @@
 package dev.exactlyonce.children;
 
+import java.lang.reflect.Type;
+import java.util.Optional;
+
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.children.spi.ChildFailures;
@@ -7,6 +10,7 @@ import dev.exactlyonce.children.spi.ChildSession;
 import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.waits.DecisionDelivery;
 import dev.exactlyonce.waits.spi.WaitSession;
 import dev.exactlyonce.waits.spi.WaitingTask;
@@ -52,6 +56,11 @@ public final class ExactlyOnceChildren implements TaskChildren {
 	@Override
 	public void completing(WaitingTask task, Object result, Runnable resultStored) {
 		this.results.completing(task, result, resultStored);
+	}
+
+	@Override
+	public Optional<Object> earlierResult(WaitingTask task, StepJournal journal, Type resultType) {
+		return this.results.earlierResult(task, journal, resultType);
 	}
 
 	/**

@@ -121,7 +121,8 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				return invokeInTransaction(invocation, delivery, heartbeat, steps, waiting);
 			}
 			WaitSuspension[] suspended = new WaitSuspension[1];
-			Object value = proceedToSuspension(invocation, delivery, suspended);
+			Optional<Object> reported = earlierChildResult(invocation, waiting, acquired);
+			Object value = reported.isPresent() ? reported.get() : proceedToSuspension(invocation, delivery, suspended);
 			if (suspended[0] != null) {
 				WaitSuspension at = suspended[0];
 				if (delivery.takeSettlementForWorker()) {
@@ -267,6 +268,20 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			Uninterrupted.run(() -> taskChildren.completing(waiting, value,
 					() -> this.observers.reached(PipelinePoint.CHILD_RESULT_STORED, delivery)));
 		}
+	}
+
+	/**
+	 * What an earlier attempt of a child's run returned and journaled before its report to the parent
+	 * failed: reported again without running the handler again (its work outside steps is not
+	 * repeated), as a parked completion is written without it.
+	 */
+	private Optional<Object> earlierChildResult(MethodInvocation invocation, WaitingTask waiting,
+			ClaimResult.Acquired acquired) {
+		TaskChildren taskChildren = this.children;
+		if (taskChildren == null || waiting == null || acquired.journal().isEmpty()) {
+			return Optional.empty();
+		}
+		return taskChildren.earlierResult(waiting, acquired.journal(), invocation.getMethod().getGenericReturnType());
 	}
 
 	/**

@@ -11,6 +11,7 @@ import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.testapp.CeoTaskHandler;
+import dev.exactlyonce.testapp.CrewTaskHandler;
 import dev.exactlyonce.testapp.TestInstances;
 import dev.exactlyonce.testapp.TestInstances.Instance;
 
@@ -68,6 +69,9 @@ class ChildTasksIntegrationTests extends AbstractChildTasksIntegrationTests {
 			.as("side effects of child " + n).hasSize(1));
 		assertThat(instance.recorder().count(PipelinePoint.CHILD_RESULT_STORED)).as("the children halted there")
 			.isGreaterThanOrEqualTo(3);
+		CrewTaskHandler crew = instance.bean(CrewTaskHandler.class);
+		IntStream.range(0, 3).forEach((n) -> assertThat(crew.runsOf("ceo/c-halted/child-" + n))
+			.as("handler runs of child " + n + ": later attempts report its journaled result").isEqualTo(1));
 	}
 
 }

@@ -1,8 +1,10 @@
 package dev.exactlyonce.testapp;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.core.env.Environment;
@@ -24,6 +26,8 @@ public class CrewTaskHandler {
 
 	private final Set<Integer> held = ConcurrentHashMap.newKeySet();
 
+	private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
 	private final Ledger ledger;
 
 	private final Duration nap;
@@ -41,6 +45,7 @@ public class CrewTaskHandler {
 
 	@ExactlyOnceListener(consumer = "crew")
 	public Output handle(Work work, ExactlyOnceContext context) {
+		this.runs.computeIfAbsent(context.key(), (key) -> new AtomicInteger()).incrementAndGet();
 		if (this.nap != null) {
 			context.sleep("nap", this.nap);
 		}
@@ -56,6 +61,16 @@ public class CrewTaskHandler {
 			return done;
 		});
 		return new Output(value);
+	}
+
+	/**
+	 * How often this instance ran the handler for a child (attempts that replayed their steps included).
+	 * @param key the child's key
+	 * @return the runs
+	 */
+	public int runsOf(String key) {
+		AtomicInteger count = this.runs.get(key);
+		return (count != null) ? count.get() : 0;
 	}
 
 	/** Lets a failing child succeed from now on. */

@@ -1,5 +1,9 @@
 package dev.exactlyonce.children.spi;
 
+import java.lang.reflect.Type;
+import java.util.Optional;
+
+import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.waits.spi.WaitSession;
 import dev.exactlyonce.waits.spi.WaitingTask;
 
@@ -30,5 +34,17 @@ public interface TaskChildren {
 	 * is retried like any failed attempt
 	 */
 	void completing(WaitingTask task, Object result, Runnable resultStored);
+
+	/**
+	 * The result an earlier attempt of a child's run journaled before its report to the parent
+	 * failed (a store or NATS outage, a crash before the report was stored): the pipeline reports it
+	 * again instead of running the handler again, as it does with a parked completion.
+	 * @param task the delivery
+	 * @param journal its run's journal, as the claim read it
+	 * @param resultType the handler's return type, to read the result back as
+	 * @return the earlier result (its JSON text when it cannot be read back as {@code resultType}),
+	 * or empty when the delivery is no child or no attempt of its run journaled a result
+	 */
+	Optional<Object> earlierResult(WaitingTask task, StepJournal journal, Type resultType);
 
 }
