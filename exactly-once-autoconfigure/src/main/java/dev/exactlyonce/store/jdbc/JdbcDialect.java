@@ -12,8 +12,8 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
 /**
  * What differs between the databases the JDBC store runs on: how to read the database's clock, how
- * to delete a bounded batch of expired rows, and which DDL creates the table. Everything else is
- * portable SQL.
+ * to delete a bounded batch of expired rows, how to lock a joined row, whether writes can be combined
+ * into one statement, and which DDL creates the table. Everything else is portable SQL.
  */
 public enum JdbcDialect {
 
@@ -83,6 +83,27 @@ public enum JdbcDialect {
 			case MARIADB -> "INSERT IGNORE" + insert.substring("INSERT".length());
 			case H2 -> insert;
 		};
+	}
+
+	/**
+	 * The clause that locks the rows a query reads from the table of {@code alias} until the
+	 * transaction ends: PostgreSQL locks only that table's rows (it refuses to lock the nullable side
+	 * of an outer join), MariaDB and H2 every row the query reads.
+	 * @param alias the table's alias in the query
+	 * @return the clause
+	 */
+	String forUpdateOf(String alias) {
+		return (this == POSTGRESQL) ? "FOR UPDATE OF " + alias : "FOR UPDATE";
+	}
+
+	/**
+	 * Whether a statement may write in a {@code WITH} clause and return rows from an {@code INSERT}
+	 * ({@code RETURNING}): PostgreSQL only (MySQL has neither), so two writes, or a write and its
+	 * read, take one round trip there.
+	 * @return whether it may
+	 */
+	boolean writesWithReturning() {
+		return this == POSTGRESQL;
 	}
 
 	/**

@@ -125,16 +125,14 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 
 	/**
 	 * Claims a key: a key without a row is inserted first (so a claim whose answer is lost has
-	 * landed, and is found by its token), then read back for its times; a key with a row is decided
-	 * by the claim rules on the row without its step rows (read only for a takeover) and written as
-	 * a compare-and-set.
+	 * landed, and is found by its token), returning its times (read back where the database cannot
+	 * return rows from an insert); a key with a row is decided by the claim rules on the row without
+	 * its step rows (read only for a takeover) and written as a compare-and-set.
 	 */
 	private ClaimResult claim(String key, String owner, Duration lease, String token) {
-		if (insertFirstClaim(key, owner, lease, token)) {
-			IdempotencyRecord inserted = readWhole(this.ownConnections, key).record();
-			if (inserted != null && LandedWrites.claimOf(owner, token).test(inserted)) {
-				return ClaimResult.Acquired.of(inserted);
-			}
+		IdempotencyRecord inserted = insertFirstClaim(key, owner, lease, token);
+		if (inserted != null && LandedWrites.claimOf(owner, token).test(inserted)) {
+			return ClaimResult.Acquired.of(inserted);
 		}
 		for (int conflict = 0; conflict < MAX_CONFLICTS; conflict++) {
 			JdbcRecordRow row = read(this.ownConnections, key);
@@ -152,14 +150,26 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 		throw contended(key);
 	}
 
-	private boolean insertFirstClaim(String key, String owner, Duration lease, String token) {
+	/**
+	 * Inserts a first claim of a key: the record inserted, read back where the insert cannot return
+	 * it, or {@code null} when the key has a row.
+	 */
+	private IdempotencyRecord insertFirstClaim(String key, String owner, Duration lease, String token) {
+		Object[] parameters = { this.keys.encode(key), key.getBytes(StandardCharsets.UTF_8), owner, token,
+				lease.toMillis(), this.completedTtl.toMillis() };
+		if (this.table.dialect().writesWithReturning()) {
+			return this.ownConnections.query(this.table.insertClaimReturning(),
+					(rs) -> rs.next() ? JdbcRecordRow.read(rs).record() : null, parameters);
+		}
 		try {
-			return this.ownConnections.update(this.table.insertClaim(), this.keys.encode(key),
-					key.getBytes(StandardCharsets.UTF_8), owner, token, lease.toMillis(), this.completedTtl.toMillis()) == 1;
+			if (this.ownConnections.update(this.table.insertClaim(), parameters) != 1) {
+				return null;
+			}
 		}
 		catch (DuplicateKeyException ex) {
-			return false;
+			return null;
 		}
+		return readWhole(this.ownConnections, key).record();
 	}
 
 	@Override
@@ -216,24 +226,18 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	}
 
 	/**
-	 * Journals a step in the transaction {@code jdbc} runs in: locks the record's row, checks the
-	 * claim, writes the step's row and the record (its lease and expiry as a step leaves them).
+	 * Journals a step in the transaction {@code jdbc} runs in: locks the record's row (reading the
+	 * step's row position with it), checks the claim, writes the step's row and the record's journal
+	 * column; three statements on PostgreSQL with {@code BEGIN}, four elsewhere.
 	 */
 	private IdempotencyRecord journal(JdbcTemplate jdbc, Claim claim, StepRecord step) {
 		String recordKey = this.keys.encode(claim.key());
-		JdbcRecordRow row = jdbc.query(this.table.selectForUpdate(), (rs) -> rs.next() ? JdbcRecordRow.read(rs) : null,
-				recordKey);
-		if (row == null) {
+		JdbcStepJournal.Locked locked = this.steps.lock(jdbc, recordKey, step);
+		if (locked == null) {
 			throw new ClaimLostException(claim.key(), claim.token());
 		}
-		IdempotencyRecord next = rules(row).recordStep(row.record(), claim, step);
-		int rows = this.steps.write(jdbc, recordKey, row, step);
-		// the row as it was but for the journal column: with no indexed column changed, PostgreSQL
-		// rewrites it in place (a step would otherwise add index entries to the row's key at every step)
-		if (!update(jdbc, row, row.record(), JdbcStepJournal.column(rows))) {
-			throw new StoreUnavailableException("JDBC write of key '" + claim.key() + "' found its locked row changed",
-					null);
-		}
+		IdempotencyRecord next = rules(locked.row()).recordStep(locked.row().record(), claim, step);
+		this.steps.write(jdbc, recordKey, locked, step);
 		return next;
 	}
 

@@ -30,6 +30,9 @@ public final class JdbcRecordTable {
 			+ "previous_started_at, previous_attempts, previous_state, previous_failure, previous_unfinished_step, "
 			+ "previous_token, journal, duplicate_sequences, audit, version";
 
+	/** {@link #COLUMNS} of the table aliased {@code r}. */
+	private static final String RECORD_COLUMNS = "r." + COLUMNS.replace(", ", ", r.");
+
 	private final String name;
 
 	private final JdbcDialect dialect;
@@ -109,6 +112,17 @@ public final class JdbcRecordTable {
 				+ " WHERE record_key = ? FOR UPDATE";
 	}
 
+	/**
+	 * The row of a key locked until the transaction ends, the database's clock, and the position of
+	 * the row of a step of the record ({@code step_position}, {@code NULL} when it has none) read in
+	 * the same statement: the step's name digest, then the record key.
+	 */
+	String selectForStep() {
+		return "SELECT " + RECORD_COLUMNS + ", " + this.dialect.now() + " AS db_now, s.position AS step_position FROM "
+				+ this.name + " r LEFT JOIN " + stepTableName() + " s ON s.record_key = r.record_key AND s.name_digest = ? "
+				+ "WHERE r.record_key = ? " + this.dialect.forUpdateOf("r");
+	}
+
 	String scan() {
 		return "SELECT " + COLUMNS + ", " + this.dialect.now() + " AS db_now FROM " + this.name + " WHERE expires_at > "
 				+ this.dialect.now();
@@ -123,6 +137,15 @@ public final class JdbcRecordTable {
 				+ "token, state, attempts, started_at, lease_until, stream_sequence, expires_at, journal, version) "
 				+ "SELECT ?, ?, ?, ?, 'IN_PROGRESS', 1, n.db_now, n.db_now + ?, 0, n.db_now + ?, '[]', 0 FROM (SELECT "
 				+ this.dialect.now() + " AS db_now) n");
+	}
+
+	/**
+	 * {@link #insertClaim()} that returns the row it inserted, with its start as {@code db_now} (a
+	 * conflict returns none): for dialects that {@linkplain JdbcDialect#writesWithReturning() return
+	 * rows from writes}.
+	 */
+	String insertClaimReturning() {
+		return insertClaim() + " RETURNING " + COLUMNS + ", started_at AS db_now";
 	}
 
 	String insert() {
@@ -183,6 +206,26 @@ public final class JdbcRecordTable {
 	/** Deletes a record's step rows past a position (rows no record names): record key, position. */
 	String deleteStepsAfter() {
 		return "DELETE FROM " + stepTableName() + " WHERE record_key = ? AND position > ?";
+	}
+
+	/**
+	 * A compare-and-set of the record's {@code journal} column alone, after its step rows changed:
+	 * journal, then the key, the token and the version read.
+	 */
+	String updateJournal() {
+		return "UPDATE " + this.name + " SET journal = ?, version = version + 1 WHERE record_key = ? AND token = ? "
+				+ "AND version = ?";
+	}
+
+	/**
+	 * A step row's write and {@link #updateJournal()} in one statement, the record written only when
+	 * the step row was: for dialects that {@linkplain JdbcDialect#writesWithReturning() write in a
+	 * {@code WITH} clause}. The step statement's parameters come first.
+	 * @param stepWrite {@link #insertStep()} or {@link #updateStep()}
+	 * @return the statement
+	 */
+	String withJournalUpdate(String stepWrite) {
+		return "WITH s AS (" + stepWrite + " RETURNING position) " + updateJournal() + " AND EXISTS (SELECT 1 FROM s)";
 	}
 
 	/** A compare-and-set of the whole row: on the key, the token and the version read. */

@@ -91,29 +91,98 @@ final class JdbcStepJournal {
 	}
 
 	/**
+	 * Reads a record's row, locking it until the transaction ends, with the position of a step's row,
+	 * in one statement.
+	 * @param jdbc where to read
+	 * @param recordKey the record's key in the table
+	 * @param step the step to be written
+	 * @return the row, or {@code null} when the key has none
+	 */
+	Locked lock(JdbcTemplate jdbc, String recordKey, StepRecord step) {
+		return jdbc.query(this.table.selectForStep(), (rs) -> {
+			if (!rs.next()) {
+				return null;
+			}
+			int read = rs.getInt("step_position");
+			Integer position = rs.wasNull() ? null : read;
+			return new Locked(JdbcRecordRow.read(rs), position);
+		}, digest(step.name()), recordKey);
+	}
+
+	/**
 	 * Writes a step's entry over its row, or adds a row for it (moving the entries of a journal
-	 * column of the earlier format into rows first). Runs in the transaction that holds the record's
-	 * row lock and writes the record with {@link #column(int)} of the count returned.
+	 * column of the earlier format into rows first), and the record's {@code journal} column with
+	 * {@link #column(int)} of the rows it names then, as a compare-and-set on the version read. Runs
+	 * in the transaction that holds the record's row lock ({@link #lock}); on PostgreSQL the step's
+	 * row and the record are written in one statement.
 	 * @param jdbc where to write
 	 * @param recordKey the record's key in the table
-	 * @param row the record's row as read
+	 * @param locked the record's row as locked
 	 * @param step the entry
-	 * @return how many step rows the record names now
+	 * @throws StoreUnavailableException when the locked row changed, or a row no record names cannot
+	 * be cleared
 	 */
-	int write(JdbcTemplate jdbc, String recordKey, JdbcRecordRow row, StepRecord step) {
+	void write(JdbcTemplate jdbc, String recordKey, Locked locked, StepRecord step) {
+		JdbcRecordRow row = locked.row();
 		int rows = row.stepRows();
+		Integer position = locked.position();
 		if (rows == 0 && !row.record().journal().isEmpty()) {
 			for (StepRecord earlier : row.record().journal().steps()) {
 				rows = add(jdbc, recordKey, rows, earlier);
 			}
+			position = jdbc.query(this.table.selectStepPosition(), (rs) -> rs.next() ? rs.getInt(1) : null, recordKey,
+					digest(step.name()));
 		}
-		Integer position = jdbc.query(this.table.selectStepPosition(), (rs) -> rs.next() ? rs.getInt(1) : null,
-				recordKey, digest(step.name()));
+		String entry = this.codec.encodeStep(step);
 		if (position != null && position <= rows) {
-			jdbc.update(this.table.updateStep(), this.codec.encodeStep(step), recordKey, digest(step.name()));
-			return rows;
+			if (!writeWithJournal(jdbc, recordKey, this.table.updateStep(),
+					new Object[] { entry, recordKey, digest(step.name()) }, row, rows)) {
+				throw changed(recordKey);
+			}
+			return;
 		}
-		return add(jdbc, recordKey, rows, step);
+		if (!writeWithJournal(jdbc, recordKey, this.table.insertStep(),
+				new Object[] { recordKey, rows + 1, digest(step.name()), entry }, row, rows + 1)) {
+			// a row no record names holds the position or the name
+			updateJournal(jdbc, recordKey, row, add(jdbc, recordKey, rows, step));
+		}
+	}
+
+	/**
+	 * Writes a step's row and, once it is written, the record's {@code journal} column naming
+	 * {@code rows}: in one statement where the dialect writes in a {@code WITH} clause.
+	 * @return whether the step's row was written ({@code false} on PostgreSQL also when the record
+	 * was not, which {@link #updateJournal} then tells)
+	 */
+	private boolean writeWithJournal(JdbcTemplate jdbc, String recordKey, String stepWrite, Object[] stepParameters,
+			JdbcRecordRow row, int rows) {
+		if (this.table.dialect().writesWithReturning()) {
+			Object[] journal = journalParameters(recordKey, row, rows);
+			Object[] parameters = new Object[stepParameters.length + journal.length];
+			System.arraycopy(stepParameters, 0, parameters, 0, stepParameters.length);
+			System.arraycopy(journal, 0, parameters, stepParameters.length, journal.length);
+			return jdbc.update(this.table.withJournalUpdate(stepWrite), parameters) == 1;
+		}
+		if (!written(jdbc, stepWrite, stepParameters)) {
+			return false;
+		}
+		updateJournal(jdbc, recordKey, row, rows);
+		return true;
+	}
+
+	/**
+	 * Writes the record's {@code journal} column naming {@code rows}: the row as it was but for that
+	 * column, so with no indexed column changed PostgreSQL rewrites it in place (a step would
+	 * otherwise add index entries to the row's key at every step).
+	 */
+	private void updateJournal(JdbcTemplate jdbc, String recordKey, JdbcRecordRow row, int rows) {
+		if (jdbc.update(this.table.updateJournal(), journalParameters(recordKey, row, rows)) != 1) {
+			throw changed(recordKey);
+		}
+	}
+
+	private static Object[] journalParameters(String recordKey, JdbcRecordRow row, int rows) {
+		return new Object[] { column(rows), recordKey, row.record().token(), row.version() };
 	}
 
 	/**
@@ -133,13 +202,22 @@ final class JdbcStepJournal {
 	}
 
 	private boolean insert(JdbcTemplate jdbc, String recordKey, int rows, StepRecord step) {
+		return written(jdbc, this.table.insertStep(), recordKey, rows + 1, digest(step.name()),
+				this.codec.encodeStep(step));
+	}
+
+	/** Runs a write of one row: whether it wrote it ({@code false} when a unique key kept it out). */
+	private static boolean written(JdbcTemplate jdbc, String write, Object... parameters) {
 		try {
-			return jdbc.update(this.table.insertStep(), recordKey, rows + 1, digest(step.name()),
-					this.codec.encodeStep(step)) == 1;
+			return jdbc.update(write, parameters) == 1;
 		}
 		catch (DuplicateKeyException ex) {
 			return false;
 		}
+	}
+
+	private static StoreUnavailableException changed(String key) {
+		return new StoreUnavailableException("JDBC write of store key '" + key + "' found its locked row changed", null);
 	}
 
 	private static String digest(String name) {
@@ -149,6 +227,15 @@ final class JdbcStepJournal {
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is required by every Java platform", ex);
 		}
+	}
+
+	/**
+	 * A record's row as locked for a step's write.
+	 *
+	 * @param row the row
+	 * @param position the position of the step's row, or {@code null} when it has none
+	 */
+	record Locked(JdbcRecordRow row, Integer position) {
 	}
 
 }

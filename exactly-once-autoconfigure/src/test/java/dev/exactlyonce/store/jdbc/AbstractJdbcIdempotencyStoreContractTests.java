@@ -25,6 +25,7 @@ import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.EarlierFormatJournal;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.JournalSteps;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StepRecord;
@@ -75,6 +76,19 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 	 */
 	protected abstract String user();
 
+	/**
+	 * The statements a first claim of a key sends.
+	 * @return the count
+	 */
+	protected abstract int claimStatements();
+
+	/**
+	 * The statements a step's write ({@code STARTED} or {@code DONE}) sends in its transaction, the
+	 * commit not counted.
+	 * @return the count
+	 */
+	protected abstract int stepWriteStatements();
+
 	@Override
 	protected void startInfrastructure() {
 		this.server = startServer();
@@ -117,6 +131,38 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 
 		assertADuplicateClaimReadsNoJournalEntry(
 				new JdbcIdempotencyStore(stepStatements.counting(this.dataSource), table, LONG_TTL), stepStatements::count);
+	}
+
+	/**
+	 * What a task of three steps asks of the database, counted between the store and the driver: its
+	 * claim, each step's {@code STARTED} and {@code DONE} in a transaction of their own that locks
+	 * the record, and its completion (docs/benchmarks.md has the statements).
+	 */
+	@Test
+	void aTaskOfThreeStepsSendsItsClaimSixStepWritesInTransactionsOfTheirOwnAndItsCompletion()
+			throws MetaDataAccessException {
+		JdbcRecordTable table = newTable();
+		// the step table's name starts with the record table's: both are counted
+		StatementCounter counter = new StatementCounter(table.name());
+		IdempotencyStore store = new JdbcIdempotencyStore(counter.counting(this.dataSource), table, LONG_TTL);
+
+		Claim claim = JournalSteps.acquire(store, "task", "worker-1", Duration.ofMinutes(1));
+		long claimed = counter.count();
+		for (int step = 1; step <= 3; step++) {
+			JournalSteps.journal(store, claim, "step" + step, JournalSteps.RESULT);
+		}
+		long stepped = counter.count() - claimed;
+		store.complete(claim, Completion.completed("listener", 1, "done"));
+
+		assertThat(claimed).as("statements of the claim").isEqualTo(claimStatements());
+		assertThat(stepped).as("statements of 6 step writes").isEqualTo(6L * stepWriteStatements());
+		assertThat(counter.count() - claimed - stepped).as("statements of the completion").isEqualTo(2);
+		assertThat(counter.commits()).as("transactions: one per step write").isEqualTo(6);
+		IdempotencyRecord record = store.find("task").orElseThrow();
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(record.journal().steps()).extracting(StepRecord::name, StepRecord::state)
+			.containsExactly(tuple("step1", StepState.DONE), tuple("step2", StepState.DONE),
+					tuple("step3", StepState.DONE));
 	}
 
 	@Test

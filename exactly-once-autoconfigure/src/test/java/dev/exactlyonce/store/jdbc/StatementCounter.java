@@ -13,13 +13,15 @@ import javax.sql.DataSource;
 /**
  * Counts the statements prepared on a data source's connections whose SQL names a table: what the
  * database is asked to run, seen between the store and the driver (the store prepares every
- * statement it runs).
+ * statement it runs); and the transactions committed on them.
  */
 final class StatementCounter {
 
 	private final String table;
 
 	private final AtomicLong statements = new AtomicLong();
+
+	private final AtomicLong commits = new AtomicLong();
 
 	/**
 	 * Creates a counter.
@@ -49,8 +51,19 @@ final class StatementCounter {
 		return this.statements.get();
 	}
 
+	/**
+	 * The transactions committed so far (not the statements that commit on their own).
+	 * @return the count
+	 */
+	long commits() {
+		return this.commits.get();
+	}
+
 	private Connection counting(Connection target) {
 		return proxy(Connection.class, (method, args) -> {
+			if (method.getName().equals("commit")) {
+				this.commits.incrementAndGet();
+			}
 			if (method.getName().startsWith("prepare") && args[0] instanceof String sql
 					&& sql.toLowerCase(Locale.ROOT).contains(this.table)) {
 				this.statements.incrementAndGet();
