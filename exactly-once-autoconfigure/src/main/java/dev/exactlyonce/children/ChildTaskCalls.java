@@ -43,8 +43,8 @@ public interface ChildTaskCalls {
 	 * @param name the step's name, unique within one run of the handler
 	 * @param subject the child's subject
 	 * @param payload the child's payload
-	 * @param key the child's key (and message id), or {@code null} for the default one; give a new one
-	 * for each run if a resubmitted task must start new children
+	 * @param key the child's key (and message id) in the task's first run, {@code <key>/run-<n>} in run n
+	 * (a resubmit starts new children), or {@code null} for the default one
 	 * @param headers extra headers of the child's message
 	 * @return the child
 	 * @throws UnsupportedOperationException outside a delivery, or without durable waits
@@ -92,8 +92,9 @@ public interface ChildTaskCalls {
 
 	/**
 	 * Waits durably, as one wait named {@code name}, until every child finished (completed, failed) or
-	 * the timeout passed; the task is resumed when the child it waits on finishes, and then reads all
-	 * the others, so it runs again about once rather than once per child. Results are read as plain
+	 * the timeout passed; the task waits on the last child (in the given order) that has not finished,
+	 * is resumed when that one finishes, and then reads the others, so children that finish in about
+	 * the order they were started resume it about once rather than once per child. Results are read as plain
 	 * JSON values (maps, lists, strings, numbers).
 	 * @param name the wait's name, unique within one run of the handler
 	 * @param children the children

@@ -11,6 +11,7 @@ import dev.exactlyonce.steps.spi.StepSession;
 import dev.exactlyonce.steps.spi.SteppingTask;
 import dev.exactlyonce.steps.spi.TaskSteps;
 import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.PreviousAttempt;
 import dev.exactlyonce.store.RecordTooLargeException;
@@ -165,7 +166,11 @@ final class DeliveryTask implements SteppingTask, WaitingTask {
 
 	@Override
 	public void recordWaiting(Completion waiting) {
-		Uninterrupted.call(() -> this.heartbeat.exclusive(() -> this.store.complete(this.delivery.claim(), waiting)));
+		Uninterrupted.call(() -> this.heartbeat.exclusive(() -> {
+			IdempotencyRecord written = this.store.complete(this.delivery.claim(), waiting);
+			this.heartbeat.recorded();
+			return written;
+		}));
 	}
 
 	@Override
