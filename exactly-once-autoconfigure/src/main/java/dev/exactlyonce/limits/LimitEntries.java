@@ -12,6 +12,7 @@ import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.limits.spi.LimitQueueFullException;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -29,12 +30,23 @@ final class LimitEntries {
 	/** The most entries of one limit a usage read looks at. */
 	static final int MOST_KEYS_READ = 1000;
 
+	/** What a KV put's message takes beyond its value, kept free of {@code max_payload}. */
+	static final int HEADROOM = 512;
+
 	private final KeyValue bucket;
+
+	private final long maxValueBytes;
 
 	private final JsonMapper mapper = JsonMapper.builder().build();
 
-	LimitEntries(KeyValue bucket) {
+	/**
+	 * Opens the entries.
+	 * @param bucket the limits' bucket
+	 * @param maxPayload the NATS server's {@code max_payload}: a larger entry is not written
+	 */
+	LimitEntries(KeyValue bucket, long maxPayload) {
 		this.bucket = bucket;
+		this.maxValueBytes = maxPayload - HEADROOM;
 	}
 
 	/**
@@ -63,10 +75,19 @@ final class LimitEntries {
 	/**
 	 * Writes a key's state if nobody wrote it since it was read.
 	 * @return {@code false} when somebody did: read again
+	 * @throws LimitQueueFullException when the state is larger than the server takes: nothing is written
 	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
 	 */
 	boolean write(Read read, LimitState state) {
 		byte[] value = this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8);
+		if (value.length > this.maxValueBytes) {
+			throw new LimitQueueFullException("Entry '" + read.entryKey() + "' of the limits' KV bucket would be "
+					+ value.length + " bytes, above the NATS server's max_payload less " + HEADROOM + " bytes ("
+					+ this.maxValueBytes + "): its queue holds " + state.queue().size() + " tasks, its holders "
+					+ state.holders().size() + ", its rate window " + state.starts().size() + " starts; it was not "
+					+ "written, so the task was not queued. Fix: lower exactlyonce.limits." + read.entryKey().substring(0, read.entryKey().indexOf('.'))
+					+ ".max-waiting (or the rate per window), raise the server's max_payload, or use shorter task keys");
+		}
 		try {
 			if (read.revision() == 0) {
 				this.bucket.create(read.entryKey(), value);

@@ -3,14 +3,18 @@ package dev.exactlyonce.limits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.limits.spi.LimitQueueFullException;
 import dev.exactlyonce.limits.spi.LimitSession;
 import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.store.IdempotencyRecord;
@@ -73,6 +77,11 @@ public final class NatsTaskLimits implements TaskLimits {
 		return this.limits.containsKey(name);
 	}
 
+	@Override
+	public Set<String> declared() {
+		return Collections.unmodifiableSet(new LinkedHashSet<>(this.limits.keySet()));
+	}
+
 	/**
 	 * How much of each limit is in use.
 	 * @return the usage of each declared limit, in declaration order
@@ -99,6 +108,7 @@ public final class NatsTaskLimits implements TaskLimits {
 	/**
 	 * Takes a slot and a token of the key for the task, or queues it.
 	 * @return empty when the task may run, else when it should look again
+	 * @throws LimitQueueFullException when the key's queue is full: the task is not queued
 	 */
 	Optional<Instant> take(LimitDefinition limit, String key, WaitingTask task, Duration lease) {
 		for (int round = 0; round < ROUNDS; round++) {
@@ -116,6 +126,15 @@ public final class NatsTaskLimits implements TaskLimits {
 				}
 			}
 			else {
+				if (state.place(task.storeKey()) < 0 && state.queue().size() >= limit.maxWaiting()) {
+					throw new LimitQueueFullException(limit.describe() + ": the queue of key entry '" + read.entryKey()
+							+ "' holds " + state.queue().size() + " tasks, its most (exactlyonce.limits." + limit.name()
+							+ ".max-waiting=" + limit.maxWaiting() + "), so the task at " + task.describe()
+							+ " was not queued. Fix: fewer tasks waiting on one key (a finer limit key, or publish at the "
+							+ "pace the limit allows), or raise exactlyonce.limits." + limit.name() + ".max-waiting "
+							+ "together with the NATS server's max_payload (a key's queue is one KV value, about 110 "
+							+ "bytes per waiter)");
+				}
 				Instant next = state.nextLook(limit, now, HEAD_START);
 				state.enqueue(task.storeKey(), now, next.plus(lease).plus(GRACE));
 				if (this.entries.write(read, state)) {

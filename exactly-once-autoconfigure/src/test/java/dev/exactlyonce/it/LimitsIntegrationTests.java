@@ -147,6 +147,64 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
+	void anArrivalBeyondTheQueueCapOfAKeyIsDeadLetteredSayingTheLimitTheQueueAndTheFix() throws Exception {
+		Instance a = this.instances.start("a", DEPLOYS, "exactlyonce.consumers.deploys.max-deliver=2",
+				"exactlyonce.consumers.deploys.backoff=200ms");
+		int queued = seedFullQueue("svc-full");
+		publishDeploy(a, "d-beyond", "svc-full");
+		IdempotencyRecord record = awaitRecord(a, "deploys:d-beyond", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
+		assertThat(queued).as("what one KV value of ~1 MiB holds").isGreaterThan(8000);
+		assertThat(record.resultSummary()).startsWith("limit queue full on the last attempt: limit 'deploys'")
+			.contains("key entry '" + entryKey("deploys", "svc-full") + "'")
+			.contains("holds " + queued + " tasks")
+			.contains("exactlyonce.limits.deploys.max-waiting=5000")
+			.contains("raise exactlyonce.limits.deploys.max-waiting together with the NATS server's max_payload");
+		assertThat(LimitedTaskHandler.starts("svc-full")).isEmpty();
+	}
+
+	@Test
+	void aQueueThatWouldNotFitTheServersMaxPayloadIsRefusedByNameWhateverTheCap() throws Exception {
+		Instance a = this.instances.start("a", DEPLOYS, "exactlyonce.limits.deploys.max-waiting=20000",
+				"exactlyonce.consumers.deploys.max-deliver=2", "exactlyonce.consumers.deploys.backoff=200ms");
+		int queued = seedFullQueue("svc-full");
+		publishDeploy(a, "d-beyond", "svc-full");
+		IdempotencyRecord record = awaitRecord(a, "deploys:d-beyond", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
+		assertThat(record.resultSummary()).startsWith("limit queue full on the last attempt: Entry '"
+				+ entryKey("deploys", "svc-full") + "'")
+			.contains("above the NATS server's max_payload")
+			.contains("its queue holds " + (queued + 1) + " tasks")
+			.contains("lower exactlyonce.limits.deploys.max-waiting");
+	}
+
+	/**
+	 * Seeds a key's entry of ~1 MiB less 40 bytes: one holder (lease an hour away) and as many waiters as
+	 * fit, the most one KV value of a default server holds.
+	 * @return the waiters
+	 */
+	private int seedFullQueue(String service) throws Exception {
+		Instant later = Instant.now().plus(Duration.ofHours(1));
+		StringBuilder json = new StringBuilder("{\"holders\":[{\"task\":\"deploys:holder\",\"token\":\"t\",\"until\":\""
+				+ later + "\"}],\"starts\":[],\"queue\":[");
+		int target = 1024 * 1024 - 40;
+		int waiters = 0;
+		while (true) {
+			String waiter = ((waiters > 0) ? "," : "") + "{\"task\":\"deploys:w-" + waiters + "\",\"since\":\""
+					+ Instant.now() + "\",\"until\":\"" + later + "\"}";
+			if (json.length() + waiter.length() + 2 > target) {
+				break;
+			}
+			json.append(waiter);
+			waiters++;
+		}
+		json.append("]}");
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			connection.keyValue(DurableLimits.BUCKET)
+				.put(entryKey("deploys", service), json.toString().getBytes(StandardCharsets.UTF_8));
+		}
+		return waiters;
+	}
+
+	@Test
 	void aStepLimitHoldsItsRateOverSeveralWindowsAndEarlierStepsDoNotRunAgain() throws Exception {
 		Instance a = this.instances.start("a", DEPLOYS);
 		Instance b = this.instances.start("b", DEPLOYS);
