@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -54,7 +57,8 @@ final class LimitEntries {
 	 * @throws StoreUnavailableException when NATS did not answer or the entry is unreadable
 	 */
 	Read read(String limit, String key) {
-		return readEntry(limit, entryKey(limit, key));
+		Read read = readEntry(limit, entryKey(limit, key));
+		return new Read(read.entryKey(), read.state().of(key), read.revision());
 	}
 
 	private Read readEntry(String limit, String entryKey) {
@@ -114,10 +118,12 @@ final class LimitEntries {
 	}
 
 	/**
-	 * Sums the holders and waiters of a limit's keys.
+	 * Sums the holders and waiters of a limit's keys and finds its busiest keys.
+	 * @param limit the limit
+	 * @param now the server's time, when the usage is read
 	 * @throws StoreUnavailableException when NATS did not answer
 	 */
-	LimitUsage usage(LimitDefinition limit) {
+	LimitUsage usage(LimitDefinition limit, Instant now) {
 		List<String> keys;
 		try {
 			keys = this.bucket.keys(limit.name() + ".>");
@@ -132,12 +138,28 @@ final class LimitEntries {
 		}
 		int holders = 0;
 		int waiting = 0;
+		int started = 0;
+		Instant oldest = null;
+		List<LimitUsage.KeyUsage> used = new ArrayList<>();
 		for (String entryKey : keys.subList(0, Math.min(keys.size(), MOST_KEYS_READ))) {
 			LimitState state = readEntry(limit.name(), entryKey).state();
+			state.forgetPast(limit, now);
 			holders += state.holders().size();
 			waiting += state.queue().size();
+			started += state.starts().size();
+			Instant since = state.oldestWaitingSince();
+			oldest = (since != null && (oldest == null || since.isBefore(oldest))) ? since : oldest;
+			if (!state.holders().isEmpty() || !state.queue().isEmpty() || !state.starts().isEmpty()) {
+				used.add(new LimitUsage.KeyUsage(state.key(), entryKey, state.holders().size(), state.queue().size(),
+						state.starts().size(), since));
+			}
 		}
-		return new LimitUsage(limit, keys.size(), holders, waiting);
+		used.sort(Comparator.comparingInt(LimitUsage.KeyUsage::waiting)
+			.thenComparingInt(LimitUsage.KeyUsage::holders)
+			.thenComparingInt(LimitUsage.KeyUsage::started)
+			.reversed());
+		return new LimitUsage(limit, keys.size(), holders, waiting, started, oldest,
+				List.copyOf(used.subList(0, Math.min(used.size(), LimitUsage.BUSIEST_KEYS))), now);
 	}
 
 	/** The entry of a limit's key: a digest, so any key makes a valid, fixed-length KV key. */

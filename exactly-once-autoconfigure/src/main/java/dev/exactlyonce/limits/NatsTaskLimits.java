@@ -45,6 +45,9 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	private static final int ROUNDS = 200;
 
+	/** How long one read of the limits' usage serves health, the meters and the dashboard. */
+	static final Duration USAGE_MAX_AGE = Duration.ofSeconds(5);
+
 	private final Map<String, LimitDefinition> limits;
 
 	private final LimitEntries entries;
@@ -56,6 +59,8 @@ public final class NatsTaskLimits implements TaskLimits {
 	private final TaskWaker waker;
 
 	private final LimitsMeters meters;
+
+	private final UsageSnapshots usage = new UsageSnapshots(this::readUsage, USAGE_MAX_AGE);
 
 	NatsTaskLimits(Map<String, LimitDefinition> limits, LimitEntries entries, IdempotencyStore store, StoreClock clock,
 			TaskWaker waker, LimitsMeters meters) {
@@ -83,12 +88,26 @@ public final class NatsTaskLimits implements TaskLimits {
 	}
 
 	/**
-	 * How much of each limit is in use.
+	 * How much of each limit is in use, read at most once per 5 seconds (a read scans the limits' keys).
 	 * @return the usage of each declared limit, in declaration order
 	 * @throws StoreUnavailableException when NATS did not answer
 	 */
 	public List<LimitUsage> usage() {
-		return this.limits.values().stream().map(this.entries::usage).toList();
+		return this.usage.current();
+	}
+
+	/**
+	 * The usage read last, without waiting for NATS (for meters): a new read starts in the background when it
+	 * is older than 5 seconds.
+	 * @return the usage of each declared limit, or empty before the first read and when the last one failed
+	 */
+	public Optional<List<LimitUsage>> lastUsage() {
+		return this.usage.last();
+	}
+
+	private List<LimitUsage> readUsage() {
+		Instant now = this.clock.latest();
+		return this.limits.values().stream().map((limit) -> this.entries.usage(limit, now)).toList();
 	}
 
 	/**
