@@ -3,13 +3,17 @@ package dev.exactlyonce.limits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -45,6 +49,9 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	private static final int ROUNDS = 200;
 
+	/** How many locks the keys' entries share within this instance. */
+	private static final int STRIPES = 64;
+
 	/** How long one read of the limits' usage serves health, the meters and the dashboard. */
 	static final Duration USAGE_MAX_AGE = Duration.ofSeconds(5);
 
@@ -60,6 +67,8 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	private final LimitsMeters meters;
 
+	private final Lock[] stripes = new Lock[STRIPES];
+
 	private final UsageSnapshots usage = new UsageSnapshots(this::readUsage, USAGE_MAX_AGE);
 
 	NatsTaskLimits(Map<String, LimitDefinition> limits, LimitEntries entries, IdempotencyStore store, StoreClock clock,
@@ -70,6 +79,7 @@ public final class NatsTaskLimits implements TaskLimits {
 		this.clock = clock;
 		this.waker = waker;
 		this.meters = meters;
+		Arrays.setAll(this.stripes, (stripe) -> new ReentrantLock());
 	}
 
 	@Override
@@ -130,6 +140,22 @@ public final class NatsTaskLimits implements TaskLimits {
 	 * @throws LimitQueueFullException when the key's queue is full: the task is not queued
 	 */
 	Optional<Instant> take(LimitDefinition limit, String key, WaitingTask task, Duration lease) {
+		Lock lock = stripe(limit, key);
+		Taken taken;
+		lock.lock();
+		try {
+			taken = takeOrQueue(limit, key, task, lease);
+		}
+		finally {
+			lock.unlock();
+		}
+		if (taken.next().isEmpty()) {
+			wakeHeads(limit, taken.written());
+		}
+		return taken.next();
+	}
+
+	private Taken takeOrQueue(LimitDefinition limit, String key, WaitingTask task, Duration lease) {
 		for (int round = 0; round < ROUNDS; round++) {
 			LimitEntries.Read read = this.entries.read(limit.name(), key);
 			LimitState state = read.state();
@@ -140,8 +166,7 @@ public final class NatsTaskLimits implements TaskLimits {
 				state.start(limit, task.storeKey(), task.token(), now.plus(lease), now);
 				if (this.entries.write(read, state)) {
 					this.meters.started(limit.name(), Duration.between(since, now));
-					wakeHeads(limit, key, state);
-					return Optional.empty();
+					return new Taken(Optional.empty(), state);
 				}
 			}
 			else {
@@ -157,7 +182,7 @@ public final class NatsTaskLimits implements TaskLimits {
 				Instant next = state.nextLook(limit, now, HEAD_START);
 				state.enqueue(task.storeKey(), now, next.plus(lease).plus(GRACE));
 				if (this.entries.write(read, state)) {
-					return Optional.of(next);
+					return new Taken(Optional.of(next), state);
 				}
 			}
 		}
@@ -170,20 +195,36 @@ public final class NatsTaskLimits implements TaskLimits {
 		if (limit.concurrency() == 0) {
 			return;
 		}
+		Lock lock = stripe(limit, key);
+		LimitState written = null;
+		lock.lock();
+		try {
+			written = release(limit, key, task);
+		}
+		finally {
+			lock.unlock();
+		}
+		if (written != null) {
+			wakeHeads(limit, written);
+		}
+	}
+
+	/** Removes the task's slot from the key's entry; answers what was written, or {@code null}. */
+	private LimitState release(LimitDefinition limit, String key, WaitingTask task) {
 		for (int round = 0; round < ROUNDS; round++) {
 			LimitEntries.Read read = this.entries.read(limit.name(), key);
 			LimitState state = read.state();
 			if (!state.release(task.storeKey(), task.token())) {
-				return;
+				return null;
 			}
 			tidy(limit, state, this.clock.latest());
 			if (this.entries.write(read, state)) {
-				wakeHeads(limit, key, state);
-				return;
+				return state;
 			}
 		}
 		logger.warn("The slot of " + limit.describe() + " held by the task at " + task.describe() + " was not given "
 				+ "back (its entry kept changing): it frees when its lease ends");
+		return null;
 	}
 
 	/** Resumes the task, suspended while a slot freed, when its turn has come (the releaser found it running). */
@@ -195,7 +236,7 @@ public final class NatsTaskLimits implements TaskLimits {
 		}
 	}
 
-	private void wakeHeads(LimitDefinition limit, String key, LimitState state) {
+	private void wakeHeads(LimitDefinition limit, LimitState state) {
 		for (LimitState.Waiter waiter : state.heads(state.free(limit))) {
 			wake(limit, waiter.task());
 		}
@@ -246,6 +287,23 @@ public final class NatsTaskLimits implements TaskLimits {
 	private static Instant waiterSince(LimitState state, String task) {
 		int place = state.place(task);
 		return (place >= 0) ? state.queue().get(place).since() : null;
+	}
+
+	/**
+	 * The lock this instance takes around a change of a key's entry: its threads then change an entry one
+	 * at a time instead of racing each other's compare-and-set (with many workers on one key, each losing
+	 * round re-reads a value that holds the whole queue). Other instances still race by compare-and-set.
+	 */
+	private Lock stripe(LimitDefinition limit, String key) {
+		return this.stripes[Math.floorMod(Objects.hash(limit.name(), key), STRIPES)];
+	}
+
+	/**
+	 * A take: when the task should look again (empty when it runs), and the state written.
+	 * @param next when to look again, or empty
+	 * @param written the key's state as written
+	 */
+	private record Taken(Optional<Instant> next, LimitState written) {
 	}
 
 	/** Resumes a task suspended at a limit. */

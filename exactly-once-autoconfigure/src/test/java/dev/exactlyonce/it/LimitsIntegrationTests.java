@@ -204,7 +204,7 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 	@Test
 	void anArrivalBeyondTheQueueCapOfAKeyIsDeadLetteredSayingTheLimitTheQueueAndTheFix() throws Exception {
 		Instance a = this.instances.start("a", DEPLOYS, "exactlyonce.consumers.deploys.max-deliver=2",
-				"exactlyonce.consumers.deploys.backoff=200ms");
+				"exactlyonce.consumers.deploys.retry-delay=500ms");
 		int queued = seedFullQueue("svc-full");
 		publishDeploy(a, "d-beyond", "svc-full");
 		IdempotencyRecord record = awaitRecord(a, "deploys:d-beyond", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
@@ -220,7 +220,7 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 	@Test
 	void aQueueThatWouldNotFitTheServersMaxPayloadIsRefusedByNameWhateverTheCap() throws Exception {
 		Instance a = this.instances.start("a", DEPLOYS, "exactlyonce.limits.deploys.max-waiting=20000",
-				"exactlyonce.consumers.deploys.max-deliver=2", "exactlyonce.consumers.deploys.backoff=200ms");
+				"exactlyonce.consumers.deploys.max-deliver=2", "exactlyonce.consumers.deploys.retry-delay=500ms");
 		int queued = seedFullQueue("svc-full");
 		publishDeploy(a, "d-beyond", "svc-full");
 		IdempotencyRecord record = awaitRecord(a, "deploys:d-beyond", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
