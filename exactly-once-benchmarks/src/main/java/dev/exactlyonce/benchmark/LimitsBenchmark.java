@@ -199,13 +199,7 @@ public final class LimitsBenchmark {
 	}
 
 	private static void await(String what, IntSupplier count, int target) throws InterruptedException {
-		long deadline = System.nanoTime() + PATIENCE.toNanos();
-		while (count.getAsInt() < target) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException(what + ": " + count.getAsInt() + " of " + target + " after " + PATIENCE);
-			}
-			Thread.sleep(5);
-		}
+		Counts.await(what, count, target, PATIENCE);
 	}
 
 	/** One run of steps. */
