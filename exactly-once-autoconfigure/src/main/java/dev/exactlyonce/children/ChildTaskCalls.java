@@ -43,8 +43,8 @@ public interface ChildTaskCalls {
 	 * @param name the step's name, unique within one run of the handler
 	 * @param subject the child's subject
 	 * @param payload the child's payload
-	 * @param key the child's key (and message id), or {@code null} for the default one; give a new one
-	 * for each run if a resubmitted task must start new children
+	 * @param key the child's key (and message id) in the task's first run, {@code <key>/run-<n>} in run n
+	 * (a resubmit starts new children), or {@code null} for the default one
 	 * @param headers extra headers of the child's message
 	 * @return the child
 	 * @throws UnsupportedOperationException outside a delivery, or without durable waits

@@ -8,6 +8,7 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.exactlyonce.children.spi.ChildFailures;
 import dev.exactlyonce.nats.HeaderEncoding;
 import dev.exactlyonce.operations.OperatedConsumers;
+import dev.exactlyonce.operations.OperationRefusedException;
 import dev.exactlyonce.waits.DecisionDelivery;
 import dev.exactlyonce.waits.SignalOutcome;
 
@@ -53,6 +54,17 @@ final class ParentNotices implements ChildFailures {
 			logger.warn("The parent " + parent + " of child task '" + childKey + "' (consumer '" + consumer + "') was "
 					+ "not told that the child is dead-lettered (" + ex.getMessage() + "): it learns it at its wait's "
 					+ "deadline, or when the child is replayed or discarded");
+		}
+	}
+
+	@Override
+	public void checkDiscard(Headers headers, String consumer, String key) {
+		ParentHeaders parent = ParentHeaders.readFrom(headers);
+		if (parent != null && !this.consumers.declares(parent.consumer())) {
+			throw OperationRefusedException.conflict("The dead letter of child task '" + childKey(headers, key)
+					+ "' (consumer '" + consumer + "') names parent " + parent + ", whose consumer this application "
+					+ "does not declare, so the parent could not learn that its child failed for good: discard it "
+					+ "from an application that declares consumer '" + parent.consumer() + "'");
 		}
 	}
 

@@ -47,7 +47,7 @@ final class TaskChildSession implements ChildSession {
 
 	@Override
 	public ChildTask publish(String name, String subject, Object payload, String key, Map<String, String> headers) {
-		String childKey = (key != null) ? key : defaultKey(name);
+		String childKey = (key != null) ? inThisRun(key) : defaultKey(name);
 		Map<String, String> childHeaders = new LinkedHashMap<>((headers != null) ? headers : Map.of());
 		new ParentHeaders(this.task.consumer(), this.task.key(), this.task.run(), name).writeTo(childHeaders);
 		PublishResult published = this.publisher.publish(subject, payload, childKey, childHeaders);
@@ -61,6 +61,15 @@ final class TaskChildSession implements ChildSession {
 	private String defaultKey(String name) {
 		String parent = this.task.consumer() + "/" + this.task.key();
 		return (this.task.run() == 1) ? parent + "/" + name : parent + "/run-" + this.task.run() + "/" + name;
+	}
+
+	/**
+	 * A key of the caller's in run 1, {@code <key>/run-<n>} in a later run: a resubmitted task's child
+	 * never shares its message id (and so its record) with the child of an earlier run, whose
+	 * completion would make it a duplicate that never reports to the parent.
+	 */
+	private String inThisRun(String key) {
+		return (this.task.run() == 1) ? key : key + "/run-" + this.task.run();
 	}
 
 	@Override

@@ -71,7 +71,11 @@ final class CompletionWriter {
 		boolean[] saidLate = new boolean[1];
 		delivery.completionUnrecorded(completion);
 		try {
-			StoreWriteRetry.writeUntil(() -> heartbeat.exclusive(() -> complete(delivery, completion)),
+			StoreWriteRetry.writeUntil(() -> heartbeat.exclusive(() -> {
+				IdempotencyRecord written = complete(delivery, completion);
+				heartbeat.recorded();
+				return written;
+			}),
 					delivery::closed, (ex, wait) -> {
 						parkUnlessParked(delivery, completion);
 						if (!saidLate[0] && System.nanoTime() > lateAt) {

@@ -5,6 +5,7 @@ import java.util.Optional;
 import io.nats.client.Message;
 
 import dev.exactlyonce.store.Completion;
+import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.waits.spi.WaitingTask;
@@ -92,7 +93,11 @@ final class DeliveryWaitingTask implements WaitingTask {
 
 	@Override
 	public void recordWaiting(Completion waiting) {
-		Uninterrupted.call(() -> this.heartbeat.exclusive(() -> this.store.complete(this.delivery.claim(), waiting)));
+		Uninterrupted.call(() -> this.heartbeat.exclusive(() -> {
+			IdempotencyRecord written = this.store.complete(this.delivery.claim(), waiting);
+			this.heartbeat.recorded();
+			return written;
+		}));
 	}
 
 }

@@ -104,6 +104,8 @@ final class WorkingAcks {
 
 		private volatile boolean claimLost;
 
+		private volatile boolean recorded;
+
 		private final RateLimitedLog failures = new RateLimitedLog(logger, FAILURE_REPORT_INTERVAL);
 
 		private final boolean renewing;
@@ -137,13 +139,13 @@ final class WorkingAcks {
 			// answer would otherwise keep a finished handler's completion record from ever being tried
 			if (!this.claimLost && !this.storeAccess.hasQueuedThreads() && this.storeAccess.tryLock()) {
 				try {
-					renewed = !this.stopped && renew(false);
+					renewed = !this.stopped && !this.recorded && renew(false);
 				}
 				finally {
 					this.storeAccess.unlock();
 				}
 			}
-			else if (!this.claimLost && leaseEndsBeforeTheNextBeat()) {
+			else if (!this.claimLost && !this.recorded && leaseEndsBeforeTheNextBeat()) {
 				renewed = !this.stopped && renew(true);
 			}
 			WorkingAcks.this.observers.workingAck(this.delivery, renewed);
@@ -203,6 +205,20 @@ final class WorkingAcks {
 			finally {
 				this.storeAccess.unlock();
 			}
+		}
+
+		/**
+		 * The record this attempt ends with (its completion, or its WAITING record) is written, under
+		 * {@link #exclusive}: the claim is over, so no renewal follows (one would find the record no
+		 * longer in progress and report a lost claim); in-progress signals go on until {@link #stop}.
+		 */
+		void recorded() {
+			this.recorded = true;
+		}
+
+		/** Whether a renewal found the claim lost. */
+		boolean claimLost() {
+			return this.claimLost;
 		}
 
 		void stop() {

@@ -130,7 +130,9 @@ public class DeadLetterOperations {
 	}
 
 	/**
-	 * Discards a dead letter: records who and why on its task's record, removes it.
+	 * Discards a dead letter: records who and why on its task's record, tells the parent of a child
+	 * task, removes it. A child's dead letter is refused, before anything is recorded, by an
+	 * application that does not declare its parent's consumer.
 	 * @param consumer the consumer
 	 * @param sequence the dead letter's sequence in the dead-letter stream
 	 * @param operator who discards it
@@ -140,6 +142,7 @@ public class DeadLetterOperations {
 	public OperationOutcome discard(String consumer, long sequence, String operator, String reason) {
 		MessageInfo letter = letter(consumer, sequence);
 		String key = header(letter, "Key");
+		this.childFailures.checkDiscard(letter.getHeaders(), consumer, key);
 		int number = (key != null)
 				? this.reopener.reopen(consumer, key, OperatorAction.Kind.DISCARD, sequence, operator, reason) : 1;
 		this.childFailures.discarded(letter.getHeaders(), consumer, key, reason);

@@ -104,6 +104,23 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 				: Optional.of(this.rules.onLocalClock(record));
 	}
 
+	@Override
+	public Optional<IdempotencyRecord> findWithoutJournal(String key) {
+		IdempotencyRecord record = readRecordWithoutJournal(key);
+		return this.rules.isExpired(record, this.rules.now()) ? Optional.empty()
+				: Optional.of(this.rules.onLocalClock(record).withJournal(StepJournal.EMPTY));
+	}
+
+	/**
+	 * Reads the stored record of a key, expired or not, with no more of its journal than is
+	 * cheapest to read (the part inside the record, or none).
+	 * @param key the key
+	 * @return the record, or {@code null} when there is none
+	 */
+	protected IdempotencyRecord readRecordWithoutJournal(String key) {
+		return readRecord(key);
+	}
+
 	/**
 	 * Claims a key atomically as {@link ClaimRules#claim} decides with {@code token}.
 	 * @param key the key

@@ -142,6 +142,20 @@ public interface IdempotencyStore {
 	Optional<IdempotencyRecord> find(String key);
 
 	/**
+	 * Reads the record of a key without its step journal: {@link #find} with
+	 * {@link IdempotencyRecord#journal()} empty, for callers that need its state, run, token or
+	 * audit only (a child reporting to its parent, a resumption). A store that keeps part of a
+	 * journal apart (sealed parts, step rows, step fields) does not read it, so this costs the same
+	 * however long the journal is.
+	 * @param key the namespaced idempotency key
+	 * @return the record with an empty journal, or empty when the key was never claimed or its
+	 * record expired
+	 */
+	default Optional<IdempotencyRecord> findWithoutJournal(String key) {
+		return find(key).map((record) -> record.withJournal(StepJournal.EMPTY));
+	}
+
+	/**
 	 * A short name of this store for health details, metrics tags and logs.
 	 * @return e.g. {@code nats-kv}
 	 */

@@ -58,7 +58,7 @@ public final class DecisionDelivery {
 	 */
 	public SignalOutcome deliver(String storeKey, Integer run, String name, String json, String id, String sender,
 			String reason) {
-		Optional<IdempotencyRecord> before = find(storeKey);
+		Optional<IdempotencyRecord> before = this.store.findWithoutJournal(storeKey);
 		if (before.isEmpty()) {
 			return SignalOutcome.NO_SUCH_TASK;
 		}
@@ -71,7 +71,7 @@ public final class DecisionDelivery {
 		if (before.get().isFinal()) {
 			// sent again after its task took it and finished (its first answer may have been lost): the
 			// sender learns that it was taken
-			return (took(before.get(), name, id)
+			return (took(storeKey, name, id)
 					|| this.decisions.find(waitKey).filter((decision) -> decision.isSignal(id)).isPresent())
 							? SignalOutcome.DUPLICATE : SignalOutcome.TOO_LATE;
 		}
@@ -109,7 +109,7 @@ public final class DecisionDelivery {
 	 * @throws WaitsUnavailableException when NATS did not answer
 	 */
 	public SignalOutcome notice(String storeKey, int run, String name, String json, String sender, String reason) {
-		Optional<IdempotencyRecord> before = find(storeKey);
+		Optional<IdempotencyRecord> before = this.store.findWithoutJournal(storeKey);
 		if (before.isEmpty()) {
 			return SignalOutcome.NO_SUCH_TASK;
 		}
@@ -139,16 +139,17 @@ public final class DecisionDelivery {
 	/**
 	 * Resumes the task when it waits for this decision: its record is WAITING and its ticket, of the
 	 * waiting attempt, names it (or, with no such ticket yet, its journal shows the wait started:
-	 * the timer resumes it).
+	 * the timer resumes it). Reads the task's record without its journal (a parent of N children is
+	 * read N times), and its journal only in the rare cases that need it.
 	 */
 	private SignalOutcome afterStored(String storeKey, int run, String name, WaitDecision stored) {
-		IdempotencyRecord after = find(storeKey).orElse(null);
+		IdempotencyRecord after = this.store.findWithoutJournal(storeKey).orElse(null);
 		if (after == null || after.run() != run) {
 			return SignalOutcome.TOO_LATE;
 		}
 		if (after.isFinal()) {
 			// the task may have reached its wait, taken this signal and finished since it was stored
-			return (stored.signalId() != null && took(after, name, stored.signalId())) ? SignalOutcome.RESUMED
+			return (stored.signalId() != null && took(storeKey, name, stored.signalId())) ? SignalOutcome.RESUMED
 					: SignalOutcome.TOO_LATE;
 		}
 		if (after.state() != RecordState.WAITING) {
@@ -164,8 +165,10 @@ public final class DecisionDelivery {
 					stored.describe(name));
 			return SignalOutcome.RESUMED;
 		}
-		return after.journal().find(name).filter((entry) -> entry.state() == StepState.STARTED).isPresent()
-				? SignalOutcome.RESUMED : SignalOutcome.BUFFERED;
+		return find(storeKey).filter((record) -> record.run() == run)
+			.flatMap((record) -> record.journal().find(name))
+			.filter((entry) -> entry.state() == StepState.STARTED)
+			.isPresent() ? SignalOutcome.RESUMED : SignalOutcome.BUFFERED;
 	}
 
 	/**
@@ -178,9 +181,11 @@ public final class DecisionDelivery {
 		return find(storeKey).flatMap((record) -> record.journal().find(name)).isPresent();
 	}
 
-	/** Whether the record's run ended its wait with this signal (its journal says so). */
-	boolean took(IdempotencyRecord record, String name, String signalId) {
-		return record.journal().find(name).filter((entry) -> this.entries.tookSignal(entry, signalId)).isPresent();
+	/** Whether the task's current run ended its wait with this signal (its journal says so). */
+	private boolean took(String storeKey, String name, String signalId) {
+		return find(storeKey).flatMap((record) -> record.journal().find(name))
+			.filter((entry) -> this.entries.tookSignal(entry, signalId))
+			.isPresent();
 	}
 
 	private Optional<IdempotencyRecord> find(String storeKey) {

@@ -2,6 +2,7 @@ package dev.exactlyonce.waits;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,9 +86,12 @@ final class TaskWaitSession implements WaitSession {
 		StepRecord started = started(name, WaitTicket.Kind.CHILD, earlier, () -> clock().latest().plus(timeout));
 		Instant until = until(started, WaitTicket.Kind.CHILD);
 		boolean due = !clock().earliest().isBefore(until);
-		Map<String, AwaitedDecision> found = new LinkedHashMap<>();
-		String missing = null;
-		for (String decisionName : decisionNames) {
+		// read from the last: the task suspends on the last decision missing, so a wait that
+		// suspends reads only the decisions after it, and children started one after the other,
+		// which mostly finish in that order, resume it about once, with the others in
+		Map<String, AwaitedDecision> read = new HashMap<>();
+		for (int i = decisionNames.size() - 1; i >= 0; i--) {
+			String decisionName = decisionNames.get(i);
 			WaitKey key = new WaitKey(this.task.storeKey(), this.task.run(), decisionName);
 			Optional<WaitDecision> decision = this.waits.decisions().find(key);
 			if (decision.isEmpty() && due) {
@@ -95,16 +99,13 @@ final class TaskWaitSession implements WaitSession {
 			}
 			Optional<AwaitedDecision> awaited = decision.map((decided) -> WaitEntries.awaited(decided, until))
 				.or(() -> this.waits.decisions().findNotice(key).map((notice) -> WaitEntries.awaited(notice, until)));
-			if (awaited.isPresent()) {
-				found.put(decisionName, awaited.get());
+			if (awaited.isEmpty()) {
+				throw suspend(new WaitSuspension(decisionName, WaitTicket.Kind.CHILD.label(), until));
 			}
-			else if (missing == null) {
-				missing = decisionName;
-			}
+			read.put(decisionName, awaited.get());
 		}
-		if (missing != null) {
-			throw suspend(new WaitSuspension(missing, WaitTicket.Kind.CHILD.label(), until));
-		}
+		Map<String, AwaitedDecision> found = new LinkedHashMap<>();
+		decisionNames.forEach((decisionName) -> found.put(decisionName, read.get(decisionName)));
 		if (found.values().stream().noneMatch((awaited) -> awaited.state() == AwaitedDecision.State.NOTICED)) {
 			this.task.journal(entries().awaitedAll(started, found, this.task.attempt(), clock().latest()));
 		}

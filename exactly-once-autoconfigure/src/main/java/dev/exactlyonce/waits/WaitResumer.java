@@ -1,7 +1,6 @@
 package dev.exactlyonce.waits;
 
 import java.time.Clock;
-import java.util.Optional;
 
 import io.nats.client.impl.Headers;
 import org.apache.commons.logging.Log;
@@ -10,7 +9,6 @@ import org.apache.commons.logging.LogFactory;
 import dev.exactlyonce.operations.Republisher;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordChangedException;
 import dev.exactlyonce.store.RecordState;
@@ -55,7 +53,7 @@ class WaitResumer {
 	 * @throws dev.exactlyonce.operations.OperationRefusedException when the copy was not published
 	 */
 	boolean resume(WaitTicket ticket, Headers ticketHeaders, byte[] data, String sender, String reason) {
-		IdempotencyRecord record = find(ticket.storeKey()).orElse(null);
+		IdempotencyRecord record = this.store.findWithoutJournal(ticket.storeKey()).orElse(null);
 		if (record != null && record.state() == RecordState.WAITING && record.token().equals(ticket.token())) {
 			try {
 				record = this.store.recordOperatorAction(ticket.storeKey(), ticket.token(),
@@ -65,7 +63,7 @@ class WaitResumer {
 				logger.debug("Task '" + ticket.storeKey() + "' resumed: " + reason);
 			}
 			catch (RecordChangedException ex) {
-				record = find(ticket.storeKey()).orElse(null);
+				record = this.store.findWithoutJournal(ticket.storeKey()).orElse(null);
 			}
 		}
 		if (record == null || record.pendingReopen().filter((action) -> action.kind() == OperatorAction.Kind.RESUME)
@@ -77,15 +75,6 @@ class WaitResumer {
 		this.republisher.publish(headers, data, ticket.subject(), ticket.stream(), ticket.key(),
 				ticket.key() + "/resume/" + ticket.token());
 		return true;
-	}
-
-	private Optional<IdempotencyRecord> find(String storeKey) {
-		try {
-			return this.store.find(storeKey);
-		}
-		catch (JournalPartMissingException ex) {
-			return Optional.ofNullable(ex.record());
-		}
 	}
 
 }

@@ -611,6 +611,36 @@ public abstract class AbstractIdempotencyStoreContractTests {
 			.containsExactly("step-1");
 	}
 
+	/**
+	 * A record read without its journal (what a child reads of its parent, once per child) is the
+	 * record {@code find} gives, its state, run, token and audit, with an empty journal, however long
+	 * the journal; a key never claimed has none.
+	 */
+	@Test
+	void aRecordReadWithoutItsJournalIsTheRecordWithAnEmptyJournal() {
+		String key = uniqueKey("without-journal");
+		Claim first = acquire(key, "worker-1", LEASE).claim();
+		IdempotencyRecord completed = this.store.complete(first, Completion.completed("listener", 5, "done"));
+		this.store.recordOperatorAction(key, completed.token(),
+				new OperatorAction(OperatorAction.Kind.RESUBMIT, 1, "bob", "again", Instant.now(), 0));
+		Claim second = acquire(key, "worker-2", LEASE).claim();
+		for (int step = 1; step <= 60; step++) {
+			JournalSteps.journal(this.store, second, "step-" + step, JournalSteps.RESULT);
+		}
+
+		IdempotencyRecord whole = this.store.find(key).orElseThrow();
+		IdempotencyRecord withoutJournal = this.store.findWithoutJournal(key).orElseThrow();
+		assertThat(whole.journal().steps()).hasSize(60);
+		assertThat(withoutJournal.journal().steps()).isEmpty();
+		assertThat(withoutJournal).extracting(IdempotencyRecord::key, IdempotencyRecord::listener,
+				IdempotencyRecord::owner, IdempotencyRecord::token, IdempotencyRecord::state,
+				IdempotencyRecord::attempts, IdempotencyRecord::run, IdempotencyRecord::audit,
+				IdempotencyRecord::duplicateSequences, IdempotencyRecord::resultSummary)
+			.containsExactly(whole.key(), whole.listener(), whole.owner(), second.token(), RecordState.IN_PROGRESS,
+					whole.attempts(), 2, whole.audit(), whole.duplicateSequences(), whole.resultSummary());
+		assertThat(this.store.findWithoutJournal(uniqueKey("without-journal-never-claimed"))).isEmpty();
+	}
+
 	@Test
 	void aReopenedKeyKeepsTheCopiesItSettledNotedThroughItsNextAttempt() {
 		String key = uniqueKey("reopened-notes");

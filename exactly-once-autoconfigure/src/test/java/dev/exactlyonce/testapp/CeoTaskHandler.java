@@ -29,7 +29,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * child is reported in the result ({@code failed <key> (discarded|dead-lettered): <reason>}), a
  * timeout as {@code timed out <keys>}; else {@code done <results>}. With {@code test.children.posts} the
  * children are transactional posts ({@link TransactionalPostHandler}, key {@code <task>-post-<n>}),
- * awaited together with their results read as plain JSON values.
+ * awaited together with their results read as plain JSON values; with {@code test.children.own-keys} the
+ * children are given keys of the parent's choosing ({@code <task>-own-<n>}).
  */
 @ConditionalOnProperty("test.children.parent")
 public class CeoTaskHandler {
@@ -65,7 +66,9 @@ public class CeoTaskHandler {
 			children.add(this.environment.getProperty("test.children.posts", Boolean.class, false)
 					? context.startChild("child-" + n, POST_SUBJECT, TaskAssignment.of(task.taskId() + "-post-" + n),
 							task.taskId() + "-post-" + n, Map.of())
-					: context.startChild("child-" + n, CHILD_SUBJECT, new CrewTaskHandler.Work(task.taskId(), n)));
+					: context.startChild("child-" + n, CHILD_SUBJECT, new CrewTaskHandler.Work(task.taskId(), n),
+							this.environment.getProperty("test.children.own-keys", Boolean.class, false)
+									? task.taskId() + "-own-" + n : null, Map.of()));
 		}
 		Duration nap = this.environment.getProperty("test.children.nap", Duration.class);
 		if (nap != null) {

@@ -16,6 +16,10 @@ public interface ChildFailures {
 		}
 
 		@Override
+		public void checkDiscard(Headers headers, String consumer, String key) {
+		}
+
+		@Override
 		public void discarded(Headers headers, String consumer, String key, String reason) {
 		}
 
@@ -31,6 +35,17 @@ public interface ChildFailures {
 	 * @param reason why
 	 */
 	void deadLettering(Headers headers, String consumer, String key, String reason);
+
+	/**
+	 * Checks, before a child's dead letter is discarded and anything is recorded, that its parent
+	 * can be told here; does nothing for a message that names no parent.
+	 * @param headers the dead letter's headers
+	 * @param consumer the consumer that dead-lettered it
+	 * @param key its key, or {@code null}
+	 * @throws dev.exactlyonce.operations.OperationRefusedException when this application does not
+	 * declare the parent's consumer: discard it from one that does
+	 */
+	void checkDiscard(Headers headers, String consumer, String key);
 
 	/**
 	 * A child's dead letter is being discarded: its failure is stored as the final decision for its

@@ -201,6 +201,13 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		return recordOf(read(documentId(key)));
 	}
 
+	/** The record with the part of its journal its document keeps: its sealed parts are not read. */
+	@Override
+	protected IdempotencyRecord readRecordWithoutJournal(String key) {
+		String id = documentId(key);
+		return recordOf(held(id, await(this.collection.document(id).get(), "read"), false));
+	}
+
 	/**
 	 * Journals a step with one transaction that writes the record, whose size stays bounded: past
 	 * {@link SealedJournal#SEAL_BYTES} of entries they are sealed in documents of their own first.

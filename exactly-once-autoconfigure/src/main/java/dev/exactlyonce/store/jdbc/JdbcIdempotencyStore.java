@@ -38,6 +38,7 @@ import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordCodec;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordTooLargeException;
+import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StoreKeyEncoder;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -257,6 +258,16 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	@Override
 	public Optional<IdempotencyRecord> find(String key) {
 		return Optional.ofNullable(readBack(key));
+	}
+
+	/** The record's row alone, with one query: its step rows are not read. */
+	@Override
+	public Optional<IdempotencyRecord> findWithoutJournal(String key) {
+		return Optional.ofNullable(outside("read", () -> {
+			JdbcRecordRow row = read(this.ownConnections, key);
+			return (row.record() != null && row.record().expiresAt().isAfter(row.now()))
+					? row.record().withJournal(StepJournal.EMPTY) : null;
+		}));
 	}
 
 	/**

@@ -190,6 +190,12 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		}
 	}
 
+	/** The record with the part of its journal inside it: its sealed parts are not read. */
+	@Override
+	protected IdempotencyRecord readRecordWithoutJournal(String key) {
+		return recordOf(decode(read(this.keyEncoder.encode(key)), false));
+	}
+
 	/**
 	 * Journals a step with one update of the record, whose size stays bounded: past
 	 * {@link SealedJournal#SEAL_BYTES} of entries they are sealed in values of their own first.

@@ -26,6 +26,12 @@ final class RedisRecordHash {
 
 	private static final RecordCodec CODEC = new RecordCodec();
 
+	/** Every field of a record's hash but its step journal's ({@code journal}, {@code steps}, {@code step:<n>}). */
+	static final List<String> FIELDS_BUT_JOURNAL = List.of("key", "listener", "owner", "token", "state", "attempts",
+			"startedAt", "leaseUntil", "streamSequence", "completedAt", "expiresAt", "resultSummary", "previousState",
+			"previousOwner", "previousStartedAt", "previousAttempts", "previousFailure", "previousUnfinishedStep",
+			"previousToken", "duplicateSequences", "audit");
+
 	private RedisRecordHash() {
 	}
 

@@ -41,9 +41,10 @@ public interface WaitSession {
 	/**
 	 * Waits, under one journaled wait (of kind {@code child}), for several decisions of this run that
 	 * others store: child tasks' results: returns once each is decided or noticed, or the timeout passed (then each
-	 * undecided one is decided as timed out). While one is neither decided nor noticed the task
-	 * suspends on it (a decision or notice for it resumes the task; for the others, they are read when
-	 * it resumes). Journaled DONE, so the same on every later attempt of the run, only when no
+	 * undecided one is decided as timed out). While some are neither decided nor noticed the task
+	 * suspends on the last of them in the given order (a decision or notice for it resumes the task;
+	 * the others are read when it resumes), so children that finish in about the order they were
+	 * started resume it about once. Journaled DONE, so the same on every later attempt of the run, only when no
 	 * decision is just noticed.
 	 * @param name the wait's name in the journal
 	 * @param decisionNames the decisions' names
