@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -12,6 +15,7 @@ import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.limits.spi.LimitQueueFullException;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -29,12 +33,23 @@ final class LimitEntries {
 	/** The most entries of one limit a usage read looks at. */
 	static final int MOST_KEYS_READ = 1000;
 
+	/** What a KV put's message takes beyond its value, kept free of {@code max_payload}. */
+	static final int HEADROOM = 512;
+
 	private final KeyValue bucket;
+
+	private final long maxValueBytes;
 
 	private final JsonMapper mapper = JsonMapper.builder().build();
 
-	LimitEntries(KeyValue bucket) {
+	/**
+	 * Opens the entries.
+	 * @param bucket the limits' bucket
+	 * @param maxPayload the NATS server's {@code max_payload}: a larger entry is not written
+	 */
+	LimitEntries(KeyValue bucket, long maxPayload) {
 		this.bucket = bucket;
+		this.maxValueBytes = maxPayload - HEADROOM;
 	}
 
 	/**
@@ -42,7 +57,8 @@ final class LimitEntries {
 	 * @throws StoreUnavailableException when NATS did not answer or the entry is unreadable
 	 */
 	Read read(String limit, String key) {
-		return readEntry(limit, entryKey(limit, key));
+		Read read = readEntry(limit, entryKey(limit, key));
+		return new Read(read.entryKey(), read.state().of(key), read.revision());
 	}
 
 	private Read readEntry(String limit, String entryKey) {
@@ -63,10 +79,19 @@ final class LimitEntries {
 	/**
 	 * Writes a key's state if nobody wrote it since it was read.
 	 * @return {@code false} when somebody did: read again
+	 * @throws LimitQueueFullException when the state is larger than the server takes: nothing is written
 	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
 	 */
 	boolean write(Read read, LimitState state) {
 		byte[] value = this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8);
+		if (value.length > this.maxValueBytes) {
+			throw new LimitQueueFullException("Entry '" + read.entryKey() + "' of the limits' KV bucket would be "
+					+ value.length + " bytes, above the NATS server's max_payload less " + HEADROOM + " bytes ("
+					+ this.maxValueBytes + "): its queue holds " + state.queue().size() + " tasks, its holders "
+					+ state.holders().size() + ", its rate window " + state.starts().size() + " starts; it was not "
+					+ "written, so the task was not queued. Fix: lower exactlyonce.limits." + read.entryKey().substring(0, read.entryKey().indexOf('.'))
+					+ ".max-waiting (or the rate per window), raise the server's max_payload, or use shorter task keys");
+		}
 		try {
 			if (read.revision() == 0) {
 				this.bucket.create(read.entryKey(), value);
@@ -93,10 +118,12 @@ final class LimitEntries {
 	}
 
 	/**
-	 * Sums the holders and waiters of a limit's keys.
+	 * Sums the holders and waiters of a limit's keys and finds its busiest keys.
+	 * @param limit the limit
+	 * @param now the server's time, when the usage is read
 	 * @throws StoreUnavailableException when NATS did not answer
 	 */
-	LimitUsage usage(LimitDefinition limit) {
+	LimitUsage usage(LimitDefinition limit, Instant now) {
 		List<String> keys;
 		try {
 			keys = this.bucket.keys(limit.name() + ".>");
@@ -111,12 +138,28 @@ final class LimitEntries {
 		}
 		int holders = 0;
 		int waiting = 0;
+		int started = 0;
+		Instant oldest = null;
+		List<LimitUsage.KeyUsage> used = new ArrayList<>();
 		for (String entryKey : keys.subList(0, Math.min(keys.size(), MOST_KEYS_READ))) {
 			LimitState state = readEntry(limit.name(), entryKey).state();
+			state.forgetPast(limit, now);
 			holders += state.holders().size();
 			waiting += state.queue().size();
+			started += state.starts().size();
+			Instant since = state.oldestWaitingSince();
+			oldest = (since != null && (oldest == null || since.isBefore(oldest))) ? since : oldest;
+			if (!state.holders().isEmpty() || !state.queue().isEmpty() || !state.starts().isEmpty()) {
+				used.add(new LimitUsage.KeyUsage(state.key(), entryKey, state.holders().size(), state.queue().size(),
+						state.starts().size(), since));
+			}
 		}
-		return new LimitUsage(limit, keys.size(), holders, waiting);
+		used.sort(Comparator.comparingInt(LimitUsage.KeyUsage::waiting)
+			.thenComparingInt(LimitUsage.KeyUsage::holders)
+			.thenComparingInt(LimitUsage.KeyUsage::started)
+			.reversed());
+		return new LimitUsage(limit, keys.size(), holders, waiting, started, oldest,
+				List.copyOf(used.subList(0, Math.min(used.size(), LimitUsage.BUSIEST_KEYS))), now);
 	}
 
 	/** The entry of a limit's key: a digest, so any key makes a valid, fixed-length KV key. */
