@@ -71,7 +71,7 @@ class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
 	@Test
 	void finding1TheTaskAtTheHeadOfAQueueFullBySizeStartsWhenSlotsAreFree() throws Exception {
 		Instance a = this.instances.start("a");
-		int behind = seedQueueFullBySize("svc-head", "deploys:d-head");
+		int behind = seedQueueFullBySize("svc-head", "", "deploys:d-head");
 		publishDeploy(a, "d-head", "svc-head");
 		IdempotencyRecord record = awaitFinal(a, "deploys:d-head", Duration.ofSeconds(60));
 		assertThat(behind).as("tasks queued behind it").isGreaterThan(8000);
@@ -81,15 +81,42 @@ class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	/**
-	 * Seeds the entry of a key as the guard leaves a queue full by size: the key kept, no holder, the
-	 * head waiter {@code head} (its times to the second), then as many waiters as fit below the
+	 * Finding 1, a task already queued: both slots are held (leases an hour away, to the nanosecond),
+	 * the task {@code d-queued} is first in the queue (its times to the second), the entry is a few bytes
+	 * under the guard's bound. When {@code d-queued} looks again (it is delivered), it is still not its
+	 * turn; it is queued again in its place with a new deadline, now to the nanosecond (the holders'
+	 * lease end plus its lease and a grace): the entry grows by a few bytes and the guard refuses the
+	 * write. docs/limits.md: "Tasks already queued keep their place"; here the task already queued fails
+	 * every look with LimitQueueFullException and is dead-lettered. Expected: it is suspended, WAITING.
+	 */
+	@Test
+	void finding1ATaskAlreadyQueuedInAQueueFullBySizeIsQueuedAgainInItsPlace() throws Exception {
+		Instance a = this.instances.start("a");
+		Instant leaseEnds = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS).plusNanos(123456789);
+		String holders = "{\"task\":\"deploys:h-1\",\"token\":\"t1\",\"until\":\"" + leaseEnds + "\"},"
+				+ "{\"task\":\"deploys:h-2\",\"token\":\"t2\",\"until\":\"" + leaseEnds + "\"}";
+		seedQueueFullBySize("svc-queued", holders, "deploys:d-queued");
+		publishDeploy(a, "d-queued", "svc-queued");
+		IdempotencyRecord record = await().atMost(Duration.ofSeconds(60))
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> a.bean(IdempotencyStore.class).find("deploys:d-queued").orElse(null),
+					(found) -> found != null && (found.state() == RecordState.WAITING
+							|| found.state() == RecordState.DEAD_LETTERED));
+		assertThat(record.state()).as("a task already queued, looking again: " + record.resultSummary())
+			.isEqualTo(RecordState.WAITING);
+	}
+
+	/**
+	 * Seeds the entry of a key as the guard leaves a queue full by size: the key kept, the holders given,
+	 * the head waiter {@code head} (its times to the second), then as many waiters as fit below the
 	 * server's max_payload less 512 bytes, less 4.
 	 * @return the waiters behind the head
 	 */
-	private int seedQueueFullBySize(String service, String head) throws Exception {
+	private int seedQueueFullBySize(String service, String holders, String head) throws Exception {
 		Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
 		Instant later = now.plus(Duration.ofHours(1));
-		StringBuilder json = new StringBuilder("{\"key\":\"" + service + "\",\"holders\":[],\"starts\":[],\"queue\":[")
+		StringBuilder json = new StringBuilder("{\"key\":\"" + service + "\",\"holders\":[" + holders
+				+ "],\"starts\":[],\"queue\":[")
 			.append(waiter(head, now, later));
 		int target = 1024 * 1024 - 512 - 4;
 		int waiters = 0;
