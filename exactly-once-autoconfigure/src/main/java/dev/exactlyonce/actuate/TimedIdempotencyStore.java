@@ -110,6 +110,11 @@ public class TimedIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
+	public Optional<IdempotencyRecord> findWithoutJournal(String key) {
+		return timed("find_without_journal", () -> this.delegate.findWithoutJournal(key));
+	}
+
+	@Override
 	public String name() {
 		return this.delegate.name();
 	}

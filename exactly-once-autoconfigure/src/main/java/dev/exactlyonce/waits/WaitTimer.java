@@ -26,6 +26,7 @@ import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StoreClock;
 
 /**
@@ -231,7 +232,7 @@ public class WaitTimer implements SmartLifecycle {
 					+ "timer-consumer (docs/waits.md)");
 			return FOREIGN;
 		}
-		IdempotencyRecord record = find(ticket.storeKey()).orElseThrow(Done::new);
+		IdempotencyRecord record = this.store.findWithoutJournal(ticket.storeKey()).orElseThrow(Done::new);
 		StoreClock clock = this.waits.clock();
 		if (record.state() == RecordState.WAITING && record.token().equals(ticket.token())) {
 			Optional<WaitDecision> ended = ended(ticket, clock);
@@ -272,7 +273,11 @@ public class WaitTimer implements SmartLifecycle {
 		if (current != null && current.token().equals(record.token())) {
 			return;
 		}
-		this.waits.entries().suspendedAt(record.journal()).ifPresent((wait) -> {
+		// the journal names the wait: read whole here only, not at every look at a ticket
+		StepJournal journal = find(stale.storeKey()).filter((whole) -> whole.token().equals(record.token()))
+			.map(IdempotencyRecord::journal)
+			.orElse(StepJournal.EMPTY);
+		this.waits.entries().suspendedAt(journal).ifPresent((wait) -> {
 			WaitTicket waiting = new WaitTicket(stale.storeKey(), stale.key(), stale.consumer(), stale.stream(),
 					stale.subject(), record.token(), wait.name(), wait.kind(), wait.until(), record.run());
 			tickets.reissue(waiting, message, message.metaData().streamSequence());

@@ -79,7 +79,7 @@ public class StoreFaults implements BeanPostProcessor {
 	}
 
 	/**
-	 * Lets the next {@code passing} reads of one record reach the store, then fails the read after
+	 * Lets the next {@code passing} reads of one record ({@code find}, {@code findWithoutJournal}) reach the store, then fails the read after
 	 * them (once) as if the store were unreachable.
 	 * @param key the record's key
 	 * @param passing how many reads of it pass first
@@ -192,10 +192,20 @@ public class StoreFaults implements BeanPostProcessor {
 
 		@Override
 		public Optional<IdempotencyRecord> find(String key) {
+			failIfAsked(key);
+			return this.delegate.find(key);
+		}
+
+		@Override
+		public Optional<IdempotencyRecord> findWithoutJournal(String key) {
+			failIfAsked(key);
+			return this.delegate.findWithoutJournal(key);
+		}
+
+		private void failIfAsked(String key) {
 			if (key.equals(StoreFaults.this.failingFindKey) && StoreFaults.this.findsBeforeFailure.getAndDecrement() == 0) {
 				throw new StoreUnavailableException("a read of " + key + " failing by the test", null);
 			}
-			return this.delegate.find(key);
 		}
 
 		@Override
