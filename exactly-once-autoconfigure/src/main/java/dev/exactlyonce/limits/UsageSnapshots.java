@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -27,7 +29,7 @@ final class UsageSnapshots {
 
 	private final AtomicBoolean reading = new AtomicBoolean();
 
-	private final Object readLock = new Object();
+	private final Lock readLock = new ReentrantLock();
 
 	private volatile Snapshot last;
 
@@ -45,11 +47,15 @@ final class UsageSnapshots {
 		if (fresh(snapshot)) {
 			return snapshot.answer();
 		}
-		synchronized (this.readLock) {
+		this.readLock.lock();
+		try {
 			snapshot = this.last;
 			if (!fresh(snapshot)) {
 				snapshot = read();
 			}
+		}
+		finally {
+			this.readLock.unlock();
 		}
 		return snapshot.answer();
 	}
@@ -62,14 +68,14 @@ final class UsageSnapshots {
 		Snapshot snapshot = this.last;
 		if (!fresh(snapshot) && this.reading.compareAndSet(false, true)) {
 			Thread thread = new Thread(() -> {
+				this.readLock.lock();
 				try {
-					synchronized (this.readLock) {
-						if (!fresh(this.last)) {
-							read();
-						}
+					if (!fresh(this.last)) {
+						read();
 					}
 				}
 				finally {
+					this.readLock.unlock();
 					this.reading.set(false);
 				}
 			}, "exactlyonce-limits-usage");

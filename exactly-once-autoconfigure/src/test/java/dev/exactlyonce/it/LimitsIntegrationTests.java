@@ -221,11 +221,11 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 	void aQueueThatWouldNotFitTheServersMaxPayloadIsRefusedByNameWhateverTheCap() throws Exception {
 		Instance a = this.instances.start("a", DEPLOYS, "exactlyonce.limits.deploys.max-waiting=20000",
 				"exactlyonce.consumers.deploys.max-deliver=2", "exactlyonce.consumers.deploys.retry-delay=500ms");
-		int queued = seedFullQueue("svc-full");
-		publishDeploy(a, "d-beyond", "svc-full");
-		IdempotencyRecord record = awaitRecord(a, "deploys:d-beyond", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
+		int queued = seedFullQueue("svc-large");
+		publishDeploy(a, "d-too-large", "svc-large");
+		IdempotencyRecord record = awaitRecord(a, "deploys:d-too-large", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
 		assertThat(record.resultSummary()).startsWith("limit queue full on the last attempt: Entry '"
-				+ entryKey("deploys", "svc-full") + "'")
+				+ entryKey("deploys", "svc-large") + "'")
 			.contains("above the NATS server's max_payload")
 			.contains("its queue holds " + (queued + 1) + " tasks")
 			.contains("lower exactlyonce.limits.deploys.max-waiting");
