@@ -9,7 +9,12 @@ import java.util.HexFormat;
 import java.util.Map;
 
 import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -32,7 +37,8 @@ import static org.awaitility.Awaitility.await;
  * Review of limits42 (breakit): reproductions of what the review found, each failing until the product
  * is fixed. Finding 1: the entry-size guard of a key's limit entry also refuses the <em>start</em> of
  * the task whose turn it is, so a queue that is full by size can dead-letter the task at its head
- * although slots are free, and block its key.
+ * although slots are free, and block its key. Finding 3: a task suspended at a limit whose ticket was
+ * replaced by a stale attempt's gets no ticket again (a limit's wait is not journaled) and is never resumed.
  */
 @Tag("finding")
 class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
@@ -104,6 +110,46 @@ class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
 							|| found.state() == RecordState.DEAD_LETTERED));
 		assertThat(record.state()).as("a task already queued, looking again: " + record.resultSummary())
 			.isEqualTo(RecordState.WAITING);
+	}
+
+	/**
+	 * Finding 3. A task suspended at a limit (both slots held by dead holders whose leases end in 8 s)
+	 * has its ticket replaced by one of an attempt that had lost its claim (made here by copying its
+	 * ticket with another token). The timer would issue the waiting attempt's ticket again from the
+	 * journal's wait, but a limit's wait is not journaled: no ticket is issued, and the task, WAITING,
+	 * has none. Its look at the limit when the dead leases end never comes, and a give-back's wake
+	 * reads the stale ticket (another token) and resumes nothing. Expected: it runs once the dead
+	 * holders' leases end.
+	 */
+	@Test
+	void finding3ATaskAtALimitWhoseTicketWasReplacedIsStillResumed() throws Exception {
+		Instance a = this.instances.start("a");
+		Instant leaseEnds = Instant.now().plusSeconds(8);
+		String dead = "{\"key\":\"svc-s\",\"holders\":[{\"task\":\"deploys:ghost-1\",\"token\":\"t1\",\"until\":\""
+				+ leaseEnds + "\"},{\"task\":\"deploys:ghost-2\",\"token\":\"t2\",\"until\":\"" + leaseEnds + "\"}],"
+				+ "\"starts\":[],\"queue\":[]}";
+		String subject = "exactlyonce.waits." + HexFormat.of()
+			.formatHex(MessageDigest.getInstance("SHA-256").digest("deploys:d-stuck".getBytes(StandardCharsets.UTF_8)));
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			connection.keyValue(DurableLimits.BUCKET).put(entryKey("deploys", "svc-s"), dead.getBytes(StandardCharsets.UTF_8));
+			publishDeploy(a, "d-stuck", "svc-s");
+			await().atMost(Duration.ofSeconds(30))
+				.ignoreException(StoreUnavailableException.class)
+				.until(() -> a.bean(IdempotencyStore.class).find("deploys:d-stuck").orElse(null),
+						(record) -> record != null && record.state() == RecordState.WAITING);
+			JetStreamManagement streams = connection.jetStreamManagement();
+			MessageInfo waiting = streams.getLastMessage("EXACTLYONCE_WAIT_TICKETS", subject);
+			Headers stale = new Headers();
+			waiting.getHeaders().entrySet().forEach((header) -> stale.put(header.getKey(), header.getValue()));
+			stale.put("Exactly-Once-Wait-Token", "token-of-an-attempt-that-lost-its-claim");
+			stale.remove("Nats-Msg-Id");
+			connection.jetStream()
+				.publish(NatsMessage.builder().subject(subject).headers(stale).data(waiting.getData()).build(),
+						PublishOptions.builder().messageId("stale-" + waiting.getSeq()).build());
+		}
+		IdempotencyRecord record = awaitFinal(a, "deploys:d-stuck", Duration.ofSeconds(40));
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(LimitedTaskHandler.starts("svc-s")).containsExactly("d-stuck");
 	}
 
 	/**
