@@ -1,17 +1,11 @@
 package dev.exactlyonce.it;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
-import io.nats.client.PublishOptions;
 import io.nats.client.api.MessageInfo;
-import io.nats.client.impl.Headers;
-import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -67,28 +61,18 @@ class BreakitChildFindingsIntegrationTests extends NatsIntegrationTestSupport {
 			.until(() -> store.find("ceo:c-stale").orElse(null), (record) -> record != null
 					&& record.state() == RecordState.WAITING
 					&& record.resultSummary().startsWith("child 'child-0.result' until "));
-		String subject = "exactlyonce.waits." + sha256("ceo:c-stale");
+		String subject = StaleTicket.subject("ceo:c-stale");
+		MessageInfo waiting = StaleTicket.replace(this.nats.url(), "ceo:c-stale");
 		try (Connection connection = Nats.connect(this.nats.url())) {
 			JetStreamManagement streams = connection.jetStreamManagement();
-			MessageInfo waiting = streams.getLastMessage("EXACTLYONCE_WAIT_TICKETS", subject);
-			Headers stale = new Headers();
-			waiting.getHeaders().entrySet().forEach((header) -> stale.put(header.getKey(), header.getValue()));
-			stale.put("Exactly-Once-Wait-Token", "token-of-an-attempt-that-lost-its-claim");
-			stale.remove("Nats-Msg-Id");
-			connection.jetStream()
-				.publish(NatsMessage.builder().subject(subject).headers(stale).data(waiting.getData()).build(),
-						PublishOptions.builder().messageId("stale-" + waiting.getSeq()).build());
 			// the timer issues the waiting attempt's ticket again
-			await().atMost(Duration.ofSeconds(30)).until(() -> {
-				MessageInfo latest = streams.getLastMessage("EXACTLYONCE_WAIT_TICKETS", subject);
-				return latest.getSeq() > waiting.getSeq() + 1;
-			});
-			MessageInfo reissued = streams.getLastMessage("EXACTLYONCE_WAIT_TICKETS", subject);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> streams.getLastMessage(StaleTicket.STREAM, subject).getSeq() > waiting.getSeq() + 1);
+			MessageInfo reissued = streams.getLastMessage(StaleTicket.STREAM, subject);
 			assertThat(reissued.getHeaders().getFirst("Exactly-Once-Wait-Token"))
 				.isEqualTo(waiting.getHeaders().getFirst("Exactly-Once-Wait-Token"));
-			System.out.println("breakit: reissued ticket waits for '"
-					+ reissued.getHeaders().getFirst("Exactly-Once-Wait-Name") + "', the waiting one for '"
-					+ waiting.getHeaders().getFirst("Exactly-Once-Wait-Name") + "'");
+			assertThat(reissued.getHeaders().getFirst("Exactly-Once-Wait-Name")).as("what the reissued ticket waits for")
+				.isEqualTo("crew");
 		}
 		assertThat(instance.bean(ExactlyOnceSignals.class).signal("crew", "ceo/c-stale/child-0", "go", "go", "go-0"))
 			.isEqualTo(SignalOutcome.RESUMED);
@@ -98,10 +82,6 @@ class BreakitChildFindingsIntegrationTests extends NatsIntegrationTestSupport {
 			.ignoreException(StoreUnavailableException.class)
 			.until(() -> store.find("ceo:c-stale").orElse(null), (record) -> record != null && record.isFinal());
 		assertThat(parent.resultSummary()).isEqualTo("done work-c-stale-0,work-c-stale-1,work-c-stale-2");
-	}
-
-	private static String sha256(String text) throws Exception {
-		return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
 	}
 
 }

@@ -9,12 +9,7 @@ import java.util.HexFormat;
 import java.util.Map;
 
 import io.nats.client.Connection;
-import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
-import io.nats.client.PublishOptions;
-import io.nats.client.api.MessageInfo;
-import io.nats.client.impl.Headers;
-import io.nats.client.impl.NatsMessage;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -128,25 +123,15 @@ class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
 		String dead = "{\"key\":\"svc-s\",\"holders\":[{\"task\":\"deploys:ghost-1\",\"token\":\"t1\",\"until\":\""
 				+ leaseEnds + "\"},{\"task\":\"deploys:ghost-2\",\"token\":\"t2\",\"until\":\"" + leaseEnds + "\"}],"
 				+ "\"starts\":[],\"queue\":[]}";
-		String subject = "exactlyonce.waits." + HexFormat.of()
-			.formatHex(MessageDigest.getInstance("SHA-256").digest("deploys:d-stuck".getBytes(StandardCharsets.UTF_8)));
 		try (Connection connection = Nats.connect(this.nats.url())) {
 			connection.keyValue(DurableLimits.BUCKET).put(entryKey("deploys", "svc-s"), dead.getBytes(StandardCharsets.UTF_8));
-			publishDeploy(a, "d-stuck", "svc-s");
-			await().atMost(Duration.ofSeconds(30))
-				.ignoreException(StoreUnavailableException.class)
-				.until(() -> a.bean(IdempotencyStore.class).find("deploys:d-stuck").orElse(null),
-						(record) -> record != null && record.state() == RecordState.WAITING);
-			JetStreamManagement streams = connection.jetStreamManagement();
-			MessageInfo waiting = streams.getLastMessage("EXACTLYONCE_WAIT_TICKETS", subject);
-			Headers stale = new Headers();
-			waiting.getHeaders().entrySet().forEach((header) -> stale.put(header.getKey(), header.getValue()));
-			stale.put("Exactly-Once-Wait-Token", "token-of-an-attempt-that-lost-its-claim");
-			stale.remove("Nats-Msg-Id");
-			connection.jetStream()
-				.publish(NatsMessage.builder().subject(subject).headers(stale).data(waiting.getData()).build(),
-						PublishOptions.builder().messageId("stale-" + waiting.getSeq()).build());
 		}
+		publishDeploy(a, "d-stuck", "svc-s");
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> a.bean(IdempotencyStore.class).find("deploys:d-stuck").orElse(null),
+					(record) -> record != null && record.state() == RecordState.WAITING);
+		StaleTicket.replace(this.nats.url(), "deploys:d-stuck");
 		IdempotencyRecord record = awaitFinal(a, "deploys:d-stuck", Duration.ofSeconds(40));
 		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
 		assertThat(LimitedTaskHandler.starts("svc-s")).containsExactly("d-stuck");
