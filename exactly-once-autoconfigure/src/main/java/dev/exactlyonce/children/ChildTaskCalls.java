@@ -92,8 +92,9 @@ public interface ChildTaskCalls {
 
 	/**
 	 * Waits durably, as one wait named {@code name}, until every child finished (completed, failed) or
-	 * the timeout passed; the task is resumed when the child it waits on finishes, and then reads all
-	 * the others, so it runs again about once rather than once per child. Results are read as plain
+	 * the timeout passed; the task waits on the last child (in the given order) that has not finished,
+	 * is resumed when that one finishes, and then reads the others, so children that finish in about
+	 * the order they were started resume it about once rather than once per child. Results are read as plain
 	 * JSON values (maps, lists, strings, numbers).
 	 * @param name the wait's name, unique within one run of the handler
 	 * @param children the children
