@@ -1,0 +1,87 @@
+package dev.exactlyonce.it;
+
+import java.time.Duration;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import io.nats.client.api.MessageInfo;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import dev.exactlyonce.publish.ExactlyOncePublisher;
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
+import dev.exactlyonce.testapp.TaskAssignment;
+import dev.exactlyonce.testapp.TestInstances;
+import dev.exactlyonce.testapp.TestInstances.Instance;
+import dev.exactlyonce.waits.ExactlyOnceSignals;
+import dev.exactlyonce.waits.SignalOutcome;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Review of childperf41 (breakit): reproductions of what the review found, failing until the product is
+ * fixed. Finding 2: a ticket issued again by the wait timer (after an attempt that had lost its claim
+ * replaced the waiting attempt's ticket) names the {@code awaitAll} wait as the journal has it
+ * ({@code crew}), not the child result the parent suspended on ({@code child-0.result}); a child's
+ * result then never resumes its parent (its name is not the ticket's), which waits until its timeout.
+ */
+@Tag("finding")
+class BreakitChildFindingsIntegrationTests extends NatsIntegrationTestSupport {
+
+	@Override
+	protected void configure(TestInstances instances) {
+		instances.with("test.children.parent", "true")
+			.with("test.children.child", "true")
+			.with("exactlyonce.consumers.ceo.stream", "TASKS")
+			.with("exactlyonce.consumers.ceo.filter-subject", "agents.ceo.tasks.>")
+			.with("exactlyonce.consumers.crew.stream", "TASKS")
+			.with("exactlyonce.consumers.crew.filter-subject", "agents.crew.tasks.>")
+			.with("exactlyonce.store.lease", "3s");
+	}
+
+	/**
+	 * Finding 2. The parent awaits 3 children with a timeout of an hour and suspends on the held child 0.
+	 * A ticket of another attempt of the parent (one that lost its claim and published its ticket late,
+	 * made here by copying the waiting ticket with another token) replaces the waiting one; the timer
+	 * issues the waiting attempt's ticket again, named after the journal's wait. Then child 0 finishes.
+	 * Expected: the parent resumes and completes; it stays WAITING until its timeout.
+	 */
+	@Test
+	void finding2AParentWhoseTicketWasIssuedAgainIsResumedByTheChildItWaitsFor() throws Exception {
+		Instance instance = this.instances.start("a", "test.children.held=0");
+		instance.bean(ExactlyOncePublisher.class).publish("agents.ceo.tasks.run", TaskAssignment.of("c-stale"), "c-stale");
+		IdempotencyStore store = instance.bean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> store.find("ceo:c-stale").orElse(null), (record) -> record != null
+					&& record.state() == RecordState.WAITING
+					&& record.resultSummary().startsWith("child 'child-0.result' until "));
+		String subject = StaleTicket.subject("ceo:c-stale");
+		MessageInfo waiting = StaleTicket.replace(this.nats.url(), "ceo:c-stale");
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			JetStreamManagement streams = connection.jetStreamManagement();
+			// the timer issues the waiting attempt's ticket again
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> streams.getLastMessage(StaleTicket.STREAM, subject).getSeq() > waiting.getSeq() + 1);
+			MessageInfo reissued = streams.getLastMessage(StaleTicket.STREAM, subject);
+			assertThat(reissued.getHeaders().getFirst("Exactly-Once-Wait-Token"))
+				.isEqualTo(waiting.getHeaders().getFirst("Exactly-Once-Wait-Token"));
+			assertThat(reissued.getHeaders().getFirst("Exactly-Once-Wait-Name")).as("what the reissued ticket waits for")
+				.isEqualTo("crew");
+		}
+		assertThat(instance.bean(ExactlyOnceSignals.class).signal("crew", "ceo/c-stale/child-0", "go", "go", "go-0"))
+			.isEqualTo(SignalOutcome.RESUMED);
+		await().atMost(Duration.ofSeconds(30)).until(() -> store.find("crew:ceo/c-stale/child-0").orElseThrow().state(),
+				(state) -> state == RecordState.COMPLETED);
+		IdempotencyRecord parent = await().atMost(Duration.ofSeconds(30))
+			.ignoreException(StoreUnavailableException.class)
+			.until(() -> store.find("ceo:c-stale").orElse(null), (record) -> record != null && record.isFinal());
+		assertThat(parent.resultSummary()).isEqualTo("done work-c-stale-0,work-c-stale-1,work-c-stale-2");
+	}
+
+}
