@@ -36,6 +36,13 @@ final class LimitEntries {
 	/** What a KV put's message takes beyond its value, kept free of {@code max_payload}. */
 	static final int HEADROOM = 512;
 
+	/**
+	 * What an arrival leaves free in a key's entry for the tasks already queued: a holder replacing a
+	 * waiter (a token of 36 characters), a start of the rate window, a waiter's and the holders' deadlines
+	 * written to the nanosecond.
+	 */
+	static final int ROOM_KEPT = 1024;
+
 	private final KeyValue bucket;
 
 	private final long maxValueBytes;
@@ -45,7 +52,7 @@ final class LimitEntries {
 	/**
 	 * Opens the entries.
 	 * @param bucket the limits' bucket
-	 * @param maxPayload the NATS server's {@code max_payload}: a larger entry is not written
+	 * @param maxPayload the NATS server's {@code max_payload}: an arrival that leaves too little room is not queued
 	 */
 	LimitEntries(KeyValue bucket, long maxPayload) {
 		this.bucket = bucket;
@@ -77,21 +84,44 @@ final class LimitEntries {
 	}
 
 	/**
-	 * Writes a key's state if nobody wrote it since it was read.
+	 * Writes a key's state with a task that joins its queue, if nobody wrote it since it was read and the
+	 * entry keeps {@value #ROOM_KEPT} bytes free under {@code max_payload} less {@value #HEADROOM}: room for
+	 * what the tasks already queued may still add (one holder and one start of the rate window replacing a
+	 * waiter, deadlines written to the nanosecond), so a start, a look again or a give-back is never refused.
+	 * @param limit the limit, for the refusal
+	 * @param task the task arriving, for the refusal
+	 * @return {@code false} when somebody wrote it: read again
+	 * @throws LimitQueueFullException when the entry would leave less room: nothing is written, the task
+	 * is not queued
+	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
+	 */
+	boolean writeArrival(Read read, LimitState state, LimitDefinition limit, String task) {
+		byte[] value = this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8);
+		long most = this.maxValueBytes - ROOM_KEPT;
+		if (value.length > most) {
+			throw new LimitQueueFullException(limit.describe() + ": the task at " + task + " was not queued: with it, "
+					+ "key entry '" + read.entryKey() + "' of the limits' KV bucket would be " + value.length + " bytes ("
+					+ state.queue().size() + " tasks queued, " + state.holders().size() + " holders, "
+					+ state.starts().size() + " starts in the rate window), above the " + most + " bytes an arrival "
+					+ "may leave: the NATS server's max_payload less " + (HEADROOM + ROOM_KEPT) + " bytes (kept for "
+					+ "the KV put and the starts of the tasks already queued). Fix: lower exactlyonce.limits."
+					+ limit.name() + ".max-waiting (or publish at the pace the limit allows), raise the server's "
+					+ "max_payload, or use shorter task keys");
+		}
+		return put(read, value);
+	}
+
+	/**
+	 * Writes a key's state if nobody wrote it since it was read: a start, a look again, a give-back, which
+	 * {@link #writeArrival} kept room for.
 	 * @return {@code false} when somebody did: read again
-	 * @throws LimitQueueFullException when the state is larger than the server takes: nothing is written
 	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
 	 */
 	boolean write(Read read, LimitState state) {
-		byte[] value = this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8);
-		if (value.length > this.maxValueBytes) {
-			throw new LimitQueueFullException("Entry '" + read.entryKey() + "' of the limits' KV bucket would be "
-					+ value.length + " bytes, above the NATS server's max_payload less " + HEADROOM + " bytes ("
-					+ this.maxValueBytes + "): its queue holds " + state.queue().size() + " tasks, its holders "
-					+ state.holders().size() + ", its rate window " + state.starts().size() + " starts; it was not "
-					+ "written, so the task was not queued. Fix: lower exactlyonce.limits." + read.entryKey().substring(0, read.entryKey().indexOf('.'))
-					+ ".max-waiting (or the rate per window), raise the server's max_payload, or use shorter task keys");
-		}
+		return put(read, this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8));
+	}
+
+	private boolean put(Read read, byte[] value) {
 		try {
 			if (read.revision() == 0) {
 				this.bucket.create(read.entryKey(), value);

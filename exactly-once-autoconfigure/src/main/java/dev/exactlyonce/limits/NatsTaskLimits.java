@@ -23,7 +23,6 @@ import dev.exactlyonce.limits.spi.LimitSession;
 import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreClock;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -179,9 +178,11 @@ public final class NatsTaskLimits implements TaskLimits {
 							+ "together with the NATS server's max_payload (a key's queue is one KV value, about 110 "
 							+ "bytes per waiter)");
 				}
+				boolean arrival = state.place(task.storeKey()) < 0;
 				Instant next = state.nextLook(limit, now, HEAD_START);
 				state.enqueue(task.storeKey(), now, next.plus(lease).plus(GRACE));
-				if (this.entries.write(read, state)) {
+				if (arrival ? this.entries.writeArrival(read, state, limit, task.describe())
+						: this.entries.write(read, state)) {
 					return new Taken(Optional.of(next), state);
 				}
 			}
@@ -261,7 +262,7 @@ public final class NatsTaskLimits implements TaskLimits {
 				kept.add(holder);
 				continue;
 			}
-			IdempotencyRecord record = find(holder.task());
+			IdempotencyRecord record = this.store.findWithoutJournal(holder.task()).orElse(null);
 			if (record != null && record.state() == RecordState.IN_PROGRESS && holder.token().equals(record.token())
 					&& record.leaseUntil().isAfter(now)) {
 				kept.add(new LimitState.Holder(holder.task(), holder.token(), record.leaseUntil()));
@@ -273,15 +274,6 @@ public final class NatsTaskLimits implements TaskLimits {
 		}
 		state.holders().clear();
 		state.holders().addAll(kept);
-	}
-
-	private IdempotencyRecord find(String storeKey) {
-		try {
-			return this.store.find(storeKey).orElse(null);
-		}
-		catch (JournalPartMissingException ex) {
-			return ex.record();
-		}
 	}
 
 	private static Instant waiterSince(LimitState state, String task) {

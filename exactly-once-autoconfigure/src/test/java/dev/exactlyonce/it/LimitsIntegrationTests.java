@@ -224,10 +224,10 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 		int queued = seedFullQueue("svc-large");
 		publishDeploy(a, "d-too-large", "svc-large");
 		IdempotencyRecord record = awaitRecord(a, "deploys:d-too-large", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
-		assertThat(record.resultSummary()).startsWith("limit queue full on the last attempt: Entry '"
-				+ entryKey("deploys", "svc-large") + "'")
-			.contains("above the NATS server's max_payload")
-			.contains("its queue holds " + (queued + 1) + " tasks")
+		assertThat(record.resultSummary()).startsWith("limit queue full on the last attempt: limit 'deploys'")
+			.contains("was not queued: with it, key entry '" + entryKey("deploys", "svc-large") + "'")
+			.contains("the NATS server's max_payload less 1536 bytes")
+			.contains("(" + (queued + 1) + " tasks queued, 1 holders")
 			.contains("lower exactlyonce.limits.deploys.max-waiting");
 	}
 

@@ -14,7 +14,7 @@ import io.nats.client.impl.NatsMessage;
 
 /**
  * What an attempt that lost its claim leaves when it publishes its ticket after the waiting attempt's
- * (breakit's findings 2 and 3): a copy of a task's latest ticket under another token, which replaces it
+ *: a copy of a task's latest ticket under another token, which replaces it
  * on the default ticket stream.
  */
 final class StaleTicket {

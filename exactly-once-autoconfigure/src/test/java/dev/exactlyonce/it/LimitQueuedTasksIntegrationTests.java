@@ -11,7 +11,6 @@ import java.util.Map;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.limits.DurableLimits;
@@ -29,14 +28,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Review of limits42 (breakit): reproductions of what the review found, each failing until the product
- * is fixed. Finding 1: the entry-size guard of a key's limit entry also refuses the <em>start</em> of
- * the task whose turn it is, so a queue that is full by size can dead-letter the task at its head
- * although slots are free, and block its key. Finding 3: a task suspended at a limit whose ticket was
- * replaced by a stale attempt's gets no ticket again (a limit's wait is not journaled) and is never resumed.
+ * Tasks queued at a limit keep their place and run: the task first in line starts when slots are free
+ * and a task already queued is queued again in its place, however full by size the key's entry (only
+ * an arrival is refused); and a task suspended at a limit whose ticket was replaced by a stale attempt's
+ * is still resumed.
  */
-@Tag("finding")
-class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
+class LimitQueuedTasksIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Override
 	protected void configure(TestInstances instances) {
@@ -60,17 +57,15 @@ class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	/**
-	 * Finding 1. A key's entry as a queue full by size leaves it (within a few bytes of the server's
-	 * max_payload less 512, the guard's bound): nobody holds a slot (both of concurrency 2 are free),
-	 * the task {@code d-head} is first in the queue, other tasks wait behind it. When {@code d-head}
-	 * looks again, its turn has come, but its start (a holder with a 36-character token replaces its
-	 * waiter) makes the entry a few bytes larger, and the guard refuses the write with a
-	 * LimitQueueFullException: the task first in line, with free slots, is dead-lettered as "limit
-	 * queue full", and it keeps its place (nothing was written) so that nobody behind it starts until
-	 * its place expires. Expected: it runs.
+	 * A key's entry as full by size as an arrival may leave it (a few bytes under the server's max_payload
+	 * less 512): nobody holds a slot (both of concurrency 2 are free), the task {@code d-head} is first in
+	 * the queue, more than 8,000 tasks wait behind it. When {@code d-head} looks again its turn has come:
+	 * its start (a holder with a 36-character token replaces its waiter) makes the entry a few bytes
+	 * larger, and is written all the same; it runs (were it refused, it would be dead-lettered as "limit
+	 * queue full" and keep its place, so that nobody behind it started until its place expired).
 	 */
 	@Test
-	void finding1TheTaskAtTheHeadOfAQueueFullBySizeStartsWhenSlotsAreFree() throws Exception {
+	void theTaskFirstInLineStartsWhenSlotsAreFreeHoweverFullTheEntry() throws Exception {
 		Instance a = this.instances.start("a");
 		int behind = seedQueueFullBySize("svc-head", "", "deploys:d-head");
 		publishDeploy(a, "d-head", "svc-head");
@@ -82,16 +77,14 @@ class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	/**
-	 * Finding 1, a task already queued: both slots are held (leases an hour away, to the nanosecond),
-	 * the task {@code d-queued} is first in the queue (its times to the second), the entry is a few bytes
-	 * under the guard's bound. When {@code d-queued} looks again (it is delivered), it is still not its
-	 * turn; it is queued again in its place with a new deadline, now to the nanosecond (the holders'
-	 * lease end plus its lease and a grace): the entry grows by a few bytes and the guard refuses the
-	 * write. docs/limits.md: "Tasks already queued keep their place"; here the task already queued fails
-	 * every look with LimitQueueFullException and is dead-lettered. Expected: it is suspended, WAITING.
+	 * A task already queued: both slots are held (leases an hour away, to the nanosecond), the task
+	 * {@code d-queued} is first in the queue (its times to the second), the entry is a few bytes under
+	 * max_payload less 512. When {@code d-queued} looks again (it is delivered), it is still not its turn;
+	 * it is queued again in its place with a new deadline, now to the nanosecond, which makes the entry
+	 * a few bytes larger: it keeps its place (docs/limits.md), suspended, WAITING, not dead-lettered.
 	 */
 	@Test
-	void finding1ATaskAlreadyQueuedInAQueueFullBySizeIsQueuedAgainInItsPlace() throws Exception {
+	void aTaskAlreadyQueuedIsQueuedAgainInItsPlaceHoweverFullTheEntry() throws Exception {
 		Instance a = this.instances.start("a");
 		Instant leaseEnds = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS).plusNanos(123456789);
 		String holders = "{\"task\":\"deploys:h-1\",\"token\":\"t1\",\"until\":\"" + leaseEnds + "\"},"
@@ -108,16 +101,14 @@ class BreakitLimitsFindingsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	/**
-	 * Finding 3. A task suspended at a limit (both slots held by dead holders whose leases end in 8 s)
-	 * has its ticket replaced by one of an attempt that had lost its claim (made here by copying its
-	 * ticket with another token). The timer would issue the waiting attempt's ticket again from the
-	 * journal's wait, but a limit's wait is not journaled: no ticket is issued, and the task, WAITING,
-	 * has none. Its look at the limit when the dead leases end never comes, and a give-back's wake
-	 * reads the stale ticket (another token) and resumes nothing. Expected: it runs once the dead
-	 * holders' leases end.
+	 * A task suspended at a limit (both slots held by dead holders whose leases end in 8 s) has its
+	 * ticket replaced by one of an attempt that had lost its claim (made here by copying its ticket with
+	 * another token). A limit's wait is not journaled: the timer issues the waiting attempt's ticket again
+	 * from its WAITING record, and a give-back's wake resumes it with the record's token, not the stale
+	 * ticket's. It runs once the dead holders' leases end.
 	 */
 	@Test
-	void finding3ATaskAtALimitWhoseTicketWasReplacedIsStillResumed() throws Exception {
+	void aTaskAtALimitWhoseTicketWasReplacedByAStaleAttemptsIsStillResumed() throws Exception {
 		Instance a = this.instances.start("a");
 		Instant leaseEnds = Instant.now().plusSeconds(8);
 		String dead = "{\"key\":\"svc-s\",\"holders\":[{\"task\":\"deploys:ghost-1\",\"token\":\"t1\",\"until\":\""

@@ -6,7 +6,6 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.api.MessageInfo;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import dev.exactlyonce.publish.ExactlyOncePublisher;
@@ -24,14 +23,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Review of childperf41 (breakit): reproductions of what the review found, failing until the product is
- * fixed. Finding 2: a ticket issued again by the wait timer (after an attempt that had lost its claim
- * replaced the waiting attempt's ticket) names the {@code awaitAll} wait as the journal has it
- * ({@code crew}), not the child result the parent suspended on ({@code child-0.result}); a child's
- * result then never resumes its parent (its name is not the ticket's), which waits until its timeout.
+ * A parent suspended on a child's result whose ticket was replaced by one of an attempt that had lost its
+ * claim: the wait timer issues the waiting attempt's ticket again for the child result the parent waits
+ * on (as its WAITING record says), not for the {@code awaitAll} ({@code crew}), so the child's result
+ * resumes it at once rather than at its timeout.
  */
-@Tag("finding")
-class BreakitChildFindingsIntegrationTests extends NatsIntegrationTestSupport {
+class ReplacedChildWaitTicketIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Override
 	protected void configure(TestInstances instances) {
@@ -45,14 +42,14 @@ class BreakitChildFindingsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	/**
-	 * Finding 2. The parent awaits 3 children with a timeout of an hour and suspends on the held child 0.
+	 * The parent awaits 3 children with a timeout of an hour and suspends on the held child 0.
 	 * A ticket of another attempt of the parent (one that lost its claim and published its ticket late,
 	 * made here by copying the waiting ticket with another token) replaces the waiting one; the timer
-	 * issues the waiting attempt's ticket again, named after the journal's wait. Then child 0 finishes.
-	 * Expected: the parent resumes and completes; it stays WAITING until its timeout.
+	 * issues the waiting attempt's ticket again, for child 0's result. Then child 0 finishes: the parent
+	 * resumes and completes.
 	 */
 	@Test
-	void finding2AParentWhoseTicketWasIssuedAgainIsResumedByTheChildItWaitsFor() throws Exception {
+	void aParentWhoseTicketWasIssuedAgainIsResumedByTheChildItWaitsFor() throws Exception {
 		Instance instance = this.instances.start("a", "test.children.held=0");
 		instance.bean(ExactlyOncePublisher.class).publish("agents.ceo.tasks.run", TaskAssignment.of("c-stale"), "c-stale");
 		IdempotencyStore store = instance.bean(IdempotencyStore.class);
@@ -72,7 +69,7 @@ class BreakitChildFindingsIntegrationTests extends NatsIntegrationTestSupport {
 			assertThat(reissued.getHeaders().getFirst("Exactly-Once-Wait-Token"))
 				.isEqualTo(waiting.getHeaders().getFirst("Exactly-Once-Wait-Token"));
 			assertThat(reissued.getHeaders().getFirst("Exactly-Once-Wait-Name")).as("what the reissued ticket waits for")
-				.isEqualTo("crew");
+				.isEqualTo("child-0.result");
 		}
 		assertThat(instance.bean(ExactlyOnceSignals.class).signal("crew", "ceo/c-stale/child-0", "go", "go", "go-0"))
 			.isEqualTo(SignalOutcome.RESUMED);
