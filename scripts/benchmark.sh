@@ -22,6 +22,9 @@
 #                                           p50/p99, resumptions per parent, wall time, store and waits-bucket
 #                                           writes per child (ChildrenBenchmark; -Dbenchmark.children.rows=10x20,100x5,1000x2,
 #                                           -Dbenchmark.children.work-ms=20, -Dbenchmark.children.store=jdbc for PostgreSQL)
+#   scripts/benchmark.sh --limits           limits, NATS KV store: a step under a concurrency limit vs none (p50/p99,
+#                                           CPU per task), throughput at concurrency 4 on one key with 64 workers, and
+#                                           at a rate of 600 per minute (LimitsBenchmark; about 4 minutes)
 #   scripts/benchmark.sh --virtual-threads  a 50 ms handler at concurrency 1,000 on platform vs virtual threads
 #                                           (spring.threads.virtual.enabled), memory and NATS KV stores: msgs/s,
 #                                           latency, platform threads, heap, RSS (VirtualThreadsBenchmark; needs
@@ -48,6 +51,7 @@ case "${1:-}" in
   --waits) main=dev.exactlyonce.benchmark.WaitsBenchmark; shift ;;
   --peers) main=dev.exactlyonce.benchmark.PeersBenchmark; shift ;;
   --children) main=dev.exactlyonce.benchmark.ChildrenBenchmark; shift ;;
+  --limits) main=dev.exactlyonce.benchmark.LimitsBenchmark; shift ;;
 esac
 extra+=("$@")
 run() {

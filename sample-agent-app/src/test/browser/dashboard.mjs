@@ -20,6 +20,9 @@
 //                its view says it waits for that child (linked, waiting) and the Waiting list offers no Approve
 //                on it; the child's link opens the child, whose view links its parent; Approve there resumes
 //                the child; the parent's link then shows the parent completed, its child completed
+//   limits:      the Limits view shows limit <consumer> (fifth argument: the limit's name): concurrency, one task
+//                holding (1 per key), two waiting and the oldest waiter's age; and its key <key>: 1 / 1 in use,
+//                2 / 5000 waiting, its oldest waiter's age
 //   find:        finds the task (any key: slashes, percent signs...) of the consumer given as fifth argument
 //                with the page's form and waits until it shows it completed; the page's address then opens
 //                the same task in a fresh page
@@ -77,6 +80,9 @@ try {
 	}
 	else if (phase === 'family') {
 		await familyPhase(page);
+	}
+	else if (phase === 'limits') {
+		await limitsPhase(page);
 	}
 	else if (phase === 'find') {
 		await page.locator('#find-consumer option', { hasText: consumer }).waitFor({ state: 'attached' });
@@ -241,4 +247,23 @@ async function familyPhase(page) {
 	await detail.locator('dd', { hasText: 'review: approved by anonymous: child checked' }).waitFor();
 	await children.locator('li', { hasText: 'review: ' + child }).locator('.status-COMPLETED').waitFor();
 	await page.screenshot({ path: path.join(screenshots, prefix + '9-parent-done.png'), fullPage: true });
+}
+
+async function limitsPhase(page) {
+	const limit = page.locator('#limits tbody tr', { hasText: 'all keys' }).filter({ hasText: consumer })
+		.filter({ hasText: '1 holding (1 per key)' });
+	await limit.waitFor();
+	const keyRow = page.locator('#limits tbody tr', { hasText: key }).filter({ hasText: '2 / 5000' });
+	await keyRow.waitFor();
+	const limitCells = await limit.locator('td').allTextContents();
+	if (limitCells[0] !== consumer || limitCells[1] !== 'concurrency' || limitCells[2] !== 'all keys (1)'
+		|| limitCells[4] !== '2' || !/^\d+ s$/.test(limitCells[5])) {
+		throw new Error('the limit row does not say its kind, use, queue and oldest wait: ' + limitCells.join(' | '));
+	}
+	const keyCells = await keyRow.locator('td').allTextContents();
+	if (keyCells[2] !== key || keyCells[3] !== '1 / 1' || !/^\d+ s$/.test(keyCells[5])) {
+		throw new Error('the key row does not say its key, use and oldest wait: ' + keyCells.join(' | '));
+	}
+	await page.locator('#limits').scrollIntoViewIfNeeded();
+	await page.screenshot({ path: path.join(screenshots, prefix + '10-limits.png'), fullPage: true });
 }

@@ -15,9 +15,20 @@ import dev.exactlyonce.listener.ExactlyOnceListenerRegistry.ListenerState;
  * @param consumers every declared consumer's settings and server-side state, by name
  * @param inFlightClaims the claims held now
  * @param lastReconciliation the latest reconciliation, or {@code null} before the first
+ * @param limits the declared limits' use
  */
 public record ExactlyOnceDescriptor(String store, List<ListenerState> listeners, Map<String, ConsumerDescriptor> consumers,
-		InFlightClaims inFlightClaims, ReconciliationReport lastReconciliation) {
+		InFlightClaims inFlightClaims, ReconciliationReport lastReconciliation, Limits limits) {
+
+	/**
+	 * The declared limits' use, read from their bucket at most once per 5 seconds.
+	 *
+	 * @param declared whether any limit is declared ({@code exactlyonce.limits})
+	 * @param usage each limit's use, in declaration order
+	 * @param error why the limits' bucket could not be read, or {@code null}
+	 */
+	public record Limits(boolean declared, List<LimitDescriptor> usage, String error) {
+	}
 
 	/**
 	 * One consumer.

@@ -28,6 +28,7 @@ import dev.exactlyonce.audit.DeadLetters;
 import dev.exactlyonce.audit.ReconciliationReport;
 import dev.exactlyonce.audit.ReconciliationTable;
 import dev.exactlyonce.audit.Reconciliations;
+import dev.exactlyonce.limits.NatsTaskLimits;
 import dev.exactlyonce.listener.ConsumerSettings;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.store.FirstRecords;
@@ -35,10 +36,11 @@ import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordScanner;
 import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
  * The {@code exactlyonce} actuator endpoint. Reading it lists listeners, consumers (backlog, ack
- * floor, dead letters), the claims held now and the last reconciliation;
+ * floor, dead letters), the claims held now, the last reconciliation and the declared limits' use;
  * {@code /actuator/exactlyonce/table} renders the reconciliation history as the reference table;
  * writing to it runs a reconciliation now (optional {@code window}, e.g. {@code 24h}). Read-only
  * by default, because a reconciliation scans the whole store and reads the streams: allow writing
@@ -68,6 +70,8 @@ public class ExactlyOnceEndpoint {
 
 	private final Clock clock;
 
+	private final NatsTaskLimits limits;
+
 	/**
 	 * Creates the endpoint.
 	 * @param connection the NATS connection
@@ -79,10 +83,12 @@ public class ExactlyOnceEndpoint {
 	 * @param reconciliations the reconciliation runner, or {@code null} when reconciliation is off
 	 * @param zone the time zone of the reconciliation table
 	 * @param clock the clock
+	 * @param limits the declared limits, or {@code null} when none is declared
 	 */
 	public ExactlyOnceEndpoint(Connection connection, Map<String, ConsumerSettings> consumers,
 			Map<String, String> filterSubjects, ExactlyOnceListenerRegistry registry, IdempotencyStore store,
-			DeadLetters deadLetters, @Nullable Reconciliations reconciliations, ZoneId zone, Clock clock) {
+			DeadLetters deadLetters, @Nullable Reconciliations reconciliations, ZoneId zone, Clock clock,
+			@Nullable NatsTaskLimits limits) {
 		this.connection = connection;
 		this.consumers = new java.util.TreeMap<>(consumers);
 		this.filterSubjects = Map.copyOf(filterSubjects);
@@ -92,6 +98,7 @@ public class ExactlyOnceEndpoint {
 		this.reconciliations = reconciliations;
 		this.zone = zone;
 		this.clock = clock;
+		this.limits = limits;
 	}
 
 	/**
@@ -103,7 +110,20 @@ public class ExactlyOnceEndpoint {
 		Map<String, ConsumerDescriptor> consumerDescriptors = new LinkedHashMap<>();
 		this.consumers.forEach((name, settings) -> consumerDescriptors.put(name, consumer(settings)));
 		return new ExactlyOnceDescriptor(this.store.name(), this.registry.listeners(), consumerDescriptors,
-				inFlightClaims(), (this.reconciliations != null) ? this.reconciliations.latest() : null);
+				inFlightClaims(), (this.reconciliations != null) ? this.reconciliations.latest() : null, limits());
+	}
+
+	private ExactlyOnceDescriptor.Limits limits() {
+		if (this.limits == null) {
+			return new ExactlyOnceDescriptor.Limits(false, List.of(), null);
+		}
+		try {
+			return new ExactlyOnceDescriptor.Limits(true,
+					this.limits.usage().stream().map(LimitDescriptor::of).toList(), null);
+		}
+		catch (StoreUnavailableException ex) {
+			return new ExactlyOnceDescriptor.Limits(true, List.of(), ex.getMessage());
+		}
 	}
 
 	/**

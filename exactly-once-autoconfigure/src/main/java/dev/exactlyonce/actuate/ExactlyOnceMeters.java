@@ -80,6 +80,18 @@ public final class ExactlyOnceMeters {
 	public static final String LIMITS_WAIT = "exactlyonce.limits.wait";
 
 	/**
+	 * Gauge of the tasks holding a slot of a limit, all keys and instances (its bucket read at most once
+	 * per 5 seconds), tagged {@code limit}.
+	 */
+	public static final String LIMITS_IN_USE = "exactlyonce.limits.in.use";
+
+	/**
+	 * Gauge of the tasks queued at a limit, all keys and instances (its bucket read at most once per 5
+	 * seconds), tagged {@code limit}.
+	 */
+	public static final String LIMITS_WAITING = "exactlyonce.limits.waiting";
+
+	/**
 	 * Gauge of tasks suspended at a durable wait, all instances (a count of the store's WAITING
 	 * records, at most once a minute), tagged {@code stream}, {@code consumer}.
 	 */

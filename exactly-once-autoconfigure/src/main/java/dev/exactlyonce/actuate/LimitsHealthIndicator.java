@@ -1,8 +1,5 @@
 package dev.exactlyonce.actuate;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -11,9 +8,11 @@ import dev.exactlyonce.limits.NatsTaskLimits;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
- * The use of each declared limit ({@code exactlyonceLimits}): its keys, the tasks holding a slot and the
- * tasks waiting, summed over its keys. Always {@code UP} when the limits' bucket answers (a full limit
- * is work waiting its turn, not a fault); {@code UNKNOWN} when it does not.
+ * The use of each declared limit ({@code exactlyonceLimits}), a {@link LimitDescriptor} per limit: its
+ * keys, the tasks holding a slot, started in the rate window and waiting, summed over its keys; its
+ * longest wait; and its busiest keys (the longest queues), each with its holders and queue. Read from
+ * the limits' bucket at most once per 5 seconds. Always {@code UP} when the bucket answers (a full
+ * limit is work waiting its turn, not a fault); {@code UNKNOWN} when it does not.
  */
 public class LimitsHealthIndicator implements HealthIndicator {
 
@@ -32,16 +31,7 @@ public class LimitsHealthIndicator implements HealthIndicator {
 		try {
 			Health.Builder builder = Health.up();
 			for (LimitUsage usage : this.limits.usage()) {
-				Map<String, Object> detail = new LinkedHashMap<>();
-				detail.put("concurrency", usage.limit().concurrency());
-				detail.put("rate", usage.limit().rate());
-				if (usage.limit().rate() > 0) {
-					detail.put("per", usage.limit().per().toString());
-				}
-				detail.put("keys", usage.keys());
-				detail.put("holders", usage.holders());
-				detail.put("waiting", usage.waiting());
-				builder.withDetail(usage.limit().name(), detail);
+				builder.withDetail(usage.limit().name(), LimitDescriptor.of(usage));
 			}
 			return builder.build();
 		}

@@ -19,6 +19,13 @@ public class LimitProperties {
 	private Duration per = Duration.ofMinutes(1);
 
 	/**
+	 * Most tasks waiting in the queue of one key of the limit (the queue is one KV value, bounded by the
+	 * server's max_payload); an arrival beyond it is not queued: its attempt fails and is retried, and it
+	 * is dead-lettered after max-deliver with a reason naming the limit.
+	 */
+	private int maxWaiting = LimitDefinition.DEFAULT_MAX_WAITING;
+
+	/**
 	 * Most tasks of one key running at once.
 	 * @return the concurrency, 0 for none
 	 */
@@ -67,13 +74,29 @@ public class LimitProperties {
 	}
 
 	/**
+	 * Most tasks waiting in the queue of one key.
+	 * @return the most waiters per key
+	 */
+	public int getMaxWaiting() {
+		return this.maxWaiting;
+	}
+
+	/**
+	 * Sets the most tasks waiting in the queue of one key.
+	 * @param maxWaiting the most waiters per key
+	 */
+	public void setMaxWaiting(int maxWaiting) {
+		this.maxWaiting = maxWaiting;
+	}
+
+	/**
 	 * The limit, checked.
 	 * @param name its name
 	 * @return the limit
 	 * @throws dev.exactlyonce.config.ExactlyOnceConfigurationException naming the wrong property
 	 */
 	LimitDefinition toDefinition(String name) {
-		return new LimitDefinition(name, this.concurrency, this.rate, this.per);
+		return new LimitDefinition(name, this.concurrency, this.rate, this.per, this.maxWaiting);
 	}
 
 }

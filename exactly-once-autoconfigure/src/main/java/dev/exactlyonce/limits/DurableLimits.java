@@ -44,7 +44,7 @@ public final class DurableLimits {
 		KeyValue kv = LockedKvBucket.open(connection, new LockedKvBucket.Spec(BUCKET, "the limits' bucket",
 				"exactly-once: the holders and queue of each key of each limit", keepFor, requestTimeout, create,
 				", or remove the exactlyonce.limits.* declarations."));
-		return new NatsTaskLimits(limits, new LimitEntries(kv), store,
+		return new NatsTaskLimits(limits, new LimitEntries(kv, connection.getServerInfo().getMaxPayload()), store,
 				new MeasuredStoreClock(Clock.systemUTC(), new NatsKvServerTime(kv)), waits::wakeLimited, meters);
 	}
 

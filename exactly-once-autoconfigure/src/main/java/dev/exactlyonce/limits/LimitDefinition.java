@@ -13,8 +13,13 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
  * @param concurrency the most holders of a key at once, or 0 for no such limit
  * @param rate the most starts of a key per window, or 0 for no such limit
  * @param per the window of {@code rate}
+ * @param maxWaiting the most tasks queued on one key; an arrival beyond it is not queued (its attempt
+ * fails with a {@link dev.exactlyonce.limits.spi.LimitQueueFullException})
  */
-public record LimitDefinition(String name, int concurrency, int rate, Duration per) {
+public record LimitDefinition(String name, int concurrency, int rate, Duration per, int maxWaiting) {
+
+	/** The most tasks queued on one key unless {@code exactlyonce.limits.<name>.max-waiting} says otherwise. */
+	public static final int DEFAULT_MAX_WAITING = 5000;
 
 	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
@@ -37,10 +42,25 @@ public record LimitDefinition(String name, int concurrency, int rate, Duration p
 			throw new ExactlyOnceConfigurationException(property + ".per is " + per + " with a rate of " + rate,
 					"Set " + property + ".per to 100ms or longer (e.g. 1m)");
 		}
+		if (maxWaiting < 1) {
+			throw new ExactlyOnceConfigurationException(property + ".max-waiting is " + maxWaiting,
+					"Set " + property + ".max-waiting to 1 or more (default " + DEFAULT_MAX_WAITING + ")");
+		}
 		if (rate > 10_000) {
 			throw new ExactlyOnceConfigurationException(property + ".rate is " + rate + ", above 10000 per window: "
 					+ "each start of the window is kept in one KV entry", "Use a shorter " + property + ".per");
 		}
+	}
+
+	/**
+	 * A limit that queues up to {@link #DEFAULT_MAX_WAITING} tasks per key.
+	 * @param name the limit's name
+	 * @param concurrency the most holders of a key at once, or 0
+	 * @param rate the most starts of a key per window, or 0
+	 * @param per the window of {@code rate}
+	 */
+	public LimitDefinition(String name, int concurrency, int rate, Duration per) {
+		this(name, concurrency, rate, per, DEFAULT_MAX_WAITING);
 	}
 
 	/**

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -12,6 +15,7 @@ import io.nats.client.KeyValue;
 import io.nats.client.api.KeyValueEntry;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.limits.spi.LimitQueueFullException;
 import dev.exactlyonce.store.StoreUnavailableException;
 
 /**
@@ -29,12 +33,30 @@ final class LimitEntries {
 	/** The most entries of one limit a usage read looks at. */
 	static final int MOST_KEYS_READ = 1000;
 
+	/** What a KV put's message takes beyond its value, kept free of {@code max_payload}. */
+	static final int HEADROOM = 512;
+
+	/**
+	 * What an arrival leaves free in a key's entry for the tasks already queued: a holder replacing a
+	 * waiter (a token of 36 characters), a start of the rate window, a waiter's and the holders' deadlines
+	 * written to the nanosecond.
+	 */
+	static final int ROOM_KEPT = 1024;
+
 	private final KeyValue bucket;
+
+	private final long maxValueBytes;
 
 	private final JsonMapper mapper = JsonMapper.builder().build();
 
-	LimitEntries(KeyValue bucket) {
+	/**
+	 * Opens the entries.
+	 * @param bucket the limits' bucket
+	 * @param maxPayload the NATS server's {@code max_payload}: an arrival that leaves too little room is not queued
+	 */
+	LimitEntries(KeyValue bucket, long maxPayload) {
 		this.bucket = bucket;
+		this.maxValueBytes = maxPayload - HEADROOM;
 	}
 
 	/**
@@ -42,7 +64,8 @@ final class LimitEntries {
 	 * @throws StoreUnavailableException when NATS did not answer or the entry is unreadable
 	 */
 	Read read(String limit, String key) {
-		return readEntry(limit, entryKey(limit, key));
+		Read read = readEntry(limit, entryKey(limit, key));
+		return new Read(read.entryKey(), read.state().of(key), read.revision());
 	}
 
 	private Read readEntry(String limit, String entryKey) {
@@ -61,12 +84,44 @@ final class LimitEntries {
 	}
 
 	/**
-	 * Writes a key's state if nobody wrote it since it was read.
+	 * Writes a key's state with a task that joins its queue, if nobody wrote it since it was read and the
+	 * entry keeps {@value #ROOM_KEPT} bytes free under {@code max_payload} less {@value #HEADROOM}: room for
+	 * what the tasks already queued may still add (one holder and one start of the rate window replacing a
+	 * waiter, deadlines written to the nanosecond), so a start, a look again or a give-back is never refused.
+	 * @param limit the limit, for the refusal
+	 * @param task the task arriving, for the refusal
+	 * @return {@code false} when somebody wrote it: read again
+	 * @throws LimitQueueFullException when the entry would leave less room: nothing is written, the task
+	 * is not queued
+	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
+	 */
+	boolean writeArrival(Read read, LimitState state, LimitDefinition limit, String task) {
+		byte[] value = this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8);
+		long most = this.maxValueBytes - ROOM_KEPT;
+		if (value.length > most) {
+			throw new LimitQueueFullException(limit.describe() + ": the task at " + task + " was not queued: with it, "
+					+ "key entry '" + read.entryKey() + "' of the limits' KV bucket would be " + value.length + " bytes ("
+					+ state.queue().size() + " tasks queued, " + state.holders().size() + " holders, "
+					+ state.starts().size() + " starts in the rate window), above the " + most + " bytes an arrival "
+					+ "may leave: the NATS server's max_payload less " + (HEADROOM + ROOM_KEPT) + " bytes (kept for "
+					+ "the KV put and the starts of the tasks already queued). Fix: lower exactlyonce.limits."
+					+ limit.name() + ".max-waiting (or publish at the pace the limit allows), raise the server's "
+					+ "max_payload, or use shorter task keys");
+		}
+		return put(read, value);
+	}
+
+	/**
+	 * Writes a key's state if nobody wrote it since it was read: a start, a look again, a give-back, which
+	 * {@link #writeArrival} kept room for.
 	 * @return {@code false} when somebody did: read again
 	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
 	 */
 	boolean write(Read read, LimitState state) {
-		byte[] value = this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8);
+		return put(read, this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8));
+	}
+
+	private boolean put(Read read, byte[] value) {
 		try {
 			if (read.revision() == 0) {
 				this.bucket.create(read.entryKey(), value);
@@ -93,10 +148,12 @@ final class LimitEntries {
 	}
 
 	/**
-	 * Sums the holders and waiters of a limit's keys.
+	 * Sums the holders and waiters of a limit's keys and finds its busiest keys.
+	 * @param limit the limit
+	 * @param now the server's time, when the usage is read
 	 * @throws StoreUnavailableException when NATS did not answer
 	 */
-	LimitUsage usage(LimitDefinition limit) {
+	LimitUsage usage(LimitDefinition limit, Instant now) {
 		List<String> keys;
 		try {
 			keys = this.bucket.keys(limit.name() + ".>");
@@ -111,12 +168,28 @@ final class LimitEntries {
 		}
 		int holders = 0;
 		int waiting = 0;
+		int started = 0;
+		Instant oldest = null;
+		List<LimitUsage.KeyUsage> used = new ArrayList<>();
 		for (String entryKey : keys.subList(0, Math.min(keys.size(), MOST_KEYS_READ))) {
 			LimitState state = readEntry(limit.name(), entryKey).state();
+			state.forgetPast(limit, now);
 			holders += state.holders().size();
 			waiting += state.queue().size();
+			started += state.starts().size();
+			Instant since = state.oldestWaitingSince();
+			oldest = (since != null && (oldest == null || since.isBefore(oldest))) ? since : oldest;
+			if (!state.holders().isEmpty() || !state.queue().isEmpty() || !state.starts().isEmpty()) {
+				used.add(new LimitUsage.KeyUsage(state.key(), entryKey, state.holders().size(), state.queue().size(),
+						state.starts().size(), since));
+			}
 		}
-		return new LimitUsage(limit, keys.size(), holders, waiting);
+		used.sort(Comparator.comparingInt(LimitUsage.KeyUsage::waiting)
+			.thenComparingInt(LimitUsage.KeyUsage::holders)
+			.thenComparingInt(LimitUsage.KeyUsage::started)
+			.reversed());
+		return new LimitUsage(limit, keys.size(), holders, waiting, started, oldest,
+				List.copyOf(used.subList(0, Math.min(used.size(), LimitUsage.BUSIEST_KEYS))), now);
 	}
 
 	/** The entry of a limit's key: a digest, so any key makes a valid, fixed-length KV key. */

@@ -8,13 +8,15 @@ import java.util.List;
 /**
  * The state of one key of a limit, as its KV entry holds it (JSON, rewritten by compare-and-set): the
  * tasks holding a slot (each until its lease ends, on the server's clock), the starts within the rate
- * window, and the tasks waiting, in arrival order.
+ * window, and the tasks waiting, in arrival order; and the key as the listener or step gave it (the
+ * entry's name is its digest), for health and the dashboard.
  *
+ * @param key the key within the limit, or {@code null} in an entry written before keys were kept
  * @param holders the tasks holding a slot
  * @param starts when each task started within the current rate window
  * @param queue the tasks waiting, first come first
  */
-record LimitState(List<Holder> holders, List<Instant> starts, List<Waiter> queue) {
+record LimitState(String key, List<Holder> holders, List<Instant> starts, List<Waiter> queue) {
 
 	/** The least a waiting task sleeps before it looks again. */
 	private static final Duration SOONEST = Duration.ofMillis(100);
@@ -39,13 +41,23 @@ record LimitState(List<Holder> holders, List<Instant> starts, List<Waiter> queue
 
 	/** The state of a key nobody used yet. */
 	static LimitState empty() {
-		return new LimitState(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+		return new LimitState(null, new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
 	}
 
 	/** A copy whose lists can be changed (a state read from JSON may hold fixed ones). */
 	LimitState mutable() {
-		return new LimitState(new ArrayList<>(nonNull(this.holders)), new ArrayList<>(nonNull(this.starts)),
+		return new LimitState(this.key, new ArrayList<>(nonNull(this.holders)), new ArrayList<>(nonNull(this.starts)),
 				new ArrayList<>(nonNull(this.queue)));
+	}
+
+	/** This state as the entry of a key: the key is kept with it. */
+	LimitState of(String limitKey) {
+		return new LimitState(limitKey, this.holders, this.starts, this.queue);
+	}
+
+	/** When the first waiter arrived, or {@code null} when none waits. */
+	Instant oldestWaitingSince() {
+		return this.queue.stream().map(Waiter::since).min(Instant::compareTo).orElse(null);
 	}
 
 	private static <T> List<T> nonNull(List<T> list) {

@@ -3,19 +3,26 @@ package dev.exactlyonce.limits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.limits.spi.LimitQueueFullException;
 import dev.exactlyonce.limits.spi.LimitSession;
 import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.RecordState;
 import dev.exactlyonce.store.StoreClock;
 import dev.exactlyonce.store.StoreUnavailableException;
@@ -41,6 +48,12 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	private static final int ROUNDS = 200;
 
+	/** How many locks the keys' entries share within this instance. */
+	private static final int STRIPES = 64;
+
+	/** How long one read of the limits' usage serves health, the meters and the dashboard. */
+	static final Duration USAGE_MAX_AGE = Duration.ofSeconds(5);
+
 	private final Map<String, LimitDefinition> limits;
 
 	private final LimitEntries entries;
@@ -53,6 +66,10 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	private final LimitsMeters meters;
 
+	private final Lock[] stripes = new Lock[STRIPES];
+
+	private final UsageSnapshots usage = new UsageSnapshots(this::readUsage, USAGE_MAX_AGE);
+
 	NatsTaskLimits(Map<String, LimitDefinition> limits, LimitEntries entries, IdempotencyStore store, StoreClock clock,
 			TaskWaker waker, LimitsMeters meters) {
 		this.limits = new LinkedHashMap<>(limits);
@@ -61,6 +78,7 @@ public final class NatsTaskLimits implements TaskLimits {
 		this.clock = clock;
 		this.waker = waker;
 		this.meters = meters;
+		Arrays.setAll(this.stripes, (stripe) -> new ReentrantLock());
 	}
 
 	@Override
@@ -73,13 +91,32 @@ public final class NatsTaskLimits implements TaskLimits {
 		return this.limits.containsKey(name);
 	}
 
+	@Override
+	public Set<String> declared() {
+		return Collections.unmodifiableSet(new LinkedHashSet<>(this.limits.keySet()));
+	}
+
 	/**
-	 * How much of each limit is in use.
+	 * How much of each limit is in use, read at most once per 5 seconds (a read scans the limits' keys).
 	 * @return the usage of each declared limit, in declaration order
 	 * @throws StoreUnavailableException when NATS did not answer
 	 */
 	public List<LimitUsage> usage() {
-		return this.limits.values().stream().map(this.entries::usage).toList();
+		return this.usage.current();
+	}
+
+	/**
+	 * The usage read last, without waiting for NATS (for meters): a new read starts in the background when it
+	 * is older than 5 seconds.
+	 * @return the usage of each declared limit, or empty before the first read and when the last one failed
+	 */
+	public Optional<List<LimitUsage>> lastUsage() {
+		return this.usage.last();
+	}
+
+	private List<LimitUsage> readUsage() {
+		Instant now = this.clock.latest();
+		return this.limits.values().stream().map((limit) -> this.entries.usage(limit, now)).toList();
 	}
 
 	/**
@@ -99,8 +136,25 @@ public final class NatsTaskLimits implements TaskLimits {
 	/**
 	 * Takes a slot and a token of the key for the task, or queues it.
 	 * @return empty when the task may run, else when it should look again
+	 * @throws LimitQueueFullException when the key's queue is full: the task is not queued
 	 */
 	Optional<Instant> take(LimitDefinition limit, String key, WaitingTask task, Duration lease) {
+		Lock lock = stripe(limit, key);
+		Taken taken;
+		lock.lock();
+		try {
+			taken = takeOrQueue(limit, key, task, lease);
+		}
+		finally {
+			lock.unlock();
+		}
+		if (taken.next().isEmpty()) {
+			wakeHeads(limit, taken.written());
+		}
+		return taken.next();
+	}
+
+	private Taken takeOrQueue(LimitDefinition limit, String key, WaitingTask task, Duration lease) {
 		for (int round = 0; round < ROUNDS; round++) {
 			LimitEntries.Read read = this.entries.read(limit.name(), key);
 			LimitState state = read.state();
@@ -111,15 +165,25 @@ public final class NatsTaskLimits implements TaskLimits {
 				state.start(limit, task.storeKey(), task.token(), now.plus(lease), now);
 				if (this.entries.write(read, state)) {
 					this.meters.started(limit.name(), Duration.between(since, now));
-					wakeHeads(limit, key, state);
-					return Optional.empty();
+					return new Taken(Optional.empty(), state);
 				}
 			}
 			else {
+				if (state.place(task.storeKey()) < 0 && state.queue().size() >= limit.maxWaiting()) {
+					throw new LimitQueueFullException(limit.describe() + ": the queue of key entry '" + read.entryKey()
+							+ "' holds " + state.queue().size() + " tasks, its most (exactlyonce.limits." + limit.name()
+							+ ".max-waiting=" + limit.maxWaiting() + "), so the task at " + task.describe()
+							+ " was not queued. Fix: fewer tasks waiting on one key (a finer limit key, or publish at the "
+							+ "pace the limit allows), or raise exactlyonce.limits." + limit.name() + ".max-waiting "
+							+ "together with the NATS server's max_payload (a key's queue is one KV value, about 110 "
+							+ "bytes per waiter)");
+				}
+				boolean arrival = state.place(task.storeKey()) < 0;
 				Instant next = state.nextLook(limit, now, HEAD_START);
 				state.enqueue(task.storeKey(), now, next.plus(lease).plus(GRACE));
-				if (this.entries.write(read, state)) {
-					return Optional.of(next);
+				if (arrival ? this.entries.writeArrival(read, state, limit, task.describe())
+						: this.entries.write(read, state)) {
+					return new Taken(Optional.of(next), state);
 				}
 			}
 		}
@@ -132,20 +196,36 @@ public final class NatsTaskLimits implements TaskLimits {
 		if (limit.concurrency() == 0) {
 			return;
 		}
+		Lock lock = stripe(limit, key);
+		LimitState written = null;
+		lock.lock();
+		try {
+			written = release(limit, key, task);
+		}
+		finally {
+			lock.unlock();
+		}
+		if (written != null) {
+			wakeHeads(limit, written);
+		}
+	}
+
+	/** Removes the task's slot from the key's entry; answers what was written, or {@code null}. */
+	private LimitState release(LimitDefinition limit, String key, WaitingTask task) {
 		for (int round = 0; round < ROUNDS; round++) {
 			LimitEntries.Read read = this.entries.read(limit.name(), key);
 			LimitState state = read.state();
 			if (!state.release(task.storeKey(), task.token())) {
-				return;
+				return null;
 			}
 			tidy(limit, state, this.clock.latest());
 			if (this.entries.write(read, state)) {
-				wakeHeads(limit, key, state);
-				return;
+				return state;
 			}
 		}
 		logger.warn("The slot of " + limit.describe() + " held by the task at " + task.describe() + " was not given "
 				+ "back (its entry kept changing): it frees when its lease ends");
+		return null;
 	}
 
 	/** Resumes the task, suspended while a slot freed, when its turn has come (the releaser found it running). */
@@ -157,7 +237,7 @@ public final class NatsTaskLimits implements TaskLimits {
 		}
 	}
 
-	private void wakeHeads(LimitDefinition limit, String key, LimitState state) {
+	private void wakeHeads(LimitDefinition limit, LimitState state) {
 		for (LimitState.Waiter waiter : state.heads(state.free(limit))) {
 			wake(limit, waiter.task());
 		}
@@ -182,7 +262,7 @@ public final class NatsTaskLimits implements TaskLimits {
 				kept.add(holder);
 				continue;
 			}
-			IdempotencyRecord record = find(holder.task());
+			IdempotencyRecord record = this.store.findWithoutJournal(holder.task()).orElse(null);
 			if (record != null && record.state() == RecordState.IN_PROGRESS && holder.token().equals(record.token())
 					&& record.leaseUntil().isAfter(now)) {
 				kept.add(new LimitState.Holder(holder.task(), holder.token(), record.leaseUntil()));
@@ -196,18 +276,26 @@ public final class NatsTaskLimits implements TaskLimits {
 		state.holders().addAll(kept);
 	}
 
-	private IdempotencyRecord find(String storeKey) {
-		try {
-			return this.store.find(storeKey).orElse(null);
-		}
-		catch (JournalPartMissingException ex) {
-			return ex.record();
-		}
-	}
-
 	private static Instant waiterSince(LimitState state, String task) {
 		int place = state.place(task);
 		return (place >= 0) ? state.queue().get(place).since() : null;
+	}
+
+	/**
+	 * The lock this instance takes around a change of a key's entry: its threads then change an entry one
+	 * at a time instead of racing each other's compare-and-set (with many workers on one key, each losing
+	 * round re-reads a value that holds the whole queue). Other instances still race by compare-and-set.
+	 */
+	private Lock stripe(LimitDefinition limit, String key) {
+		return this.stripes[Math.floorMod(Objects.hash(limit.name(), key), STRIPES)];
+	}
+
+	/**
+	 * A take: when the task should look again (empty when it runs), and the state written.
+	 * @param next when to look again, or empty
+	 * @param written the key's state as written
+	 */
+	private record Taken(Optional<Instant> next, LimitState written) {
 	}
 
 	/** Resumes a task suspended at a limit. */

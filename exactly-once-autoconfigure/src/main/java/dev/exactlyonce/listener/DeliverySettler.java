@@ -3,6 +3,7 @@ package dev.exactlyonce.listener;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 
 import io.nats.client.JetStreamApiException;
@@ -11,6 +12,7 @@ import dev.exactlyonce.children.spi.ChildFailures;
 import dev.exactlyonce.deadletter.DeadLetter;
 import dev.exactlyonce.deadletter.DeadLetterException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
+import dev.exactlyonce.limits.spi.LimitQueueFullException;
 import dev.exactlyonce.listener.logging.HandlerFailureLog;
 import dev.exactlyonce.nats.HeaderEncoding;
 import dev.exactlyonce.listener.logging.OutcomeLog;
@@ -171,13 +173,24 @@ final class DeliverySettler {
 					: lastDelivery ? "handler failed on the last delivery (max-deliver reached)"
 							: "handler failed max-deliver (" + delivery.settings().maxDeliver()
 									+ ") times for this key across its copies";
-			deadLetter(delivery, reason, failure);
+			deadLetter(delivery, queueFull(failure).map((full) -> "limit queue full on the last attempt: "
+					+ full.getMessage()).orElse(reason), failure);
 			return;
 		}
 		this.failures.retried(delivery.describe(), delivery.key(), failure);
 		release(delivery, failure.getClass().getName());
 		Duration delay = shuttingDown ? Duration.ZERO : delivery.settings().retryDelayAfter(delivery.deliveryCount());
 		nak(delivery, delay, DeliveryOutcome.RETRIED);
+	}
+
+	/** The limit's full queue that made an attempt fail, so that its dead letter says so rather than "handler failed". */
+	private static Optional<LimitQueueFullException> queueFull(Throwable failure) {
+		for (Throwable cause = failure; cause != null && cause.getCause() != cause; cause = cause.getCause()) {
+			if (cause instanceof LimitQueueFullException full) {
+				return Optional.of(full);
+			}
+		}
+		return Optional.empty();
 	}
 
 	/**

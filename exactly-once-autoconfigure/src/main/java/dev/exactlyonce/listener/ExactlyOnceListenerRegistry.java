@@ -180,9 +180,13 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 		TaskLimits limits = this.interceptor.limits();
 		if (limit != null && (limits == null || !limits.declares(limit))) {
 			throw new ExactlyOnceConfigurationException("Listener " + endpoint.describe() + " runs under limit '"
-					+ limit + "', which is not declared" + ((limits == null) ? " (or durable waits are off)" : ""),
-					"Declare exactlyonce.limits." + limit + ".concurrency and/or .rate (with .per), keep "
-							+ "exactlyonce.waits.enabled=true, or fix the limit attribute of @ExactlyOnceListener.");
+					+ limit + "', which is not declared ("
+					+ ((limits == null) ? "no limit is declared under exactlyonce.limits, or durable waits are off"
+							: "declared: " + String.join(", ", limits.declared()))
+					+ ")",
+					"Declare it with exactlyonce.limits." + limit + ".concurrency and/or exactlyonce.limits." + limit
+							+ ".rate (with .per), keep exactlyonce.waits.enabled=true, or fix the limit attribute of "
+							+ "@ExactlyOnceListener.");
 		}
 	}
 

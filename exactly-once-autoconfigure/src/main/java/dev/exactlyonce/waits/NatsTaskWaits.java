@@ -69,7 +69,8 @@ public class NatsTaskWaits implements TaskWaits {
 
 	/**
 	 * Resumes a task suspended at a limit ({@code dev.exactlyonce.limits}) now rather than at its
-	 * ticket's deadline, if it still waits there.
+	 * ticket's deadline, if it still waits there (with what its WAITING record says when a stale attempt's
+	 * ticket replaced its own).
 	 * @param storeKey the task's store key
 	 * @param reason what freed up, for its audit
 	 * @throws dev.exactlyonce.store.StoreUnavailableException when the ticket, the store or the
@@ -78,8 +79,8 @@ public class NatsTaskWaits implements TaskWaits {
 	void wake(String storeKey, String reason) {
 		this.tickets.latest(storeKey).ifPresent((latest) -> {
 			WaitTicket ticket = WaitTicket.readFrom(latest.getHeaders());
-			if (ticket != null && ticket.kind() == WaitTicket.Kind.LIMIT) {
-				this.resumer.resume(ticket, latest.getHeaders(), latest.getData(), "limits", reason);
+			if (ticket != null) {
+				this.resumer.resumeAtLimit(ticket, latest.getHeaders(), latest.getData(), "limits", reason);
 			}
 		});
 	}

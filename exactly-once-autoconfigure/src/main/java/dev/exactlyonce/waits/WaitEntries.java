@@ -2,7 +2,6 @@ package dev.exactlyonce.waits;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -15,7 +14,6 @@ import tools.jackson.databind.node.ObjectNode;
 import org.springframework.core.ParameterizedTypeReference;
 
 import dev.exactlyonce.listener.StepRejectedException;
-import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
 import dev.exactlyonce.store.StepState;
 import dev.exactlyonce.waits.spi.AwaitedDecision;
@@ -186,35 +184,6 @@ final class WaitEntries {
 		catch (JacksonException ex) {
 			return Optional.empty();
 		}
-	}
-
-	/**
-	 * The wait a task is suspended at: the last STARTED entry of its journal that is a wait's.
-	 * @return the entry's name, kind and deadline, or empty when the journal has none
-	 */
-	Optional<Suspended> suspendedAt(StepJournal journal) {
-		List<StepRecord> steps = journal.steps();
-		for (int i = steps.size() - 1; i >= 0; i--) {
-			StepRecord entry = steps.get(i);
-			if (entry.state() == StepState.STARTED && entry.result() != null) {
-				JsonNode result = readResult(entry);
-				String kind = result.path(WAIT).asString(null);
-				if (kind != null) {
-					return Optional.of(new Suspended(entry.name(), WaitTicket.Kind.valueOf(kind),
-							Instant.parse(result.path(UNTIL).asString())));
-				}
-			}
-		}
-		return Optional.empty();
-	}
-
-	/**
-	 * A wait a task is suspended at.
-	 * @param name the wait's name
-	 * @param kind its kind
-	 * @param until its deadline
-	 */
-	record Suspended(String name, WaitTicket.Kind kind, Instant until) {
 	}
 
 	/**

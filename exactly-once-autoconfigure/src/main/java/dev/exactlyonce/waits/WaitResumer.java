@@ -53,7 +53,36 @@ class WaitResumer {
 	 * @throws dev.exactlyonce.operations.OperationRefusedException when the copy was not published
 	 */
 	boolean resume(WaitTicket ticket, Headers ticketHeaders, byte[] data, String sender, String reason) {
-		IdempotencyRecord record = this.store.findWithoutJournal(ticket.storeKey()).orElse(null);
+		return resume(this.store.findWithoutJournal(ticket.storeKey()).orElse(null), ticket, ticketHeaders, data, sender,
+				reason);
+	}
+
+	/**
+	 * Resumes a task suspended at a limit, from its latest ticket, which may be the ticket of an attempt
+	 * that lost its claim and published it after the waiting attempt's: the task is then resumed with
+	 * what its WAITING record says (the suspending attempt's token and wait). That cannot resume it
+	 * twice: the record is reopened by a compare-and-set on that token, which only the attempt holding
+	 * the claim wrote, once per suspension; its copy's message id ({@code <key>/resume/<token>}) is the
+	 * one its re-issued ticket would publish, which the stream stores once.
+	 * @param latest the task's latest ticket
+	 * @param ticketHeaders its headers
+	 * @param data the task's data
+	 * @param sender who freed the limit
+	 * @param reason what freed up
+	 * @return whether the task was reopened (now or before) and its copy is published
+	 */
+	boolean resumeAtLimit(WaitTicket latest, Headers ticketHeaders, byte[] data, String sender, String reason) {
+		IdempotencyRecord record = this.store.findWithoutJournal(latest.storeKey()).orElse(null);
+		WaitTicket ticket = latest;
+		if (record != null && record.state() == RecordState.WAITING && !record.token().equals(latest.token())) {
+			ticket = latest.of(record).orElse(latest);
+		}
+		return ticket.kind() == WaitTicket.Kind.LIMIT && resume(record, ticket, ticketHeaders, data, sender, reason);
+	}
+
+	private boolean resume(IdempotencyRecord found, WaitTicket ticket, Headers ticketHeaders, byte[] data, String sender,
+			String reason) {
+		IdempotencyRecord record = found;
 		if (record != null && record.state() == RecordState.WAITING && record.token().equals(ticket.token())) {
 			try {
 				record = this.store.recordOperatorAction(ticket.storeKey(), ticket.token(),

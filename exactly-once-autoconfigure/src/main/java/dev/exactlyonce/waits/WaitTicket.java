@@ -2,10 +2,12 @@ package dev.exactlyonce.waits;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Optional;
 
 import io.nats.client.impl.Headers;
 
 import dev.exactlyonce.nats.HeaderEncoding;
+import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.waits.spi.WaitSuspension;
 
 /**
@@ -28,6 +30,9 @@ record WaitTicket(String storeKey, String key, String consumer, String stream, S
 
 	/** The prefix of the ticket's own headers. */
 	static final String HEADER_PREFIX = "Exactly-Once-Wait-";
+
+	/** What separates a wait's name from its deadline in {@link #waitingFor()}. */
+	private static final String UNTIL = "' until ";
 
 	private static final String[] NAMES = { "Store-Key", "Key", "Consumer", "Stream", "Subject", "Token", "Name",
 			"Kind", "Until", "Run" };
@@ -65,7 +70,31 @@ record WaitTicket(String storeKey, String key, String consumer, String stream, S
 
 	/** What the task waits for, as its record and the logs say it. */
 	String waitingFor() {
-		return this.kind.label() + " '" + this.waitName + "' until " + this.until;
+		return this.kind.label() + " '" + this.waitName + UNTIL + this.until;
+	}
+
+	/**
+	 * This ticket as the attempt that wrote a WAITING record would have issued it: the record's token and
+	 * run, and the wait its summary names ({@link #waitingFor()}, which the suspension wrote), for every
+	 * kind of wait, a limit's too (which the journal does not name).
+	 * @param waiting the task's WAITING record
+	 * @return the ticket, or empty when the summary names no wait
+	 */
+	Optional<WaitTicket> of(IdempotencyRecord waiting) {
+		String summary = waiting.resultSummary();
+		int name = (summary != null) ? summary.indexOf(" '") : -1;
+		int until = (summary != null) ? summary.lastIndexOf(UNTIL) : -1;
+		if (name < 0 || until <= name) {
+			return Optional.empty();
+		}
+		try {
+			return Optional.of(new WaitTicket(this.storeKey, this.key, this.consumer, this.stream, this.subject,
+					waiting.token(), summary.substring(name + 2, until), Kind.of(summary.substring(0, name)),
+					Instant.parse(summary.substring(until + UNTIL.length())), waiting.run()));
+		}
+		catch (IllegalArgumentException | DateTimeParseException ex) {
+			return Optional.empty();
+		}
 	}
 
 	/** Writes this ticket's headers. */

@@ -23,10 +23,8 @@ import org.springframework.context.SmartLifecycle;
 import dev.exactlyonce.listener.logging.RateLimitedLog;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
-import dev.exactlyonce.store.JournalPartMissingException;
 import dev.exactlyonce.store.OperatorAction;
 import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StoreClock;
 
 /**
@@ -273,13 +271,9 @@ public class WaitTimer implements SmartLifecycle {
 		if (current != null && current.token().equals(record.token())) {
 			return;
 		}
-		// the journal names the wait: read whole here only, not at every look at a ticket
-		StepJournal journal = find(stale.storeKey()).filter((whole) -> whole.token().equals(record.token()))
-			.map(IdempotencyRecord::journal)
-			.orElse(StepJournal.EMPTY);
-		this.waits.entries().suspendedAt(journal).ifPresent((wait) -> {
-			WaitTicket waiting = new WaitTicket(stale.storeKey(), stale.key(), stale.consumer(), stale.stream(),
-					stale.subject(), record.token(), wait.name(), wait.kind(), wait.until(), record.run());
+		// the WAITING record names the wait the task is suspended at, of every kind: the journal names a
+		// limit's wait not at all, and an awaitAll's by the awaitAll, not by the child result it waits for
+		stale.of(record).ifPresent((waiting) -> {
 			tickets.reissue(waiting, message, message.metaData().streamSequence());
 			logger.warn("The ticket of task '" + stale.storeKey() + "' was replaced by one of an attempt that had lost "
 					+ "its claim; issued again for the waiting attempt (" + waiting.waitingFor() + ")");
@@ -318,15 +312,6 @@ public class WaitTimer implements SmartLifecycle {
 			return SHORTEST;
 		}
 		return (untilDue.compareTo(recheck) < 0) ? untilDue : recheck;
-	}
-
-	private Optional<IdempotencyRecord> find(String storeKey) {
-		try {
-			return this.store.find(storeKey);
-		}
-		catch (JournalPartMissingException ex) {
-			return Optional.ofNullable(ex.record());
-		}
 	}
 
 	private void pause() {

@@ -292,6 +292,7 @@
 			state.consumers = Object.keys(overview.consumers);
 			renderSummary(overview, exactlyOnce);
 			renderListeners(exactlyOnce);
+			renderLimits(exactlyOnce);
 			renderStates(overview);
 			fillConsumerChoice();
 			await Promise.all([renderInFlight(overview), renderWaiting(overview), renderDeadLetters(overview), renderMonthly(),
@@ -331,6 +332,56 @@
 			return [listener.consumer, listener.stream, listener.running ? 'yes' : 'no', listener.inFlight,
 				(consumer.pending !== undefined && consumer.pending !== null) ? consumer.pending : null];
 		}), 5, 'No listeners in this application.');
+	}
+
+	// A limit's row, then a row for each of its busiest keys; in use is per key, against the limit's capacity.
+	function renderLimits(exactlyOnce) {
+		const limits = exactlyOnce.limits || { declared: false, usage: [] };
+		const rows = [];
+		if (limits.error) {
+			rows.push([el('span', 'The limits could not be read: ' + limits.error, 'empty'), null, null, null, null, null]);
+		}
+		limits.usage.forEach((limit) => {
+			const window = limit.rate > 0 ? ' per ' + String(limit.per).replace(/^PT/, '').toLowerCase() : '';
+			const capacity = [];
+			if (limit.concurrency > 0) {
+				capacity.push(limit.holders + ' holding (' + limit.concurrency + ' per key)');
+			}
+			if (limit.rate > 0) {
+				capacity.push(limit.started + ' started (' + limit.rate + window + ' per key)');
+			}
+			rows.push([el('strong', limit.name), limit.kind, 'all keys (' + limit.keys + ')', capacity.join(' · '),
+				limit.waiting, age(limit.oldestWaitingSeconds)]);
+			limit.busiestKeys.forEach((key) => {
+				const inUse = [];
+				if (limit.concurrency > 0) {
+					inUse.push(key.holders + ' / ' + limit.concurrency);
+				}
+				if (limit.rate > 0) {
+					inUse.push(key.started + ' / ' + limit.rate + window);
+				}
+				const name = !key.keyKept ? el('span', key.entry + ' (key ' + key.key + ')', 'empty')
+					: el('span', key.key === '' ? '(one key for the whole limit)' : key.key, 'key');
+				name.title = key.entry;
+				rows.push(['', '', name, inUse.join(' · '), key.waiting + ' / ' + limit.maxWaiting,
+					age(key.oldestWaitingSeconds)]);
+			});
+		});
+		fill($('limits').tBodies[0], rows, 6, limits.declared ? 'No limit is in use.'
+			: 'No limit is declared (exactlyonce.limits.<name>.concurrency or .rate).');
+	}
+
+	function age(seconds) {
+		if (seconds === null || seconds === undefined) {
+			return '—';
+		}
+		if (seconds < 60) {
+			return seconds + ' s';
+		}
+		if (seconds < 3600) {
+			return Math.floor(seconds / 60) + ' min ' + (seconds % 60) + ' s';
+		}
+		return Math.floor(seconds / 3600) + ' h ' + Math.floor((seconds % 3600) / 60) + ' min';
 	}
 
 	async function renderInFlight(overview) {

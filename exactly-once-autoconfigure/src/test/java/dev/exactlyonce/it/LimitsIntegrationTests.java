@@ -6,8 +6,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.nats.client.Connection;
 import io.nats.client.KeyValue;
 import io.nats.client.Nats;
@@ -19,6 +22,8 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.core.NestedExceptionUtils;
 
+import dev.exactlyonce.actuate.ExactlyOnceMeters;
+import dev.exactlyonce.actuate.LimitDescriptor;
 import dev.exactlyonce.actuate.LimitsHealthIndicator;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.limits.DurableLimits;
@@ -120,6 +125,42 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	@Test
+	void aLimitsHoldersAndQueueAreShownByItsGaugesAndHealthAndItsWaitsTimed() throws Exception {
+		Instance a = this.instances.start("a", "test.limits.work=10s", "exactlyonce.limits.deploys.concurrency=1");
+		publishDeploy(a, "h-0", "svc-h");
+		await().atMost(Duration.ofSeconds(30)).until(() -> LimitedTaskHandler.starts("svc-h").size() == 1);
+		for (int n = 1; n < 3; n++) {
+			publishDeploy(a, "h-" + n, "svc-h");
+			awaitRecord(a, "deploys:h-" + n, RecordState.WAITING, Duration.ofSeconds(30));
+		}
+		MeterRegistry registry = a.bean(MeterRegistry.class);
+		await().atMost(Duration.ofSeconds(8)).untilAsserted(() -> {
+			assertThat(gauge(registry, ExactlyOnceMeters.LIMITS_IN_USE)).as("holders").isEqualTo(1);
+			assertThat(gauge(registry, ExactlyOnceMeters.LIMITS_WAITING)).as("queued").isEqualTo(2);
+		});
+		LimitDescriptor usage = (LimitDescriptor) a.bean(LimitsHealthIndicator.class).health().getDetails().get("deploys");
+		assertThat(usage.kind()).isEqualTo("concurrency");
+		assertThat(usage.holders()).isEqualTo(1);
+		assertThat(usage.waiting()).isEqualTo(2);
+		assertThat(usage.oldestWaitingSeconds()).isNotNull();
+		assertThat(usage.busiestKeys()).singleElement().satisfies((key) -> {
+			assertThat(key.key()).as("the key as the listener gave it").isEqualTo("svc-h");
+			assertThat(key.keyKept()).isTrue();
+			assertThat(key.entry()).isEqualTo(entryKey("deploys", "svc-h"));
+			assertThat(key.holders()).isEqualTo(1);
+			assertThat(key.waiting()).isEqualTo(2);
+		});
+		awaitRecord(a, "deploys:h-2", RecordState.COMPLETED, Duration.ofSeconds(60));
+		Timer waits = registry.get(ExactlyOnceMeters.LIMITS_WAIT).tag("limit", "deploys").timer();
+		assertThat(waits.count()).as("one sample per start").isEqualTo(3);
+		assertThat(waits.max(TimeUnit.SECONDS)).as("h-2 waited for two tasks of 10 s").isGreaterThan(15);
+	}
+
+	private static double gauge(MeterRegistry registry, String name) {
+		return registry.get(name).tag("limit", "deploys").gauge().value();
+	}
+
+	@Test
 	void aSlotWhoseHolderDiedIsFreedWhenItsLeaseEnds() throws Exception {
 		Instance a = this.instances.start("a", DEPLOYS);
 		Instant leaseEnds = Instant.now().plusSeconds(6);
@@ -131,19 +172,91 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 			KeyValue bucket = connection.keyValue(DurableLimits.BUCKET);
 			bucket.put(entryKey("deploys", "svc-d"), dead.getBytes(StandardCharsets.UTF_8));
 		}
+		LimitDescriptor seeded = (LimitDescriptor) a.bean(LimitsHealthIndicator.class).health().getDetails().get("deploys");
+		assertThat(seeded.busiestKeys()).as("an entry written before entries kept their key").singleElement()
+			.satisfies((key) -> {
+				assertThat(key.keyKept()).isFalse();
+				assertThat(key.key()).contains("its name is a digest of the key");
+				assertThat(key.entry()).isEqualTo(entryKey("deploys", "svc-d"));
+				assertThat(key.holders()).isEqualTo(2);
+			});
 		publishDeploy(a, "d-after-death", "svc-d");
 		IdempotencyRecord waiting = awaitRecord(a, "deploys:d-after-death", RecordState.WAITING, Duration.ofSeconds(30));
 		assertThat(waiting.resultSummary()).as("what the task waits for, as docs/limits.md says it")
 			.startsWith("limit 'deploys' key 'svc-d' until ");
-		Health health = a.bean(LimitsHealthIndicator.class).health();
+		Health health = await().atMost(Duration.ofSeconds(10))
+			.until(() -> a.bean(LimitsHealthIndicator.class).health(),
+					(read) -> ((LimitDescriptor) read.getDetails().get("deploys")).waiting() == 1);
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails().get("deploys")).as("the dead holders' slots, until their lease ends")
-			.isEqualTo(Map.of("concurrency", 2, "rate", 0, "keys", 1, "holders", 2, "waiting", 1));
+			.isInstanceOfSatisfying(LimitDescriptor.class, (limit) -> {
+				assertThat(limit.concurrency()).isEqualTo(2);
+				assertThat(limit.keys()).isEqualTo(1);
+				assertThat(limit.holders()).isEqualTo(2);
+			});
 		awaitRecord(a, "deploys:d-after-death", RecordState.COMPLETED, Duration.ofSeconds(30));
 		Instant completed = Instant.now();
 		assertThat(completed).as("ran after the dead holders' lease").isAfter(leaseEnds);
 		assertThat(Duration.between(leaseEnds, completed)).as("and within a few seconds of it")
 			.isLessThan(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void anArrivalBeyondTheQueueCapOfAKeyIsDeadLetteredSayingTheLimitTheQueueAndTheFix() throws Exception {
+		Instance a = this.instances.start("a", DEPLOYS, "exactlyonce.consumers.deploys.max-deliver=2",
+				"exactlyonce.consumers.deploys.retry-delay=500ms");
+		int queued = seedFullQueue("svc-full");
+		publishDeploy(a, "d-beyond", "svc-full");
+		IdempotencyRecord record = awaitRecord(a, "deploys:d-beyond", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
+		assertThat(queued).as("what one KV value of ~1 MiB holds").isGreaterThan(8000);
+		assertThat(record.resultSummary()).startsWith("limit queue full on the last attempt: limit 'deploys'")
+			.contains("key entry '" + entryKey("deploys", "svc-full") + "'")
+			.contains("holds " + queued + " tasks")
+			.contains("exactlyonce.limits.deploys.max-waiting=5000")
+			.contains("raise exactlyonce.limits.deploys.max-waiting together with the NATS server's max_payload");
+		assertThat(LimitedTaskHandler.starts("svc-full")).isEmpty();
+	}
+
+	@Test
+	void aQueueThatWouldNotFitTheServersMaxPayloadIsRefusedByNameWhateverTheCap() throws Exception {
+		Instance a = this.instances.start("a", DEPLOYS, "exactlyonce.limits.deploys.max-waiting=20000",
+				"exactlyonce.consumers.deploys.max-deliver=2", "exactlyonce.consumers.deploys.retry-delay=500ms");
+		int queued = seedFullQueue("svc-large");
+		publishDeploy(a, "d-too-large", "svc-large");
+		IdempotencyRecord record = awaitRecord(a, "deploys:d-too-large", RecordState.DEAD_LETTERED, Duration.ofSeconds(30));
+		assertThat(record.resultSummary()).startsWith("limit queue full on the last attempt: limit 'deploys'")
+			.contains("was not queued: with it, key entry '" + entryKey("deploys", "svc-large") + "'")
+			.contains("the NATS server's max_payload less 1536 bytes")
+			.contains("(" + (queued + 1) + " tasks queued, 1 holders")
+			.contains("lower exactlyonce.limits.deploys.max-waiting");
+	}
+
+	/**
+	 * Seeds a key's entry of ~1 MiB less 40 bytes: one holder (lease an hour away) and as many waiters as
+	 * fit, the most one KV value of a default server holds.
+	 * @return the waiters
+	 */
+	private int seedFullQueue(String service) throws Exception {
+		Instant later = Instant.now().plus(Duration.ofHours(1));
+		StringBuilder json = new StringBuilder("{\"holders\":[{\"task\":\"deploys:holder\",\"token\":\"t\",\"until\":\""
+				+ later + "\"}],\"starts\":[],\"queue\":[");
+		int target = 1024 * 1024 - 40;
+		int waiters = 0;
+		while (true) {
+			String waiter = ((waiters > 0) ? "," : "") + "{\"task\":\"deploys:w-" + waiters + "\",\"since\":\""
+					+ Instant.now() + "\",\"until\":\"" + later + "\"}";
+			if (json.length() + waiter.length() + 2 > target) {
+				break;
+			}
+			json.append(waiter);
+			waiters++;
+		}
+		json.append("]}");
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			connection.keyValue(DurableLimits.BUCKET)
+				.put(entryKey("deploys", service), json.toString().getBytes(StandardCharsets.UTF_8));
+		}
+		return waiters;
 	}
 
 	@Test
@@ -176,7 +289,7 @@ class LimitsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(startUpFailure(() -> this.instances.start("a")))
 			.isInstanceOf(ExactlyOnceConfigurationException.class)
 			.hasMessageContaining("LimitedTaskHandler.deploy")
-			.hasMessageContaining("limit 'deploys', which is not declared")
+			.hasMessageContaining("limit 'deploys', which is not declared (declared: calls)")
 			.hasMessageContaining("exactlyonce.limits.deploys.concurrency");
 	}
 

@@ -83,8 +83,22 @@ class LimitStateTests {
 		assertThatThrownBy(() -> new LimitDefinition("fast", 0, 5, Duration.ofMillis(10)))
 			.hasMessageContaining("exactlyonce.limits.fast.per");
 		assertThatThrownBy(() -> new LimitDefinition("bad name", 1, 0, null)).hasMessageContaining("bad name");
+		assertThatThrownBy(() -> new LimitDefinition("queue", 1, 0, null, 0))
+			.hasMessageContaining("exactlyonce.limits.queue.max-waiting is 0");
+		assertThat(new LimitDefinition("deploys", 2, 0, null).maxWaiting()).isEqualTo(LimitDefinition.DEFAULT_MAX_WAITING);
 		assertThat(new LimitDefinition("both", 2, 10, Duration.ofMinutes(1)).describe())
 			.isEqualTo("limit 'both' (concurrency 2, rate 10 per PT1M)");
+	}
+
+	@Test
+	void anEntryKeepsItsKeyAndItsOldestWaiter() {
+		LimitState state = LimitState.empty().of("checkout");
+		Instant first = Instant.parse("2026-11-29T10:00:00Z");
+		state.enqueue("t1", first, first.plusSeconds(60));
+		state.enqueue("t2", first.plusSeconds(5), first.plusSeconds(60));
+		assertThat(state.key()).isEqualTo("checkout");
+		assertThat(state.oldestWaitingSince()).isEqualTo(first);
+		assertThat(LimitState.empty().oldestWaitingSince()).isNull();
 	}
 
 }

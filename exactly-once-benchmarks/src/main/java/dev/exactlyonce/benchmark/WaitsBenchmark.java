@@ -223,13 +223,7 @@ public final class WaitsBenchmark {
 	}
 
 	private static void await(String what, IntSupplier count, int target) throws InterruptedException {
-		long deadline = System.nanoTime() + PATIENCE.toNanos();
-		while (count.getAsInt() < target) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException(what + ": " + count.getAsInt() + " of " + target + " after " + PATIENCE);
-			}
-			Thread.sleep(5);
-		}
+		Counts.await(what, count, target, PATIENCE);
 	}
 
 	private static long usedHeap() throws InterruptedException {

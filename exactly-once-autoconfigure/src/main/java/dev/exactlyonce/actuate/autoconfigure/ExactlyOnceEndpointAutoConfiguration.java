@@ -22,6 +22,7 @@ import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
 import dev.exactlyonce.autoconfigure.ExactlyOnceProperties;
 import dev.exactlyonce.autoconfigure.ReconciliationProperties;
+import dev.exactlyonce.limits.NatsTaskLimits;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.store.IdempotencyStore;
 
@@ -39,7 +40,7 @@ public final class ExactlyOnceEndpointAutoConfiguration {
 	ExactlyOnceEndpoint exactlyOnceEndpoint(Connection connection, ExactlyOnceConsumers consumers,
 			ExactlyOnceProperties properties, ExactlyOnceListenerRegistry registry, IdempotencyStore store,
 			ObjectProvider<DeadLetters> deadLetters, ObjectProvider<Reconciliations> reconciliations,
-			ObjectProvider<ReconciliationProperties> reconciliationProperties) {
+			ObjectProvider<ReconciliationProperties> reconciliationProperties, ObjectProvider<NatsTaskLimits> limits) {
 		Map<String, String> filterSubjects = new LinkedHashMap<>();
 		properties.getConsumers().forEach((name, spec) -> {
 			if (spec.getFilterSubject() != null) {
@@ -49,7 +50,7 @@ public final class ExactlyOnceEndpointAutoConfiguration {
 		String zone = reconciliationProperties.getIfAvailable(ReconciliationProperties::new).getZone();
 		return new ExactlyOnceEndpoint(connection, consumers.settings(), filterSubjects, registry, store,
 				deadLetters.getIfAvailable(() -> new DeadLetters(connection, properties.getDeadLetter().getStream())),
-				reconciliations.getIfAvailable(), ZoneId.of(zone), Clock.systemUTC());
+				reconciliations.getIfAvailable(), ZoneId.of(zone), Clock.systemUTC(), limits.getIfAvailable());
 	}
 
 }

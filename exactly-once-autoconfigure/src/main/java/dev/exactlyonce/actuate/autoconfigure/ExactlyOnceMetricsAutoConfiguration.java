@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.exactlyonce.actuate.ConsumerMetrics;
 import dev.exactlyonce.actuate.ConsumerStates;
+import dev.exactlyonce.actuate.LimitsGauges;
 import dev.exactlyonce.actuate.LimitsMetrics;
 import dev.exactlyonce.actuate.PipelineMetrics;
 import dev.exactlyonce.actuate.PublishMetrics;
@@ -27,18 +28,21 @@ import dev.exactlyonce.actuate.WaitsMetrics;
 import dev.exactlyonce.audit.Reconciliations;
 import dev.exactlyonce.autoconfigure.ExactlyOnceAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceConsumers;
+import dev.exactlyonce.autoconfigure.ExactlyOnceLimitsAutoConfiguration;
 import dev.exactlyonce.autoconfigure.ExactlyOnceOperationsAutoConfiguration;
 import dev.exactlyonce.limits.LimitsMeters;
+import dev.exactlyonce.limits.NatsTaskLimits;
 import dev.exactlyonce.operations.TaskInspector;
 import dev.exactlyonce.waits.WaitsMeters;
 
 /**
  * Auto-configures the {@code exactlyonce.*} meters when the application has a
  * {@link MeterRegistry}: pipeline outcomes and timings, store latency, publishes, consumer gauges,
- * undecodable messages, the last reconciliation, and durable waits (resumed tasks, waiting tasks).
+ * undecodable messages, the last reconciliation, durable waits (resumed tasks, waiting tasks) and limits
+ * (wait time, tasks in use and waiting).
  */
 @AutoConfiguration(after = { ExactlyOnceAutoConfiguration.class, ExactlyOnceReconciliationAutoConfiguration.class,
-		ExactlyOnceOperationsAutoConfiguration.class },
+		ExactlyOnceOperationsAutoConfiguration.class, ExactlyOnceLimitsAutoConfiguration.class },
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass({ MeterRegistry.class, Connection.class })
 @ConditionalOnBean({ MeterRegistry.class, ExactlyOnceConsumers.class })
@@ -96,6 +100,13 @@ public final class ExactlyOnceMetricsAutoConfiguration {
 		@ConditionalOnMissingBean(LimitsMeters.class)
 		LimitsMetrics exactlyOnceLimitsMetrics(MeterRegistry registry) {
 			return new LimitsMetrics(registry);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(NatsTaskLimits.class)
+		LimitsGauges exactlyOnceLimitsGauges(NatsTaskLimits limits) {
+			return new LimitsGauges(limits);
 		}
 
 		@Bean

@@ -1,6 +1,7 @@
 package dev.exactlyonce.limits.spi;
 
 import java.time.Duration;
+import java.util.Set;
 
 import dev.exactlyonce.waits.spi.WaitingTask;
 
@@ -25,5 +26,11 @@ public interface TaskLimits {
 	 * @return {@code true} when {@code exactlyonce.limits.<name>} is declared
 	 */
 	boolean declares(String name);
+
+	/**
+	 * The declared limits' names, for messages naming what could have been meant.
+	 * @return the names, in declaration order
+	 */
+	Set<String> declared();
 
 }
