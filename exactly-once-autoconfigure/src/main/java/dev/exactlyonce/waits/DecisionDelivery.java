@@ -33,8 +33,11 @@ public final class DecisionDelivery {
 
 	private final Clock clock;
 
+	private final WaitObserver observer;
+
 	DecisionDelivery(IdempotencyStore store, WaitDecisions decisions, WaitTickets tickets, WaitResumer resumer,
-			WaitEntries entries, Clock clock) {
+			WaitEntries entries, Clock clock, WaitObserver observer) {
+		this.observer = observer;
 		this.store = store;
 		this.decisions = decisions;
 		this.tickets = tickets;
@@ -82,6 +85,7 @@ public final class DecisionDelivery {
 		WaitDecision signal = WaitDecision.signal(id, json, sender, reason, this.clock.instant());
 		WaitDecision stored = this.decisions.decide(waitKey, signal);
 		if (stored.equals(signal)) {
+			this.observer.onPoint(WaitPoint.DECISION_STORED, storeKey, name);
 			return afterStored(storeKey, current, name, stored);
 		}
 		if (!stored.isSignal(id)) {
@@ -160,8 +164,10 @@ public final class DecisionDelivery {
 			if (!ticket.waitName().equals(name)) {
 				return SignalOutcome.BUFFERED;
 			}
-			this.resumer.resume(ticket, ticketMessage.getHeaders(), ticketMessage.getData(), stored.sender(),
-					stored.describe(name));
+			if (this.resumer.reopen(ticket, stored.sender(), stored.describe(name))) {
+				this.observer.onPoint(WaitPoint.RESUME_RECORDED, storeKey, name);
+				this.resumer.publish(ticket, ticketMessage.getHeaders(), ticketMessage.getData());
+			}
 			return SignalOutcome.RESUMED;
 		}
 		return after.journal().find(name).filter((entry) -> entry.state() == StepState.STARTED).isPresent()

@@ -55,6 +55,23 @@ class WaitResumer {
 	 * @throws dev.exactlyonce.operations.OperationRefusedException when the copy was not published
 	 */
 	boolean resume(WaitTicket ticket, Headers ticketHeaders, byte[] data, String sender, String reason) {
+		if (!reopen(ticket, sender, reason)) {
+			return false;
+		}
+		publish(ticket, ticketHeaders, data);
+		return true;
+	}
+
+	/**
+	 * Reopens the task of a ticket with a {@code RESUME} entry, if it still waits where the ticket
+	 * says.
+	 * @param ticket the ticket
+	 * @param sender who ended the wait
+	 * @param reason what ended it
+	 * @return whether the task is reopened (now or before) and has not run since: its copy is due
+	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store did not answer
+	 */
+	boolean reopen(WaitTicket ticket, String sender, String reason) {
 		IdempotencyRecord record = find(ticket.storeKey()).orElse(null);
 		if (record != null && record.state() == RecordState.WAITING && record.token().equals(ticket.token())) {
 			try {
@@ -68,15 +85,23 @@ class WaitResumer {
 				record = find(ticket.storeKey()).orElse(null);
 			}
 		}
-		if (record == null || record.pendingReopen().filter((action) -> action.kind() == OperatorAction.Kind.RESUME)
-			.isEmpty()) {
-			return false;
-		}
+		return record != null && record.pendingReopen()
+			.filter((action) -> action.kind() == OperatorAction.Kind.RESUME)
+			.isPresent();
+	}
+
+	/**
+	 * Publishes the copy of a reopened task as {@code <key>/resume/<token>} (stored once).
+	 * @param ticket the ticket
+	 * @param ticketHeaders the ticket's headers (the task's, with the ticket's)
+	 * @param data the task's data
+	 * @throws dev.exactlyonce.operations.OperationRefusedException when the copy was not published
+	 */
+	void publish(WaitTicket ticket, Headers ticketHeaders, byte[] data) {
 		Headers headers = new Headers(ticketHeaders);
 		WaitTicket.removeFrom(headers);
 		this.republisher.publish(headers, data, ticket.subject(), ticket.stream(), ticket.key(),
 				ticket.key() + "/resume/" + ticket.token());
-		return true;
 	}
 
 	private Optional<IdempotencyRecord> find(String storeKey) {

@@ -52,6 +52,19 @@ final class RowRun {
 
 	private static final long STATE_POLL_MILLIS = 200;
 
+	/**
+	 * The durable waits' {@code recheck-interval} in their rows (10 min by default): the longest a
+	 * task waits for the timer's next look when the instance that took its signal died before
+	 * publishing its copy.
+	 */
+	static final Duration WAIT_RECHECK = Duration.ofSeconds(5);
+
+	/**
+	 * What a waits' row allows beyond {@link #WAIT_RECHECK} between a signal taken and its task no
+	 * longer listed waiting: the timer's look and the driver's own look on a loaded machine.
+	 */
+	private static final Duration WAIT_RECHECK_SLACK = Duration.ofSeconds(5);
+
 	/** How long a delivery of a {@link Fault#ZOMBIE_AT_POINT} row waits at the point to be frozen. */
 	private static final Duration STALL = Duration.ofSeconds(1);
 
@@ -284,6 +297,7 @@ final class RowRun {
 		if (this.row.waits()) {
 			properties.put("server.address", "127.0.0.1");
 			properties.put("management.endpoint.exactlyonceops.access", "unrestricted");
+			properties.put("exactlyonce.waits.recheck-interval", WAIT_RECHECK.toMillis() + "ms");
 		}
 		properties.put("exactlyonce.nats.servers", String.join(",", this.nats.urls()));
 		properties.put("exactlyonce.nats.reconnect-wait", "500ms");
@@ -775,7 +789,8 @@ final class RowRun {
 	private void checkSideEffects(SideEffects sideEffects, Map<String, String> deadLetters, int tasks) {
 		if (this.signals != null) {
 			WaitVerdict waits = new WaitVerdict(this.signals, sideEffects, deadLetters, java.util.stream.IntStream
-				.range(0, tasks).mapToObj((i) -> TaskPublisher.taskId(this.prefix, i)).toList());
+				.range(0, tasks).mapToObj((i) -> TaskPublisher.taskId(this.prefix, i)).toList(),
+					WAIT_RECHECK.plus(WAIT_RECHECK_SLACK), this.row.signalsResumeOnly());
 			this.unexpected.addAll(waits.failures());
 			this.notes.add(waits.note(this.signals));
 		}
@@ -821,6 +836,12 @@ final class RowRun {
 		}
 		if (this.row.fault() == Fault.CLUSTER_NODE_KILL) {
 			this.notes.add(this.tasksWhileNodeDown + " task(s) completed while a node was down");
+		}
+		if (this.row == FaultRow.WAIT_KILL_AFTER_SIGNAL) {
+			List<String> halts = Evidence.chaosHalts(this.slots);
+			long beforeResume = halts.stream().filter((line) -> line.startsWith("signal-taken/decision-stored ")).count();
+			this.notes.add(beforeResume + " halt(s) after the decision was stored (task not reopened), "
+					+ (halts.size() - beforeResume) + " after its RESUME entry (copy not published)");
 		}
 		if (this.row.fault() == Fault.CLOCK_SKEW) {
 			int ahead = Evidence.ledgerLines(List.of(this.slots.get(0)));

@@ -44,8 +44,8 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 	 * waits' rows (their consumers run the servlet stack for the signals).
 	 */
 	static final Set<FaultRow> NOT_IN_SHORT = EnumSet.of(FaultRow.FIRESTORE_STALL, FaultRow.PARTITION_DEAD_LETTER,
-			FaultRow.WAIT_KILL_BEFORE_ACK, FaultRow.WAIT_KILL_WHILE_WAITING, FaultRow.WAIT_NATS_RESTART,
-			FaultRow.WAIT_STORE_OUTAGE);
+			FaultRow.WAIT_KILL_BEFORE_ACK, FaultRow.WAIT_KILL_WHILE_WAITING, FaultRow.WAIT_KILL_AFTER_SIGNAL,
+			FaultRow.WAIT_NATS_RESTART, FaultRow.WAIT_STORE_OUTAGE);
 
 	/**
 	 * A few hundred tasks, a few injections per row: the CI version. {@code CLUSTER_NODE_KILL} is

@@ -4,7 +4,7 @@ import dev.exactlyonce.listener.PipelinePoint;
 
 /**
  * Where the chaos observer halts the process. Most points are {@link PipelinePoint}s; two are
- * approximations of moments the pipeline does not report.
+ * approximations of moments the pipeline does not report, and one is in the durable waits.
  */
 public enum ChaosPoint {
 
@@ -57,7 +57,17 @@ public enum ChaosPoint {
 	 * The handler stopped at a durable wait (the marketing agent's approval) and the task is suspended:
 	 * its wait's ticket and {@code WAITING} record are written, the ack was not sent.
 	 */
-	SUSPENDED(PipelinePoint.SUSPENDED);
+	SUSPENDED(PipelinePoint.SUSPENDED),
+
+	/**
+	 * In the instance that took a signal (the approval), after the signal was stored as its wait's
+	 * decision and before the task's copy is published: at
+	 * {@link dev.exactlyonce.waits.WaitPoint#DECISION_STORED} (the task not reopened yet) or
+	 * {@link dev.exactlyonce.waits.WaitPoint#RESUME_RECORDED} (reopened, its copy not published),
+	 * which of the two chosen at random each time. Not a pipeline point: decided in
+	 * {@link dev.exactlyonce.waits.WaitObserver#onPoint}.
+	 */
+	SIGNAL_TAKEN(null);
 
 	private final PipelinePoint trigger;
 
@@ -67,7 +77,7 @@ public enum ChaosPoint {
 
 	/**
 	 * The pipeline point at which this chaos point is decided.
-	 * @return the pipeline point, {@code null} for {@link #STEP_DONE}
+	 * @return the pipeline point, {@code null} for {@link #STEP_DONE} and {@link #SIGNAL_TAKEN}
 	 */
 	public PipelinePoint trigger() {
 		return this.trigger;
