@@ -140,6 +140,8 @@ final class RowRun {
 
 	private WaitKills waitKills;
 
+	private RestartTrace restarts;
+
 	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, PostgresDatabase database, Path directory,
 			Log log, long seed) {
 		this.row = row;
@@ -172,6 +174,7 @@ final class RowRun {
 					: (this.namespace != null) ? NatsEnvironment.singleOnAllAddresses() : NatsEnvironment.single();
 			this.connection = this.nats.connect();
 			this.deadLetters = new Evidence.DeadLetters(this.connection);
+			this.restarts = new RestartTrace(this.connection, TaskPublisher.STREAM, CONSUMER, this.log);
 			this.nats.awaitJetStream(this.connection, Duration.ofSeconds(60));
 			this.common = commonProperties();
 			for (int i = 1; i <= this.profile.consumers(); i++) {
@@ -526,7 +529,10 @@ final class RowRun {
 		switch (this.row.fault()) {
 			case ZOMBIE -> injectZombie();
 			case ZOMBIE_AT_POINT -> freezeStalled();
-			case NATS_RESTART -> restartNats();
+			case NATS_RESTART -> {
+				this.restarts.poll();
+				restartNats();
+			}
 			case WAIT_KILL -> {
 				if (this.workRemaining && this.waitKills.poll(this.slots, this.signals.lastWaiting(),
 						Evidence.ledgerLines(this.slots))) {
@@ -610,8 +616,10 @@ final class RowRun {
 				|| progress <= this.lastProgress) {
 			return;
 		}
+		this.restarts.beforeKill(this.injections + 1);
 		this.nats.restartServer();
 		this.injections++;
+		this.restarts.restarted(this.injections);
 		this.lastProgress = progress;
 		this.nextInjectionAt = now + 1_000_000_000L;
 	}
@@ -825,6 +833,11 @@ final class RowRun {
 		if (ackRaces > 0) {
 			int confirmedFirst = Evidence.consoleLinesContaining(this.slots, "ack confirmed first: true");
 			this.notes.add(confirmedFirst + " of " + ackRaces + " halts came after the ack was confirmed");
+		}
+		int gone = Evidence.consoleLinesContaining(this.slots, "ran out of deliveries but is no longer in the stream");
+		if (gone > 0) {
+			this.notes.add(gone + " message(s) ran out of deliveries while no longer in the stream (MAX_DELIVERIES "
+					+ "advisories of sequences the stream had removed)");
 		}
 		int ackUnconfirmed = Evidence.consoleLinesContaining(this.slots, "not confirmed (");
 		if (ackUnconfirmed > 0) {
