@@ -81,6 +81,7 @@ public class TestInstances implements AutoCloseable {
 			.initializers((ctx) -> {
 				ctx.getBeanFactory().registerSingleton("ledger", this.ledger);
 				ctx.getBeanFactory().registerSingleton("pipelineRecorder", recorder);
+				ctx.getBeanFactory().registerSingleton("waitPointRecorder", new WaitPointRecorder());
 				ctx.getBeanFactory().addBeanPostProcessor(storeFaults);
 			})
 			.run();

@@ -837,7 +837,10 @@ final class RowRun {
 		int gone = Evidence.consoleLinesContaining(this.slots, "ran out of deliveries but is no longer in the stream");
 		if (gone > 0) {
 			this.notes.add(gone + " message(s) ran out of deliveries while no longer in the stream (MAX_DELIVERIES "
-					+ "advisories of sequences the stream had removed)");
+					+ "advisories of sequences the stream had removed"
+					+ (ClusterSupport.keepsPendingOfRemovedMessages() ? ": nats-server " + ClusterSupport.installedVersion()
+							+ " kept each ack-pending, holding a max-ack-pending slot, for max-deliver x ack-wait after a "
+							+ "restart; fixed in 2.11.0, docs/compatibility.md)" : ")"));
 		}
 		int ackUnconfirmed = Evidence.consoleLinesContaining(this.slots, "not confirmed (");
 		if (ackUnconfirmed > 0) {
