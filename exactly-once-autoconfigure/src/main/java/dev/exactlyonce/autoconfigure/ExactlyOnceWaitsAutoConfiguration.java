@@ -19,8 +19,8 @@ import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.waits.DurableWaits;
 import dev.exactlyonce.waits.ExactlyOnceSignals;
-import dev.exactlyonce.waits.WaitTimer;
 import dev.exactlyonce.waits.WaitObserver;
+import dev.exactlyonce.waits.WaitTimer;
 import dev.exactlyonce.waits.WaitsMeters;
 
 /**
