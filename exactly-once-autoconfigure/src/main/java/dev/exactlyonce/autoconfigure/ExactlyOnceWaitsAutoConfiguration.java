@@ -19,6 +19,7 @@ import dev.exactlyonce.publish.ExactlyOncePublisher;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.waits.DurableWaits;
 import dev.exactlyonce.waits.ExactlyOnceSignals;
+import dev.exactlyonce.waits.WaitObserver;
 import dev.exactlyonce.waits.WaitTimer;
 import dev.exactlyonce.waits.WaitsMeters;
 
@@ -37,7 +38,7 @@ public final class ExactlyOnceWaitsAutoConfiguration {
 	@ConditionalOnMissingBean
 	DurableWaits exactlyOnceDurableWaits(Connection connection, IdempotencyStore store, OperatedConsumers consumers,
 			ObjectProvider<JsonMapper> jsonMapper, ExactlyOnceProperties properties, ExactlyOnceListenerRegistry registry,
-			ObjectProvider<WaitsMeters> meters) {
+			ObjectProvider<WaitsMeters> meters, ObjectProvider<WaitObserver> observers) {
 		JetStreamRequirement.check(connection);
 		WaitsProperties waits = properties.getWaits();
 		DurableWaits durableWaits = StartupRetry.call("Provisioning the durable waits' bucket, stream and consumer",
@@ -46,7 +47,8 @@ public final class ExactlyOnceWaitsAutoConfiguration {
 						waits.toSettings(properties.getNats().getRequestTimeout(),
 								properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE),
 						properties.getStore().getCompletedTtl().plus(waits.keptLonger()),
-						properties.getSteps().getMaxResultSize().toBytes(), meters.getIfAvailable(() -> WaitsMeters.NONE)));
+						properties.getSteps().getMaxResultSize().toBytes(), meters.getIfAvailable(() -> WaitsMeters.NONE),
+						observers.orderedStream().toList()));
 		registry.useWaits(durableWaits.taskWaits());
 		return durableWaits;
 	}

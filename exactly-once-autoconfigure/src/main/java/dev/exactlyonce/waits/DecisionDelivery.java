@@ -33,8 +33,11 @@ public final class DecisionDelivery {
 
 	private final Clock clock;
 
+	private final WaitObserver observer;
+
 	DecisionDelivery(IdempotencyStore store, WaitDecisions decisions, WaitTickets tickets, WaitResumer resumer,
-			WaitEntries entries, Clock clock) {
+			WaitEntries entries, Clock clock, WaitObserver observer) {
+		this.observer = observer;
 		this.store = store;
 		this.decisions = decisions;
 		this.tickets = tickets;
@@ -106,6 +109,7 @@ public final class DecisionDelivery {
 		}
 		stored.run();
 		if (decided.equals(signal)) {
+			this.observer.onPoint(WaitPoint.DECISION_STORED, storeKey, name);
 			return afterStored(storeKey, current, name, decided);
 		}
 		// sent again (its first sending may have failed after storing it): resume the task if it still waits
@@ -182,8 +186,10 @@ public final class DecisionDelivery {
 			if (!ticket.waitName().equals(name)) {
 				return SignalOutcome.BUFFERED;
 			}
-			this.resumer.resume(ticket, ticketMessage.getHeaders(), ticketMessage.getData(), stored.sender(),
-					stored.describe(name));
+			if (this.resumer.reopen(ticket, stored.sender(), stored.describe(name))) {
+				this.observer.onPoint(WaitPoint.RESUME_RECORDED, storeKey, name);
+				this.resumer.publish(ticket, ticketMessage.getHeaders(), ticketMessage.getData());
+			}
 			return SignalOutcome.RESUMED;
 		}
 		return find(storeKey).filter((record) -> record.run() == run)

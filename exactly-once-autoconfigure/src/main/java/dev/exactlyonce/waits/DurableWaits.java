@@ -3,6 +3,7 @@ package dev.exactlyonce.waits;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -49,11 +50,13 @@ public final class DurableWaits {
 	 * @param keepFor how long decisions and tickets are kept: {@code completed-ttl} plus the longest wait
 	 * @param maxPayloadBytes the largest signal payload ({@code exactlyonce.steps.max-result-size})
 	 * @param meters told of resumptions
+	 * @param observers told when a decision's delivery reaches a {@link WaitPoint}, in order
 	 * @return the waits
 	 * @throws IllegalStateException when NATS refused or did not answer
 	 */
 	public static DurableWaits open(Connection connection, IdempotencyStore store, OperatedConsumers consumers,
-			JsonMapper mapper, WaitsSettings settings, Duration keepFor, long maxPayloadBytes, WaitsMeters meters) {
+			JsonMapper mapper, WaitsSettings settings, Duration keepFor, long maxPayloadBytes, WaitsMeters meters,
+			List<WaitObserver> observers) {
 		KeyValue bucket = LockedKvBucket.open(connection, new LockedKvBucket.Spec(settings.bucket(),
 				"exactlyonce.waits.bucket", "exactly-once: what ended each durable wait (a signal, or its timeout)",
 				keepFor, settings.requestTimeout(), settings.create(),
@@ -71,9 +74,17 @@ public final class DurableWaits {
 		WaitResumer resumer = new WaitResumer(store, new Republisher(connection), clock, meters);
 		NatsTaskWaits taskWaits = new NatsTaskWaits(settings, decisions, tickets, resumer, mapper,
 				new MeasuredStoreClock(clock, new NatsKvServerTime(bucket)));
-		DecisionDelivery delivery = new DecisionDelivery(store, decisions, tickets, resumer, new WaitEntries(mapper), clock);
+		DecisionDelivery delivery = new DecisionDelivery(store, decisions, tickets, resumer, new WaitEntries(mapper), clock,
+				observed(observers));
 		ExactlyOnceSignals signals = new ExactlyOnceSignals(consumers, delivery, mapper, maxPayloadBytes);
 		return new DurableWaits(taskWaits, signals, delivery, new WaitTimer(connection, store, taskWaits, resumer, consumers::declares));
+	}
+
+	/** One observer telling every one of {@code observers} in order. */
+	private static WaitObserver observed(List<WaitObserver> observers) {
+		List<WaitObserver> all = List.copyOf(observers);
+		return all.isEmpty() ? WaitObserver.NONE
+				: (point, storeKey, name) -> all.forEach((observer) -> observer.onPoint(point, storeKey, name));
 	}
 
 	/**

@@ -53,8 +53,11 @@ class WaitResumer {
 	 * @throws dev.exactlyonce.operations.OperationRefusedException when the copy was not published
 	 */
 	boolean resume(WaitTicket ticket, Headers ticketHeaders, byte[] data, String sender, String reason) {
-		return resume(this.store.findWithoutJournal(ticket.storeKey()).orElse(null), ticket, ticketHeaders, data, sender,
-				reason);
+		if (!reopen(ticket, sender, reason)) {
+			return false;
+		}
+		publish(ticket, ticketHeaders, data);
+		return true;
 	}
 
 	/**
@@ -77,11 +80,27 @@ class WaitResumer {
 		if (record != null && record.state() == RecordState.WAITING && !record.token().equals(latest.token())) {
 			ticket = latest.of(record).orElse(latest);
 		}
-		return ticket.kind() == WaitTicket.Kind.LIMIT && resume(record, ticket, ticketHeaders, data, sender, reason);
+		if (ticket.kind() != WaitTicket.Kind.LIMIT || !reopen(record, ticket, sender, reason)) {
+			return false;
+		}
+		publish(ticket, ticketHeaders, data);
+		return true;
 	}
 
-	private boolean resume(IdempotencyRecord found, WaitTicket ticket, Headers ticketHeaders, byte[] data, String sender,
-			String reason) {
+	/**
+	 * Reopens the task of a ticket with a {@code RESUME} entry, if it still waits where the ticket
+	 * says.
+	 * @param ticket the ticket
+	 * @param sender who ended the wait
+	 * @param reason what ended it
+	 * @return whether the task is reopened (now or before) and has not run since: its copy is due
+	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store did not answer
+	 */
+	boolean reopen(WaitTicket ticket, String sender, String reason) {
+		return reopen(this.store.findWithoutJournal(ticket.storeKey()).orElse(null), ticket, sender, reason);
+	}
+
+	private boolean reopen(IdempotencyRecord found, WaitTicket ticket, String sender, String reason) {
 		IdempotencyRecord record = found;
 		if (record != null && record.state() == RecordState.WAITING && record.token().equals(ticket.token())) {
 			try {
@@ -95,15 +114,23 @@ class WaitResumer {
 				record = this.store.findWithoutJournal(ticket.storeKey()).orElse(null);
 			}
 		}
-		if (record == null || record.pendingReopen().filter((action) -> action.kind() == OperatorAction.Kind.RESUME)
-			.isEmpty()) {
-			return false;
-		}
+		return record != null && record.pendingReopen()
+			.filter((action) -> action.kind() == OperatorAction.Kind.RESUME)
+			.isPresent();
+	}
+
+	/**
+	 * Publishes the copy of a reopened task as {@code <key>/resume/<token>} (stored once).
+	 * @param ticket the ticket
+	 * @param ticketHeaders the ticket's headers (the task's, with the ticket's)
+	 * @param data the task's data
+	 * @throws dev.exactlyonce.operations.OperationRefusedException when the copy was not published
+	 */
+	void publish(WaitTicket ticket, Headers ticketHeaders, byte[] data) {
 		Headers headers = new Headers(ticketHeaders);
 		WaitTicket.removeFrom(headers);
 		this.republisher.publish(headers, data, ticket.subject(), ticket.stream(), ticket.key(),
 				ticket.key() + "/resume/" + ticket.token());
-		return true;
 	}
 
 }

@@ -42,10 +42,7 @@ class ReplacedWaitTicketIntegrationTests extends NatsIntegrationTestSupport {
 
 	@Override
 	protected void configure(TestInstances instances) {
-		instances.with("test.waits.enabled", "true")
-			.with("exactlyonce.consumers.approvals.stream", "TASKS")
-			.with("exactlyonce.consumers.approvals.filter-subject", "agents.approvals.tasks.>")
-			.with("exactlyonce.waits.recheck-interval", "1s");
+		instances.withApprovals();
 	}
 
 	@Test

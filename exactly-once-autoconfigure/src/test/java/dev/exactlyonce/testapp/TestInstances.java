@@ -52,6 +52,17 @@ public class TestInstances implements AutoCloseable {
 	}
 
 	/**
+	 * Enables the listener that waits durably on consumer {@code approvals} ({@link ApprovalTaskHandler}),
+	 * its tasks on subjects {@code agents.approvals.tasks.>} of stream {@code TASKS}, the waits' timer
+	 * looking again every second.
+	 */
+	public TestInstances withApprovals() {
+		return with("test.waits.enabled", "true").with("exactlyonce.consumers.approvals.stream", "TASKS")
+			.with("exactlyonce.consumers.approvals.filter-subject", "agents.approvals.tasks.>")
+			.with("exactlyonce.waits.recheck-interval", "1s");
+	}
+
+	/**
 	 * Enables the transactional listener on consumer {@code posts} ({@link TransactionalPostHandler})
 	 * with the JDBC store, whose table it creates; the test names the DataSource.
 	 */
@@ -81,6 +92,7 @@ public class TestInstances implements AutoCloseable {
 			.initializers((ctx) -> {
 				ctx.getBeanFactory().registerSingleton("ledger", this.ledger);
 				ctx.getBeanFactory().registerSingleton("pipelineRecorder", recorder);
+				ctx.getBeanFactory().registerSingleton("waitPointRecorder", new WaitPointRecorder());
 				ctx.getBeanFactory().addBeanPostProcessor(storeFaults);
 			})
 			.run();

@@ -48,6 +48,18 @@ final class ClusterSupport {
 				+ "run the row on a newer server (NATS_SERVER_BIN; .ci/run does on Debian sid's)";
 	}
 
+	/**
+	 * Whether this machine's nats-server keeps a consumer's pending entry of a message its stream
+	 * removed (a kill -9 left the consumer's state behind the stream's) until the entry runs out of
+	 * deliveries, holding a {@code max-ack-pending} slot for {@code max-deliver x ack-wait}: releases
+	 * before 2.11.0 (nats-server commit 090fd6494, "Consumer slowdown when redelivering deleted
+	 * message"); docs/compatibility.md.
+	 * @return whether it is older than 2.11.0
+	 */
+	static boolean keepsPendingOfRemovedMessages() {
+		return new ServerInfo("INFO {\"version\":\"" + installedVersion() + "\"}").isOlderThanVersion("2.11.0");
+	}
+
 	/** The version {@code nats-server --version} prints, read once. */
 	static synchronized String installedVersion() {
 		if (installed == null) {

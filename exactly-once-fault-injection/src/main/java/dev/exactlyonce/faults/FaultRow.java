@@ -162,6 +162,16 @@ public enum FaultRow {
 			+ "signals sent to a live consumer's operations endpoint (retried with the same id)", Fault.WAIT_KILL, null),
 
 	/**
+	 * Durable waits: the consumer JVM that took an approval signal (through its operations endpoint)
+	 * halted after the signal is stored as its wait's decision and before the task's copy is
+	 * published (before or after its RESUME entry, at random); the sender gets no answer and sends it
+	 * again with its id, and the task resumes by that or by the timer's next look.
+	 */
+	WAIT_KILL_AFTER_SIGNAL("durable waits: kill -9 of the consumer that took the approval signal, after the signal "
+			+ "is stored as the wait's decision, before the task's copy is published (before or after its RESUME "
+			+ "entry), recheck-interval 5 s", Fault.CHAOS, "signal-taken", "retry"),
+
+	/**
 	 * Durable waits: the nats-server (also the NATS KV store, the waits' tickets and decisions) killed
 	 * and restarted while tasks wait and signals arrive; a signal answered 503 is sent again with its id.
 	 */
@@ -305,11 +315,21 @@ public enum FaultRow {
 	}
 
 	/**
+	 * Whether every signal taken must be answered {@code RESUMED} or {@code DUPLICATE}: the driver
+	 * signals only tasks listed {@code WAITING}, so in a row whose fault never reopens a task behind
+	 * its back a {@code BUFFERED} is wrong.
+	 */
+	public boolean signalsResumeOnly() {
+		return this == WAIT_KILL_AFTER_SIGNAL;
+	}
+
+	/**
 	 * Whether the marketing agent waits for its approval signal in this row, sent by the
 	 * {@link SignallingDriver} (a fixed share rejected), and the {@link WaitVerdict} judges it.
 	 */
 	public boolean waits() {
-		return this == WAIT_KILL_BEFORE_ACK || this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART || this == WAIT_STORE_OUTAGE;
+		return this == WAIT_KILL_BEFORE_ACK || this == WAIT_KILL_WHILE_WAITING || this == WAIT_KILL_AFTER_SIGNAL
+				|| this == WAIT_NATS_RESTART || this == WAIT_STORE_OUTAGE;
 	}
 
 	/**
@@ -384,7 +404,8 @@ public enum FaultRow {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
 				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
 				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY || this == SIGTERM_IN_COMMIT
-				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING || killsOtherConsumers();
+				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING
+				|| this == WAIT_KILL_AFTER_SIGNAL || killsOtherConsumers();
 	}
 
 	/**
@@ -421,11 +442,12 @@ public enum FaultRow {
 	 * Whether the row can call the model twice for a task (and so commit a later draft): a zombie
 	 * paused (or cut off) inside the draft step past its lease, whose step is run again by another
 	 * instance, or a JVM killed at a moment of the driver's choosing ({@link Fault#WAIT_KILL}) after
-	 * its model call and before the step's DONE record.
+	 * its model call and before the step's DONE record, or halted while it served a signal
+	 * ({@link #WAIT_KILL_AFTER_SIGNAL}: another handler of that JVM may be anywhere).
 	 */
 	public boolean mayRepeatModelCall() {
 		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL
-				|| this == CHILD_KILL_PARENT_FANOUT;
+				|| this == CHILD_KILL_PARENT_FANOUT || this == WAIT_KILL_AFTER_SIGNAL;
 	}
 
 	/**

@@ -68,6 +68,19 @@ final class RowRun {
 
 	private static final long STATE_POLL_MILLIS = 200;
 
+	/**
+	 * The durable waits' {@code recheck-interval} in their rows (10 min by default): the longest a
+	 * task waits for the timer's next look when the instance that took its signal died before
+	 * publishing its copy.
+	 */
+	static final Duration WAIT_RECHECK = Duration.ofSeconds(5);
+
+	/**
+	 * What a waits' row allows beyond {@link #WAIT_RECHECK} between a signal taken and its task no
+	 * longer listed waiting: the timer's look and the driver's own look on a loaded machine.
+	 */
+	private static final Duration WAIT_RECHECK_SLACK = Duration.ofSeconds(5);
+
 	/** How long a delivery of a {@link Fault#ZOMBIE_AT_POINT} row waits at the point to be frozen. */
 	private static final Duration STALL = Duration.ofSeconds(1);
 
@@ -143,6 +156,8 @@ final class RowRun {
 
 	private WaitKills waitKills;
 
+	private RestartTrace restarts;
+
 	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, PostgresDatabase database, Path directory,
 			Log log, long seed) {
 		this.row = row;
@@ -175,6 +190,7 @@ final class RowRun {
 					: (this.namespace != null) ? NatsEnvironment.singleOnAllAddresses() : NatsEnvironment.single();
 			this.connection = this.nats.connect();
 			this.deadLetters = new Evidence.DeadLetters(this.connection);
+			this.restarts = new RestartTrace(this.connection, TaskPublisher.STREAM, CONSUMER, this.log);
 			this.nats.awaitJetStream(this.connection, Duration.ofSeconds(60));
 			this.common = commonProperties();
 			for (int i = 1; i <= this.profile.consumers(); i++) {
@@ -304,6 +320,7 @@ final class RowRun {
 		if (this.row.waits()) {
 			properties.put("server.address", "127.0.0.1");
 			properties.put("management.endpoint.exactlyonceops.access", "unrestricted");
+			properties.put("exactlyonce.waits.recheck-interval", WAIT_RECHECK.toMillis() + "ms");
 		}
 		properties.put("exactlyonce.nats.servers", String.join(",", this.nats.urls()));
 		properties.put("exactlyonce.nats.reconnect-wait", "500ms");
@@ -568,7 +585,10 @@ final class RowRun {
 		switch (this.row.fault()) {
 			case ZOMBIE -> injectZombie();
 			case ZOMBIE_AT_POINT -> freezeStalled();
-			case NATS_RESTART -> restartNats();
+			case NATS_RESTART -> {
+				this.restarts.poll();
+				restartNats();
+			}
 			case WAIT_KILL -> {
 				if (this.workRemaining && this.waitKills.poll(this.slots, this.signals.lastWaiting(),
 						Evidence.ledgerLines(this.slots))) {
@@ -652,8 +672,10 @@ final class RowRun {
 				|| progress <= this.lastProgress) {
 			return;
 		}
+		this.restarts.beforeKill(this.injections + 1);
 		this.nats.restartServer();
 		this.injections++;
+		this.restarts.restarted(this.injections);
 		this.lastProgress = progress;
 		this.nextInjectionAt = now + 1_000_000_000L;
 	}
@@ -842,7 +864,8 @@ final class RowRun {
 			return;
 		}
 		if (this.signals != null) {
-			WaitVerdict waits = new WaitVerdict(this.signals, sideEffects, deadLetters, taskIds);
+			WaitVerdict waits = new WaitVerdict(this.signals, sideEffects, deadLetters, taskIds,
+					WAIT_RECHECK.plus(WAIT_RECHECK_SLACK), this.row.signalsResumeOnly());
 			this.unexpected.addAll(waits.failures());
 			this.notes.add(waits.note(this.signals));
 		}
@@ -878,6 +901,14 @@ final class RowRun {
 			int confirmedFirst = Evidence.consoleLinesContaining(this.slots, "ack confirmed first: true");
 			this.notes.add(confirmedFirst + " of " + ackRaces + " halts came after the ack was confirmed");
 		}
+		int gone = Evidence.consoleLinesContaining(this.slots, "ran out of deliveries but is no longer in the stream");
+		if (gone > 0) {
+			this.notes.add(gone + " message(s) ran out of deliveries while no longer in the stream (MAX_DELIVERIES "
+					+ "advisories of sequences the stream had removed"
+					+ (ClusterSupport.keepsPendingOfRemovedMessages() ? ": nats-server " + ClusterSupport.installedVersion()
+							+ " kept each ack-pending, holding a max-ack-pending slot, for max-deliver x ack-wait after a "
+							+ "restart; fixed in 2.11.0, docs/compatibility.md)" : ")"));
+		}
 		int ackUnconfirmed = Evidence.consoleLinesContaining(this.slots, "not confirmed (");
 		if (ackUnconfirmed > 0) {
 			this.notes.add(ackUnconfirmed + " ack(s) not confirmed");
@@ -888,6 +919,12 @@ final class RowRun {
 		}
 		if (this.row.fault() == Fault.CLUSTER_NODE_KILL) {
 			this.notes.add(this.tasksWhileNodeDown + " task(s) completed while a node was down");
+		}
+		if (this.row == FaultRow.WAIT_KILL_AFTER_SIGNAL) {
+			List<String> halts = Evidence.chaosHalts(this.slots);
+			long beforeResume = halts.stream().filter((line) -> line.startsWith("signal-taken/decision-stored ")).count();
+			this.notes.add(beforeResume + " halt(s) after the decision was stored (task not reopened), "
+					+ (halts.size() - beforeResume) + " after its RESUME entry (copy not published)");
 		}
 		if (this.row.fault() == Fault.CLOCK_SKEW) {
 			int ahead = Evidence.ledgerLines(List.of(this.slots.get(0)));

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * a timeout, 503 or another server error) is sent again on every later look with the SAME id, whether
  * or not the task is still listed (a signal whose answer was lost may have resumed it) and whether or
  * not the list could be read (so signals meet the outages), until it is taken; {@code DUPLICATE} is
- * then as good as {@code RESUMED}. Every answer is recorded.
+ * then as good as {@code RESUMED}. Every answer is recorded, and how long a task was still listed
+ * waiting after its signal was taken.
  */
 final class SignallingDriver {
 
@@ -58,6 +59,10 @@ final class SignallingDriver {
 	private final Map<String, String> refused = new TreeMap<>();
 
 	private final Set<String> pending = new LinkedHashSet<>();
+
+	private final Map<String, Long> takenAt = new HashMap<>();
+
+	private final Map<String, Duration> waitingAfterTaken = new TreeMap<>();
 
 	private long nextLook;
 
@@ -94,6 +99,8 @@ final class SignallingDriver {
 		try {
 			List<String> waiting = waitingKeys(port);
 			this.lastWaiting = waiting.size();
+			waiting.stream().filter(this.takenAt::containsKey).forEach((key) -> this.waitingAfterTaken.merge(key,
+					Duration.ofNanos(now - this.takenAt.get(key)), (a, b) -> (a.compareTo(b) >= 0) ? a : b));
 			waiting.stream()
 				.filter((key) -> !this.taken.containsKey(key) && !this.refused.containsKey(key))
 				.forEach(this.pending::add);
@@ -134,6 +141,14 @@ final class SignallingDriver {
 	/** The tasks whose signal was refused ({@code TOO_LATE}, {@code NO_SUCH_TASK}, a 4xx), with the answer. */
 	Map<String, String> refused() {
 		return Map.copyOf(this.refused);
+	}
+
+	/**
+	 * The tasks a look listed {@code WAITING} after their signal was taken, each with the longest
+	 * time from its first taken answer to the start of such a look.
+	 */
+	Map<String, Duration> waitingAfterTaken() {
+		return Map.copyOf(this.waitingAfterTaken);
 	}
 
 	/** Every answer the endpoint (or the network) gave, counted: outcomes, HTTP statuses, exceptions. */
@@ -192,6 +207,7 @@ final class SignallingDriver {
 		count("HTTP " + status + " " + answer);
 		if (status == 200 && Set.of("RESUMED", "BUFFERED", "DUPLICATE").contains(answer)) {
 			this.taken.put(key, answer);
+			this.takenAt.put(key, System.nanoTime());
 			this.pending.remove(key);
 		}
 		else if (status >= 400 && status < 500) {

@@ -44,9 +44,9 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 	 * waits' rows (their consumers run the servlet stack for the signals) and the child tasks' rows.
 	 */
 	static final Set<FaultRow> NOT_IN_SHORT = EnumSet.of(FaultRow.FIRESTORE_STALL, FaultRow.PARTITION_DEAD_LETTER,
-			FaultRow.WAIT_KILL_BEFORE_ACK, FaultRow.WAIT_KILL_WHILE_WAITING, FaultRow.WAIT_NATS_RESTART,
-			FaultRow.WAIT_STORE_OUTAGE, FaultRow.CHILD_KILL_PARENT_FANOUT, FaultRow.CHILD_KILL_AFTER_COMPLETION,
-			FaultRow.CHILD_NATS_RESTART);
+			FaultRow.WAIT_KILL_BEFORE_ACK, FaultRow.WAIT_KILL_WHILE_WAITING, FaultRow.WAIT_KILL_AFTER_SIGNAL,
+			FaultRow.WAIT_NATS_RESTART, FaultRow.WAIT_STORE_OUTAGE, FaultRow.CHILD_KILL_PARENT_FANOUT,
+			FaultRow.CHILD_KILL_AFTER_COMPLETION, FaultRow.CHILD_NATS_RESTART);
 
 	/**
 	 * A few hundred tasks, a few injections per row: the CI version. {@code CLUSTER_NODE_KILL} is

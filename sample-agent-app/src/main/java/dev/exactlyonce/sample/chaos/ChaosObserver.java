@@ -20,9 +20,12 @@ import dev.exactlyonce.listener.PipelineObserver;
 import dev.exactlyonce.listener.PipelinePoint;
 import dev.exactlyonce.listener.StepOutcome;
 import dev.exactlyonce.sample.SampleProperties;
+import dev.exactlyonce.waits.WaitObserver;
+import dev.exactlyonce.waits.WaitPoint;
 
 /**
- * Fault injection through the starter's {@link PipelineObserver} extension point: halts the JVM
+ * Fault injection through the starter's {@link PipelineObserver} extension point (and
+ * {@link WaitObserver}, for {@link ChaosPoint#SIGNAL_TAKEN}): halts the JVM
  * ({@link Runtime#halt}: no shutdown hooks, no graceful stop, as {@code kill -9} would) when a
  * delivery of the configured consumer reaches the configured {@link ChaosPoint}, with the
  * configured probability ({@code step-performed} and {@code step-done} only in the durable step
@@ -33,7 +36,7 @@ import dev.exactlyonce.sample.SampleProperties;
  * to its log file and fsyncs it, so a driver can count injections. Only registered when
  * {@code sample.chaos.halt-at} is set.
  */
-public class ChaosObserver implements PipelineObserver {
+public class ChaosObserver implements PipelineObserver, WaitObserver {
 
 	private final ChaosPoint haltAt;
 
@@ -60,6 +63,8 @@ public class ChaosObserver implements PipelineObserver {
 	private final AtomicBoolean exiting = new AtomicBoolean();
 
 	private final String instanceId;
+
+	private final String keyPrefix;
 
 	private final ThreadLocal<String> haltMidHandler = new ThreadLocal<>();
 
@@ -90,6 +95,7 @@ public class ChaosObserver implements PipelineObserver {
 		this.logFile = (chaos.getLogFile() != null) ? chaos.getLogFile()
 				: sample.getOutputDir().resolve("chaos.log");
 		this.instanceId = sample.resolvedInstanceId();
+		this.keyPrefix = this.consumer + ":";
 	}
 
 	@Override
@@ -123,6 +129,22 @@ public class ChaosObserver implements PipelineObserver {
 		}
 	}
 
+	/**
+	 * Halts at {@link ChaosPoint#SIGNAL_TAKEN}: at one of the two wait points, chosen at random, for
+	 * a task of the configured consumer (whose store keys the default namespace, the consumer's
+	 * name, prefixes).
+	 */
+	@Override
+	public void onPoint(WaitPoint point, String storeKey, String name) {
+		if (this.haltAt != ChaosPoint.SIGNAL_TAKEN || !storeKey.startsWith(this.keyPrefix)) {
+			return;
+		}
+		boolean here = (nextDouble() < 0.5) == (point == WaitPoint.DECISION_STORED);
+		if (here && selected()) {
+			halt(storeKey.substring(this.keyPrefix.length()), point.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+		}
+	}
+
 	private void haltInStep(ChaosPoint point, ExactlyOnceContext context, String step) {
 		if (this.haltAt == point && this.step.equals(step) && this.consumer.equals(context.consumer())
 				&& selected()) {
@@ -149,7 +171,7 @@ public class ChaosObserver implements PipelineObserver {
 	}
 
 	private void raceTheAck(String key) {
-		record(key);
+		record(key, null);
 		long delay = (long) (this.ackRaceWindowNanos * nextDouble());
 		this.racingKey = key;
 		this.racingKeyAcked = false;
@@ -174,11 +196,15 @@ public class ChaosObserver implements PipelineObserver {
 	 * thread stays here deaf to interrupts (once per JVM: later deliveries pass).
 	 */
 	private void halt(String key) {
+		halt(key, null);
+	}
+
+	private void halt(String key, String where) {
 		if (this.graceful) {
 			exitGracefully(key);
 			return;
 		}
-		record(key);
+		record(key, where);
 		if (this.stall != null) {
 			long until = System.nanoTime() + this.stall.toNanos();
 			for (long left = this.stall.toNanos(); left > 0 && !Thread.currentThread().isInterrupted();
@@ -194,7 +220,7 @@ public class ChaosObserver implements PipelineObserver {
 		if (!this.exiting.compareAndSet(false, true)) {
 			return;
 		}
-		record(key);
+		record(key, null);
 		Thread exit = new Thread(() -> System.exit(this.exitStatus), "chaos-graceful-exit");
 		exit.start();
 		while (true) {
@@ -202,8 +228,10 @@ public class ChaosObserver implements PipelineObserver {
 		}
 	}
 
-	private void record(String key) {
-		String line = this.haltAt.name().toLowerCase(Locale.ROOT).replace('_', '-') + " " + key + " "
+	/** Appends the halt's line; {@code where} (a wait point) follows the chaos point after a slash. */
+	private void record(String key, String where) {
+		String line = this.haltAt.name().toLowerCase(Locale.ROOT).replace('_', '-')
+				+ ((where != null) ? "/" + where : "") + " " + key + " "
 				+ this.instanceId + " " + Instant.now() + "\n";
 		try {
 			Files.createDirectories(this.logFile.toAbsolutePath().getParent());

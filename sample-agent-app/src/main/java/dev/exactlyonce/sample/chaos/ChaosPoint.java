@@ -4,7 +4,7 @@ import dev.exactlyonce.listener.PipelinePoint;
 
 /**
  * Where the chaos observer halts the process. Most points are {@link PipelinePoint}s; two are
- * approximations of moments the pipeline does not report.
+ * approximations of moments the pipeline does not report, and one is in the durable waits.
  */
 public enum ChaosPoint {
 
@@ -63,7 +63,17 @@ public enum ChaosPoint {
 	 * A child task's handler returned (a marketing post of a campaign) and its result is stored as its
 	 * parent's decision; the parent is not resumed yet, the completion record not written.
 	 */
-	CHILD_RESULT_STORED(PipelinePoint.CHILD_RESULT_STORED);
+	CHILD_RESULT_STORED(PipelinePoint.CHILD_RESULT_STORED),
+
+	/**
+	 * In the instance that took a signal (the approval), after the signal was stored as its wait's
+	 * decision and before the task's copy is published: at
+	 * {@link dev.exactlyonce.waits.WaitPoint#DECISION_STORED} (the task not reopened yet) or
+	 * {@link dev.exactlyonce.waits.WaitPoint#RESUME_RECORDED} (reopened, its copy not published),
+	 * which of the two chosen at random each time. Not a pipeline point: decided in
+	 * {@link dev.exactlyonce.waits.WaitObserver#onPoint}.
+	 */
+	SIGNAL_TAKEN(null);
 
 	private final PipelinePoint trigger;
 
@@ -73,7 +83,7 @@ public enum ChaosPoint {
 
 	/**
 	 * The pipeline point at which this chaos point is decided.
-	 * @return the pipeline point, {@code null} for {@link #STEP_DONE}
+	 * @return the pipeline point, {@code null} for {@link #STEP_DONE} and {@link #SIGNAL_TAKEN}
 	 */
 	public PipelinePoint trigger() {
 		return this.trigger;
