@@ -173,7 +173,22 @@ public enum FaultRow {
 	 * arrive; a signal the store could not take is answered 503 and sent again with the same id.
 	 */
 	WAIT_STORE_OUTAGE("durable waits, store redis (appendfsync always): redis-server kill -9 + restart while tasks "
-			+ "wait and signals arrive (sent again with the same id when answered 503)", Fault.STORE_RESTART, "redis");
+			+ "wait and signals arrive (sent again with the same id when answered 503)", Fault.STORE_RESTART, "redis"),
+
+	/**
+	 * Limits: the marketing agent under {@code concurrency: 2} per key ({@link LimitRows}); a consumer
+	 * JVM killed (kill -9) while it holds a slot, restarted at once; its holders counted from outside.
+	 */
+	LIMIT_KILL_HOLDERS("limits: concurrency 2 per key (5 keys, 4 workers per JVM), kill -9 of a consumer JVM "
+			+ "while it holds a slot, restarted at once", Fault.LIMIT_KILL, null),
+
+	/**
+	 * Limits: the marketing agent under {@code rate: 60, per: 1m}, tasks published at three times the
+	 * rate; every consumer JVM killed (kill -9) half-way, the nats-server at three quarters.
+	 */
+	LIMIT_RATE_10MIN("limits: rate 60 per minute, published at 3 x the rate, every consumer JVM kill -9 half-way "
+			+ "and the nats-server kill -9 at three quarters of the measured minutes, lease 10 s", Fault.LIMIT_RATE,
+			null);
 
 	private final String label;
 
@@ -287,6 +302,14 @@ public enum FaultRow {
 		return this == WAIT_KILL_BEFORE_ACK || this == WAIT_KILL_WHILE_WAITING || this == WAIT_NATS_RESTART || this == WAIT_STORE_OUTAGE;
 	}
 
+	/**
+	 * Whether the marketing agent runs under a limit in this row and {@link LimitRows} injects and
+	 * judges it.
+	 */
+	public boolean limits() {
+		return this.fault == Fault.LIMIT_KILL || this.fault == Fault.LIMIT_RATE;
+	}
+
 	/** The row's text in the matrix. */
 	public String label() {
 		return this.label;
@@ -343,7 +366,7 @@ public enum FaultRow {
 		return this == KILL_HANDLED_RETRY || this == KILL_HANDLED_DEAD_LETTER || this == ZOMBIE_RETRY
 				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
 				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY || this == SIGTERM_IN_COMMIT
-				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING;
+				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING || limits();
 	}
 
 	/**
@@ -373,7 +396,7 @@ public enum FaultRow {
 	 */
 	public boolean mayRepeatDeploy() {
 		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE || this.fault == Fault.ZOMBIE_AT_POINT
-				|| this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
+				|| this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL || limits();
 	}
 
 	/**
@@ -383,7 +406,7 @@ public enum FaultRow {
 	 * its model call and before the step's DONE record.
 	 */
 	public boolean mayRepeatModelCall() {
-		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
+		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL || limits();
 	}
 
 	/** How a fault is injected. */
@@ -437,7 +460,13 @@ public enum FaultRow {
 		STORE_PARTITION,
 
 		/** {@code kill -9} of a consumer JVM while tasks wait at a durable wait, restarted at once. */
-		WAIT_KILL
+		WAIT_KILL,
+
+		/** {@code kill -9} of a consumer JVM while it holds a slot of a concurrency limit, restarted at once. */
+		LIMIT_KILL,
+
+		/** {@code kill -9} of every consumer JVM, later of the nats-server, under a rate limit's overload. */
+		LIMIT_RATE
 
 	}
 

@@ -127,6 +127,8 @@ final class RowRun {
 
 	private WaitKills waitKills;
 
+	private LimitRows limits;
+
 	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, PostgresDatabase database, Path directory,
 			Log log, long seed) {
 		this.row = row;
@@ -155,6 +157,8 @@ final class RowRun {
 			this.sigterms = new StoreDownSigterms(this.store, this.profile.injectionsPerRow(), this.log);
 			this.signals = this.row.waits() ? new SignallingDriver(CONSUMER, this.prefix) : null;
 			this.waitKills = new WaitKills(this.profile.injectionsPerRow());
+			this.limits = this.row.limits() ? new LimitRows(this.row, this.directory, this.profile.injectionsPerRow(),
+					this.random, this.log) : null;
 			this.nats = (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? NatsEnvironment.cluster()
 					: (this.namespace != null) ? NatsEnvironment.singleOnAllAddresses() : NatsEnvironment.single();
 			this.connection = this.nats.connect();
@@ -170,12 +174,16 @@ final class RowRun {
 			Waits.until("the consumers to provision stream TASKS and consumer " + CONSUMER, Duration.ofSeconds(90),
 					() -> superviseAnd(this::consumerExists));
 			this.publisher = new PublisherProcess(this.directory, this.nats.urls(), this.prefix,
-					this.profile.tasksPerRow(), 20, copiesPerTask(), COPY_GAP);
+					this.profile.tasksPerRow(), (this.limits != null) ? this.limits.publishPauseMillis() : 20,
+					copiesPerTask(), COPY_GAP, (this.limits != null) ? this.limits.lanes() : 0);
 			this.publisher.start(0);
-			long deadline = System.nanoTime() + this.profile.rowTimeout().toNanos();
+			Duration timeout = (this.limits != null)
+					? this.limits.rowTimeout(this.profile.rowTimeout(), this.profile.tasksPerRow())
+					: this.profile.rowTimeout();
+			long deadline = System.nanoTime() + timeout.toNanos();
 			while (!this.drained) {
 				if (System.nanoTime() > deadline) {
-					this.unexpected.add("not drained within " + this.profile.rowTimeout() + ": " + describeState());
+					this.unexpected.add("not drained within " + timeout + ": " + describeState());
 					break;
 				}
 				supervise();
@@ -320,6 +328,9 @@ final class RowRun {
 		if (this.database != null) {
 			properties.putAll(this.database.consumerProperties());
 		}
+		if (this.limits != null) {
+			properties.putAll(this.limits.consumerProperties(consumer, this.profile.consumers()));
+		}
 		return properties;
 	}
 
@@ -337,8 +348,8 @@ final class RowRun {
 		if (this.row.lease() != null) {
 			return this.row.lease();
 		}
-		return (this.row.fault() == Fault.CLUSTER_NODE_KILL || this.row.fault() == Fault.NATS_RESTART)
-				? SERVER_OUTAGE_LEASE : this.profile.lease();
+		return (this.row.fault() == Fault.CLUSTER_NODE_KILL || this.row.fault() == Fault.NATS_RESTART
+				|| this.row.fault() == Fault.LIMIT_RATE) ? SERVER_OUTAGE_LEASE : this.profile.lease();
 	}
 
 	/**
@@ -428,7 +439,8 @@ final class RowRun {
 				if (status == HALT_STATUS) {
 					this.chaosHalts++;
 				}
-				else if (!this.sigterms.exited(slot, status) && !this.waitKills.exited(slot)) {
+				else if (!this.sigterms.exited(slot, status) && !this.waitKills.exited(slot)
+						&& (this.limits == null || !this.limits.exited(slot))) {
 					this.unexpected.add("consumer " + slot.name() + "." + slot.incarnations() + " exited with status "
 							+ status + " (see " + slot.directory().resolve("console.log") + ")");
 				}
@@ -474,8 +486,8 @@ final class RowRun {
 			boolean settled = consumer.getNumAckPending() == 0 && consumer.getNumPending() == 0;
 			boolean deployed = deploys.getNumAckPending() == 0 && deploys.getNumPending() == 0;
 			// a waiting task is acknowledged: its work remains until its ledger line
-			this.workRemaining = !this.publisher.done() || !settled
-					|| (this.signals != null && Evidence.ledgerLines(this.slots) < this.profile.tasksPerRow());
+			this.workRemaining = !this.publisher.done() || !settled || ((this.signals != null || this.limits != null)
+					&& Evidence.ledgerLines(this.slots) < this.profile.tasksPerRow());
 			this.drained = this.publisher.done() && settled && deployed && this.resumeAt.isEmpty()
 					&& this.downNode == null && !this.outages.active() && !this.sigterms.active()
 					&& allTasksAccounted();
@@ -520,6 +532,11 @@ final class RowRun {
 				}
 			}
 			case CLUSTER_NODE_KILL -> killClusterNode();
+			case LIMIT_KILL, LIMIT_RATE -> {
+				if (this.workRemaining) {
+					this.injections += this.limits.poll(this.slots, Evidence.ledgerLines(this.slots), this.nats);
+				}
+			}
 			case STORE_RESTART, STORE_STALL -> {
 				if (this.outages.poll(Evidence.ledgerLines(this.slots), this.workRemaining)) {
 					this.injections++;
@@ -723,6 +740,9 @@ final class RowRun {
 		}
 		SideEffects sideEffects = SideEffects.read(repository(), this.slots);
 		checkSideEffects(sideEffects, deadLetters, tasks);
+		if (this.limits != null) {
+			this.limits.judge(this.slots, this.prefix, this.unexpected, this.notes);
+		}
 		if (stored < tasks) {
 			this.unexpected.add("stream TASKS stored " + stored + " messages for " + tasks + " task ids");
 		}

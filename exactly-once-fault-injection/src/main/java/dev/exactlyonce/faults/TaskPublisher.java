@@ -24,7 +24,8 @@ import io.nats.client.impl.NatsMessage;
  * Arguments: {@code <servers> <prefix> <from> <count> <pause-millis> [<copies> <copy-gap-millis>]}: with
  * copies, each task is published that many times, {@code copy-gap-millis} apart (longer than the
  * stream's duplicate window, so that every copy is stored: a client retrying with the same id
- * after the window).
+ * after the window). With {@code <lanes>} above 0, each task's payload also names its lane,
+ * {@code "lane":"k<i % lanes>"}: the key of the limit the consumers run under in the limits' rows.
  */
 public final class TaskPublisher {
 
@@ -43,6 +44,7 @@ public final class TaskPublisher {
 		long pause = Long.parseLong(args[4]);
 		int copies = (args.length > 5) ? Integer.parseInt(args[5]) : 1;
 		long copyGap = (args.length > 6) ? Long.parseLong(args[6]) : 0;
+		int lanes = (args.length > 7) ? Integer.parseInt(args[7]) : 0;
 		Connection connection = connect(servers);
 		JetStream jetStream = connection.jetStream(JetStreamOptions.builder()
 			.requestTimeout(Duration.ofSeconds(2))
@@ -53,7 +55,7 @@ public final class TaskPublisher {
 				if (copy > 0) {
 					Thread.sleep(copyGap);
 				}
-				PublishAck ack = publish(jetStream, taskId, i);
+				PublishAck ack = publish(jetStream, taskId, i, lanes);
 				System.out.println("ack " + i + " " + ack.getSeqno() + " " + ack.isDuplicate() + " " + ack.getStream());
 				System.out.flush();
 			}
@@ -70,9 +72,16 @@ public final class TaskPublisher {
 		return prefix + "-" + index;
 	}
 
-	private static PublishAck publish(JetStream jetStream, String taskId, int index) throws InterruptedException {
+	/** The lane of task {@code index} when tasks are spread over {@code lanes} limit keys. */
+	static String lane(int index, int lanes) {
+		return "k" + (index % lanes);
+	}
+
+	private static PublishAck publish(JetStream jetStream, String taskId, int index, int lanes)
+			throws InterruptedException {
+		String lane = (lanes > 0) ? ",\"lane\":\"" + lane(index, lanes) + "\"" : "";
 		String json = "{\"taskId\":\"" + taskId + "\",\"assignee\":\"marketing\",\"type\":\"blog-post\","
-				+ "\"payload\":{\"n\":" + index + "}}";
+				+ "\"payload\":{\"n\":" + index + lane + "}}";
 		NatsMessage message = NatsMessage.builder()
 			.subject(SUBJECT)
 			.data(json.getBytes(StandardCharsets.UTF_8))
