@@ -179,8 +179,8 @@ public enum FaultRow {
 	 * Limits: the marketing agent under {@code concurrency: 2} per key ({@link LimitRows}); a consumer
 	 * JVM killed (kill -9) while it holds a slot, restarted at once; its holders counted from outside.
 	 */
-	LIMIT_KILL_HOLDERS("limits: concurrency 2 per key (5 keys, 4 workers per JVM), kill -9 of a consumer JVM "
-			+ "while it holds a slot, restarted at once", Fault.LIMIT_KILL, null),
+	LIMIT_KILL_HOLDERS("limits: concurrency 2 per key (3 keys, 8 workers per JVM, work 10 s, lease 10 s), kill -9 "
+			+ "of a consumer JVM while it holds a slot (another one running), restarted at once", Fault.LIMIT_KILL, null),
 
 	/**
 	 * Limits: the marketing agent under {@code rate: 60, per: 1m}, tasks published at three times the

@@ -21,9 +21,9 @@ import java.util.stream.Collectors;
  * ({@code sample.limit}), its handler's starts and ends are counted from outside ({@link Holds}).
  * <ul>
  * <li>{@link FaultRow#LIMIT_KILL_HOLDERS}: {@code concurrency: }{@value #CONCURRENCY} per key, tasks
- * spread over {@value #LANES} keys, {@value #WORKERS} workers per consumer JVM (more than a key may
- * use); {@code kill -9} of a consumer JVM while it holds a slot, restarted at once. Holds: never more
- * than the limit at once per key.</li>
+ * spread over {@value #LANES} keys, {@value #WORKERS} workers per consumer JVM (more than the keys may
+ * use); {@code kill -9} of a consumer JVM while it holds a slot and another one runs, restarted at
+ * once. Holds: never more than the limit at once per key.</li>
  * <li>{@link FaultRow#LIMIT_RATE_10MIN}: {@code rate: }{@value #RATE}{@code , per: 1m}, one key, tasks
  * published at three times the rate; half-way through the measured minutes every consumer JVM is
  * killed ({@code kill -9}) and restarted, at three quarters the nats-server. Holds: never more than
@@ -36,13 +36,30 @@ final class LimitRows {
 	static final String LIMIT = "posts";
 
 	/** Keys of the concurrency row's limit: task {@code i} is in lane {@code k<i % LANES>}. */
-	static final int LANES = 5;
+	static final int LANES = 3;
 
 	/** Holders of one key at once in the concurrency row. */
 	static final int CONCURRENCY = 2;
 
-	/** The marketing consumer's workers per JVM in the concurrency row: more than a key may use. */
-	static final int WORKERS = 4;
+	/**
+	 * The marketing consumer's workers per JVM in the concurrency row: more than all keys may use, so
+	 * that even one live JVM runs into the limit.
+	 */
+	static final int WORKERS = 8;
+
+	/**
+	 * The marketing agent's model call in the concurrency row: a holder holds its slot for this and
+	 * its commit, so the slots (not the JVMs) bound the throughput and the row lasts long enough for
+	 * its kills.
+	 */
+	static final Duration HOLDER_WORK = Duration.ofSeconds(10);
+
+	/**
+	 * The lease in both rows: longer than a holder's work, so that the waiters are resumed by the
+	 * holders giving back their slots, not by their tickets every lease (and longer than a
+	 * nats-server restart in the rate row).
+	 */
+	static final Duration LEASE = Duration.ofSeconds(10);
 
 	/** Starts per {@link #PER} in the rate row. */
 	static final int RATE = 60;
@@ -57,8 +74,11 @@ final class LimitRows {
 	 */
 	static final Duration RATE_TOLERANCE = Duration.ofSeconds(1);
 
-	/** Publishes in the concurrency row: 10 tasks a second, about what its slots complete. */
-	private static final long KILL_ROW_PUBLISH_PAUSE_MILLIS = 100;
+	/**
+	 * Publishes in the concurrency row: 2 tasks every 3 s, a little more than its slots complete (6
+	 * slots of about 10.5 s), so that the keys have waiters throughout and no long queue.
+	 */
+	private static final long KILL_ROW_PUBLISH_PAUSE_MILLIS = 1500;
 
 	/** At most one kill per this, and only once a task completed since the last. */
 	private static final Duration KILL_SPACING = Duration.ofSeconds(1);
@@ -137,9 +157,12 @@ final class LimitRows {
 		return concurrency() ? LANES : 0;
 	}
 
-	/** The rate row runs the measured minutes and drains at the rate: the tasks at the rate plus 10 minutes. */
+	/**
+	 * The concurrency row's slots complete a task about every 2 s (70 minutes for 1,000 tasks and
+	 * their kills, with room); the rate row drains at the rate: the tasks at the rate plus 10 minutes.
+	 */
 	Duration rowTimeout(Duration profile, int tasks) {
-		Duration needed = concurrency() ? profile : PER.multipliedBy(tasks / RATE + 10);
+		Duration needed = concurrency() ? Duration.ofMinutes(70) : PER.multipliedBy(tasks / RATE + 10);
 		return (needed.compareTo(profile) > 0) ? needed : profile;
 	}
 
@@ -158,10 +181,10 @@ final class LimitRows {
 		if (this.done >= this.planned || now < this.nextKillAt || progress <= this.lastProgress) {
 			return 0;
 		}
-		List<ConsumerSlot> holding = slots.stream()
-			.filter((slot) -> slot.alive() && slot.ready() && Holds.open(slot) > 0)
-			.toList();
-		if (holding.isEmpty()) {
+		List<ConsumerSlot> ready = slots.stream().filter((slot) -> slot.alive() && slot.ready()).toList();
+		List<ConsumerSlot> holding = ready.stream().filter((slot) -> Holds.open(slot) > 0).toList();
+		// a survivor always takes over: the dead holders' slots are then wanted as soon as they free
+		if (holding.isEmpty() || ready.size() < 2) {
 			return 0;
 		}
 		kill(holding.get(this.random.nextInt(holding.size())));

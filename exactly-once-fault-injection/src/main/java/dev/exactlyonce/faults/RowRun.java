@@ -348,8 +348,11 @@ final class RowRun {
 		if (this.row.lease() != null) {
 			return this.row.lease();
 		}
-		return (this.row.fault() == Fault.CLUSTER_NODE_KILL || this.row.fault() == Fault.NATS_RESTART
-				|| this.row.fault() == Fault.LIMIT_RATE) ? SERVER_OUTAGE_LEASE : this.profile.lease();
+		if (this.row.limits()) {
+			return LimitRows.LEASE;
+		}
+		return (this.row.fault() == Fault.CLUSTER_NODE_KILL || this.row.fault() == Fault.NATS_RESTART)
+				? SERVER_OUTAGE_LEASE : this.profile.lease();
 	}
 
 	/**
@@ -363,6 +366,7 @@ final class RowRun {
 		return switch (this.row.fault()) {
 			case ZOMBIE -> this.profile.zombieWorkDuration();
 			case CLOCK_SKEW -> this.profile.lease().multipliedBy(3).dividedBy(4);
+			case LIMIT_KILL -> LimitRows.HOLDER_WORK;
 			default -> this.profile.workDuration();
 		};
 	}
