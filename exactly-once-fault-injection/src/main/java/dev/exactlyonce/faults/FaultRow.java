@@ -183,10 +183,10 @@ public enum FaultRow {
 			+ "of a consumer JVM while it holds a slot (another one running), restarted at once", Fault.LIMIT_KILL, null),
 
 	/**
-	 * Limits: the marketing agent under {@code rate: 60, per: 1m}, tasks published at three times the
+	 * Limits: the marketing agent under {@code rate: 20, per: 1m}, tasks published at three times the
 	 * rate; every consumer JVM killed (kill -9) half-way, the nats-server at three quarters.
 	 */
-	LIMIT_RATE_10MIN("limits: rate 60 per minute, published at 3 x the rate, every consumer JVM kill -9 half-way "
+	LIMIT_RATE_10MIN("limits: rate 20 per minute, published at 3 x the rate, every consumer JVM kill -9 half-way "
 			+ "and the nats-server kill -9 at three quarters of the measured minutes, lease 10 s", Fault.LIMIT_RATE,
 			null);
 
