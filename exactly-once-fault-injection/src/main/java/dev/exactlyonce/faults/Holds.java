@@ -131,16 +131,8 @@ final class Holds {
 	 * @return per key, the maximum and the starts that went over the limit
 	 */
 	Map<String, Overlap> overlaps(Function<String, String> keyOf, int limit) {
-		Map<String, List<Hold>> byKey = new TreeMap<>();
-		this.holds.forEach((hold) -> byKey.computeIfAbsent(keyOf.apply(hold.task()), (key) -> new ArrayList<>()).add(hold));
 		Map<String, Overlap> overlaps = new TreeMap<>();
-		byKey.forEach((key, holds) -> {
-			List<Event> events = new ArrayList<>();
-			holds.forEach((hold) -> {
-				events.add(new Event(hold.start(), 1, hold));
-				events.add(new Event(hold.end(), -1, hold));
-			});
-			events.sort(Comparator.comparing(Event::at).thenComparingInt(Event::delta));
+		eventsByKey(keyOf).forEach((key, events) -> {
 			int current = 0;
 			int max = 0;
 			int over = 0;
@@ -149,7 +141,7 @@ final class Holds {
 				max = Math.max(max, current);
 				over += (event.delta() > 0 && current > limit) ? 1 : 0;
 			}
-			overlaps.put(key, new Overlap(holds.size(), max, over));
+			overlaps.put(key, new Overlap(events.size() / 2, max, over));
 		});
 		return overlaps;
 	}
@@ -164,15 +156,8 @@ final class Holds {
 	 * @return the recovery of each dead slot that was taken again
 	 */
 	List<Duration> slotRecoveries(Function<String, String> keyOf, int limit) {
-		Map<String, List<Event>> byKey = new TreeMap<>();
-		for (Hold hold : this.holds) {
-			List<Event> events = byKey.computeIfAbsent(keyOf.apply(hold.task()), (key) -> new ArrayList<>());
-			events.add(new Event(hold.start(), 1, hold));
-			events.add(new Event(hold.end(), -1, hold));
-		}
 		List<Duration> recoveries = new ArrayList<>();
-		byKey.values().forEach((events) -> {
-			events.sort(Comparator.comparing(Event::at).thenComparingInt(Event::delta));
+		eventsByKey(keyOf).values().forEach((events) -> {
 			Deque<Instant> dead = new ArrayDeque<>();
 			int live = 0;
 			for (Event event : events) {
@@ -186,6 +171,18 @@ final class Holds {
 			}
 		});
 		return recoveries;
+	}
+
+	/** Each key's starts and ends in time order, an end before a start at the same instant. */
+	private Map<String, List<Event>> eventsByKey(Function<String, String> keyOf) {
+		Map<String, List<Event>> byKey = new TreeMap<>();
+		for (Hold hold : this.holds) {
+			List<Event> events = byKey.computeIfAbsent(keyOf.apply(hold.task()), (key) -> new ArrayList<>());
+			events.add(new Event(hold.start(), 1, hold));
+			events.add(new Event(hold.end(), -1, hold));
+		}
+		byKey.values().forEach((events) -> events.sort(Comparator.comparing(Event::at).thenComparingInt(Event::delta)));
+		return byKey;
 	}
 
 	/** The start lines' times, in order. */
