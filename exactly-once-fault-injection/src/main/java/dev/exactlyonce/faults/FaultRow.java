@@ -179,7 +179,7 @@ public enum FaultRow {
 	 * Limits: the marketing agent under {@code concurrency: 2} per key ({@link LimitRows}); a consumer
 	 * JVM killed (kill -9) while it holds a slot, restarted at once; its holders counted from outside.
 	 */
-	LIMIT_KILL_HOLDERS("limits: concurrency 2 per key (3 keys, 8 workers per JVM, work 6 s, lease 10 s), kill -9 "
+	LIMIT_KILL_HOLDERS("limits: concurrency 2 per key (3 keys, 8 workers per JVM, work 8 s, lease 10 s), kill -9 "
 			+ "of a consumer JVM while it holds a slot (another one running), restarted at once", Fault.LIMIT_KILL, null),
 
 	/**

@@ -52,7 +52,7 @@ final class LimitRows {
 	 * its commit, so the slots (not the JVMs) bound the throughput and the row lasts long enough for
 	 * its kills.
 	 */
-	static final Duration HOLDER_WORK = Duration.ofSeconds(6);
+	static final Duration HOLDER_WORK = Duration.ofSeconds(8);
 
 	/**
 	 * The lease in both rows: longer than a holder's work, so that the waiters are resumed by the
@@ -80,10 +80,11 @@ final class LimitRows {
 	static final Duration RATE_TOLERANCE = Duration.ofSeconds(1);
 
 	/**
-	 * Publishes in the concurrency row: a task a second, a little more than its slots complete (6
-	 * slots of about 6.5 s), so that the keys have waiters throughout and no long queue.
+	 * Publishes in the concurrency row: a task every 1.3 s, a little more than its slots complete (6
+	 * slots of about 8.5 s), so that the keys have waiters throughout and no long queue; 1,000 tasks
+	 * take about 25 minutes, as long as 100 kills do when a JVM takes 25 s to start.
 	 */
-	private static final long KILL_ROW_PUBLISH_PAUSE_MILLIS = 1000;
+	private static final long KILL_ROW_PUBLISH_PAUSE_MILLIS = 1300;
 
 	/** At most one kill per this, and only once a task completed since the last. */
 	private static final Duration KILL_SPACING = Duration.ofSeconds(1);
@@ -163,7 +164,7 @@ final class LimitRows {
 	}
 
 	/**
-	 * The concurrency row's slots complete a task about every 1.1 s (70 minutes for 1,000 tasks and
+	 * The concurrency row's slots complete a task about every 1.4 s (70 minutes for 1,000 tasks and
 	 * their kills, with room); the rate row drains at the rate: the tasks at the rate plus 10 minutes.
 	 */
 	Duration rowTimeout(Duration profile, int tasks) {
