@@ -66,8 +66,22 @@ record LimitState(String key, List<Holder> holders, List<Instant> starts, List<W
 
 	/** Forgets the starts that left the rate window and the waiters that did not come back in time. */
 	void forgetPast(LimitDefinition limit, Instant now) {
+		forgetPast(limit, now, now);
+	}
+
+	/**
+	 * Forgets the starts that surely left the rate window and the waiters that did not come back in
+	 * time. Starts are stamped with an upper bound of the server's time ({@code latest}, on whichever
+	 * instance started them), so one leaves the window only when a lower bound of it
+	 * ({@code earliest}) is {@code per} past: instances whose bounds differ never let {@code rate + 1}
+	 * starts into one window.
+	 * @param limit the limit
+	 * @param now an upper bound of the server's time (waiters' deadlines)
+	 * @param earliest a lower bound of it (the rate window)
+	 */
+	void forgetPast(LimitDefinition limit, Instant now, Instant earliest) {
 		if (limit.rate() > 0) {
-			Instant windowStart = now.minus(limit.per());
+			Instant windowStart = earliest.minus(limit.per());
 			this.starts.removeIf((start) -> !start.isAfter(windowStart));
 		}
 		else {

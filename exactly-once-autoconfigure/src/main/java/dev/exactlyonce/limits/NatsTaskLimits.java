@@ -255,7 +255,7 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	/** Forgets past starts and waiters gone, and frees the slots whose claim is no longer live. */
 	private void tidy(LimitDefinition limit, LimitState state, Instant now) {
-		state.forgetPast(limit, now);
+		state.forgetPast(limit, now, this.clock.earliest());
 		List<LimitState.Holder> kept = new ArrayList<>();
 		for (LimitState.Holder holder : state.holders()) {
 			if (!holder.until().isBefore(now)) {

@@ -76,6 +76,22 @@ class LimitStateTests {
 	}
 
 	@Test
+	void aStartLeavesTheRateWindowOnlyWhenTheLowerBoundOfTheServersTimeIsPerPastIt() {
+		LimitState state = LimitState.empty();
+		for (int n = 0; n < 3; n++) {
+			state.start(this.threePerMinute, "t" + n, "x", NOW, NOW.plusSeconds(n));
+		}
+		// an instance whose upper bound is past the oldest start's minute, its lower bound not yet
+		state.forgetPast(this.threePerMinute, NOW.plusMillis(60_200), NOW.plusMillis(59_900));
+		assertThat(state.starts()).as("the oldest start may still be in the window").hasSize(3);
+		assertThat(state.mayStart(this.threePerMinute, "t3")).isFalse();
+
+		state.forgetPast(this.threePerMinute, NOW.plusMillis(60_300), NOW.plusSeconds(60));
+		assertThat(state.starts()).hasSize(2);
+		assertThat(state.mayStart(this.threePerMinute, "t3")).isTrue();
+	}
+
+	@Test
 	void aLimitThatLimitsNothingOrTooFastIsRefusedNamingItsProperty() {
 		assertThatThrownBy(() -> new LimitDefinition("none", 0, 0, null))
 			.isInstanceOf(ExactlyOnceConfigurationException.class)

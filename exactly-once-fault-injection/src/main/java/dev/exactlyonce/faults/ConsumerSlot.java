@@ -162,6 +162,30 @@ final class ConsumerSlot {
 		}
 	}
 
+	/**
+	 * SIGKILL, then waits until the JVM is gone: none of its threads runs after this returns.
+	 */
+	void killAndWait() {
+		if (this.stopped) {
+			signal("CONT");
+		}
+		this.process.destroyForcibly();
+		try {
+			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("consumer " + instanceId() + " still runs 10 s after its SIGKILL");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
+	}
+
+	/** The current incarnation's instance id ({@code c1.3}). */
+	String instanceId() {
+		return this.name + "." + this.incarnation;
+	}
+
 	String name() {
 		return this.name;
 	}

@@ -198,7 +198,8 @@ final class Evidence {
 			.toList();
 	}
 
-	private static List<String> lines(Path file) {
+	/** The lines of a file a consumer JVM writes, none when it does not exist yet. */
+	static List<String> lines(Path file) {
 		if (!Files.isRegularFile(file)) {
 			return List.of();
 		}

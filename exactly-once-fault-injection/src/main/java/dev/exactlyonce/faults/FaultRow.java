@@ -208,7 +208,22 @@ public enum FaultRow {
 	 * restarted while campaigns wait for their children.
 	 */
 	CHILD_NATS_RESTART("child tasks: nats-server kill -9 + restart while parents wait for their children, lease 10 s",
-			Fault.NATS_RESTART, null);
+			Fault.NATS_RESTART, null),
+
+	/**
+	 * Limits: the marketing agent under {@code concurrency: 2} per key ({@link LimitRows}); a consumer
+	 * JVM killed (kill -9) while it holds a slot, restarted at once; its holders counted from outside.
+	 */
+	LIMIT_KILL_HOLDERS("limits: concurrency 2 per key (3 keys, 8 workers per JVM, work 8 s, lease 10 s), kill -9 "
+			+ "of a consumer JVM while it holds a slot (another one running), restarted at once", Fault.LIMIT_KILL, null),
+
+	/**
+	 * Limits: the marketing agent under {@code rate: 20, per: 1m}, tasks published at three times the
+	 * rate; every consumer JVM killed (kill -9) half-way, the nats-server at three quarters.
+	 */
+	LIMIT_RATE_10MIN("limits: rate 20 per minute, published at 3 x the rate, every consumer JVM kill -9 half-way "
+			+ "and the nats-server kill -9 at three quarters of the measured minutes, lease 10 s", Fault.LIMIT_RATE,
+			null);
 
 	private final String label;
 
@@ -348,6 +363,14 @@ public enum FaultRow {
 		return (this == CHILD_KILL_PARENT_FANOUT) ? RowRun.CAMPAIGN_CONSUMER : null;
 	}
 
+	/**
+	 * Whether the marketing agent runs under a limit in this row and {@link LimitRows} injects and
+	 * judges it.
+	 */
+	public boolean limits() {
+		return this.fault == Fault.LIMIT_KILL || this.fault == Fault.LIMIT_RATE;
+	}
+
 	/** The row's text in the matrix. */
 	public String label() {
 		return this.label;
@@ -405,7 +428,7 @@ public enum FaultRow {
 				|| this == ZOMBIE_HANDLED_RETRY || this == KILL_IN_COMMIT || this == KILL_IN_COMMIT_NO_PROBE
 				|| this == KILL_IN_PUBLISH || this == PARTITION_RETRY || this == SIGTERM_IN_COMMIT
 				|| this == KILL_IN_COMMIT_FEW_DELIVERIES || this == WAIT_KILL_WHILE_WAITING
-				|| this == WAIT_KILL_AFTER_SIGNAL || killsOtherConsumers();
+				|| this == WAIT_KILL_AFTER_SIGNAL || killsOtherConsumers() || limits();
 	}
 
 	/**
@@ -435,7 +458,7 @@ public enum FaultRow {
 	 */
 	public boolean mayRepeatDeploy() {
 		return this.fault == Fault.CHAOS || this.fault == Fault.ZOMBIE || this.fault == Fault.ZOMBIE_AT_POINT
-				|| this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL;
+				|| this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL || limits();
 	}
 
 	/**
@@ -447,7 +470,7 @@ public enum FaultRow {
 	 */
 	public boolean mayRepeatModelCall() {
 		return this.fault == Fault.ZOMBIE || this.fault == Fault.PARTITION || this.fault == Fault.WAIT_KILL
-				|| this == CHILD_KILL_PARENT_FANOUT || this == WAIT_KILL_AFTER_SIGNAL;
+				|| this == CHILD_KILL_PARENT_FANOUT || this == WAIT_KILL_AFTER_SIGNAL || limits();
 	}
 
 	/**
@@ -511,7 +534,13 @@ public enum FaultRow {
 		STORE_PARTITION,
 
 		/** {@code kill -9} of a consumer JVM while tasks wait at a durable wait, restarted at once. */
-		WAIT_KILL
+		WAIT_KILL,
+
+		/** {@code kill -9} of a consumer JVM while it holds a slot of a concurrency limit, restarted at once. */
+		LIMIT_KILL,
+
+		/** {@code kill -9} of every consumer JVM, later of the nats-server, under a rate limit's overload. */
+		LIMIT_RATE
 
 	}
 

@@ -41,6 +41,8 @@ final class PublisherProcess {
 
 	private final Duration copyGap;
 
+	private final int lanes;
+
 	private Process process;
 
 	private int incarnation;
@@ -66,6 +68,16 @@ final class PublisherProcess {
 	 */
 	PublisherProcess(Path directory, List<String> urls, String prefix, int count, long pauseMillis, int copies,
 			Duration copyGap) {
+		this(directory, urls, prefix, count, pauseMillis, copies, copyGap, 0);
+	}
+
+	/**
+	 * A publisher of every task {@code copies} times, {@code copyGap} apart, each task in lane
+	 * {@code k<i % lanes>} when {@code lanes} is above 0 (see {@link TaskPublisher}).
+	 */
+	PublisherProcess(Path directory, List<String> urls, String prefix, int count, long pauseMillis, int copies,
+			Duration copyGap, int lanes) {
+		this.lanes = lanes;
 		this.directory = directory;
 		this.urls = urls;
 		this.prefix = prefix;
@@ -90,7 +102,7 @@ final class PublisherProcess {
 				"-cp", classpath(), TaskPublisher.class.getName(), String.join(",", this.urls), this.prefix,
 				Integer.toString(from), Integer.toString(this.count), Long.toString(this.pauseMillis),
 				Integer.toString(this.copies), Long.toString(this.copyGap.toMillis()),
-				this.campaigns ? TaskPublisher.CAMPAIGNS : "tasks");
+				this.campaigns ? TaskPublisher.CAMPAIGNS : "tasks", Integer.toString(this.lanes));
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(currentLog().toFile())

@@ -158,6 +158,8 @@ final class RowRun {
 
 	private RestartTrace restarts;
 
+	private LimitRows limits;
+
 	RowRun(FaultRow row, SuiteProfile profile, SampleAppLauncher launcher, PostgresDatabase database, Path directory,
 			Log log, long seed) {
 		this.row = row;
@@ -186,6 +188,8 @@ final class RowRun {
 			this.sigterms = new StoreDownSigterms(this.store, this.profile.injectionsPerRow(), this.log);
 			this.signals = this.row.waits() ? new SignallingDriver(CONSUMER, this.prefix) : null;
 			this.waitKills = new WaitKills(this.profile.injectionsPerRow());
+			this.limits = this.row.limits() ? new LimitRows(this.row, this.directory, this.profile.injectionsPerRow(),
+					this.random, this.log) : null;
 			this.nats = (this.row.fault() == Fault.CLUSTER_NODE_KILL) ? NatsEnvironment.cluster()
 					: (this.namespace != null) ? NatsEnvironment.singleOnAllAddresses() : NatsEnvironment.single();
 			this.connection = this.nats.connect();
@@ -202,16 +206,20 @@ final class RowRun {
 			Waits.until("the consumers to provision stream TASKS and consumer " + CONSUMER, Duration.ofSeconds(90),
 					() -> superviseAnd(this::consumerExists));
 			this.publisher = new PublisherProcess(this.directory, this.nats.urls(), this.prefix,
-					this.profile.tasksPerRow(), this.row.campaigns() ? CAMPAIGN_PAUSE_MILLIS : 20, copiesPerTask(),
-					COPY_GAP);
+					this.profile.tasksPerRow(), this.row.campaigns() ? CAMPAIGN_PAUSE_MILLIS
+							: (this.limits != null) ? this.limits.publishPauseMillis() : 20,
+					copiesPerTask(), COPY_GAP, (this.limits != null) ? this.limits.lanes() : 0);
 			if (this.row.campaigns()) {
 				this.publisher.campaigns();
 			}
 			this.publisher.start(0);
-			long deadline = System.nanoTime() + this.profile.rowTimeout().toNanos();
+			Duration timeout = (this.limits != null)
+					? this.limits.rowTimeout(this.profile.rowTimeout(), this.profile.tasksPerRow())
+					: this.profile.rowTimeout();
+			long deadline = System.nanoTime() + timeout.toNanos();
 			while (!this.drained) {
 				if (System.nanoTime() > deadline) {
-					this.unexpected.add("not drained within " + this.profile.rowTimeout() + ": " + describeState());
+					this.unexpected.add("not drained within " + timeout + ": " + describeState());
 					break;
 				}
 				supervise();
@@ -361,6 +369,9 @@ final class RowRun {
 		if (this.database != null) {
 			properties.putAll(this.database.consumerProperties());
 		}
+		if (this.limits != null) {
+			properties.putAll(this.limits.consumerProperties(consumer, this.profile.consumers()));
+		}
 		return properties;
 	}
 
@@ -387,6 +398,9 @@ final class RowRun {
 		if (this.row.lease() != null) {
 			return this.row.lease();
 		}
+		if (this.row.limits()) {
+			return LimitRows.LEASE;
+		}
 		return (this.row.fault() == Fault.CLUSTER_NODE_KILL || this.row.fault() == Fault.NATS_RESTART)
 				? SERVER_OUTAGE_LEASE : this.profile.lease();
 	}
@@ -402,6 +416,7 @@ final class RowRun {
 		return switch (this.row.fault()) {
 			case ZOMBIE -> this.profile.zombieWorkDuration();
 			case CLOCK_SKEW -> this.profile.lease().multipliedBy(3).dividedBy(4);
+			case LIMIT_KILL -> LimitRows.HOLDER_WORK;
 			default -> this.profile.workDuration();
 		};
 	}
@@ -483,7 +498,8 @@ final class RowRun {
 				if (status == HALT_STATUS) {
 					this.chaosHalts++;
 				}
-				else if (!this.sigterms.exited(slot, status) && !this.waitKills.exited(slot)) {
+				else if (!this.sigterms.exited(slot, status) && !this.waitKills.exited(slot)
+						&& (this.limits == null || !this.limits.exited(slot))) {
 					this.unexpected.add("consumer " + slot.name() + "." + slot.incarnations() + " exited with status "
 							+ status + " (see " + slot.directory().resolve("console.log") + ")");
 				}
@@ -529,9 +545,11 @@ final class RowRun {
 			boolean settled = consumer.getNumAckPending() == 0 && consumer.getNumPending() == 0
 					&& campaignsSettled(management);
 			boolean deployed = deploys.getNumAckPending() == 0 && deploys.getNumPending() == 0;
-			// a waiting task (or campaign) is acknowledged: its work remains until its ledger line
+			// a waiting task (or campaign, or a task under a limit) is acknowledged: its work remains until
+			// its ledger line
 			this.workRemaining = !this.publisher.done() || !settled
-					|| (this.signals != null && Evidence.ledgerLines(this.slots) < this.profile.tasksPerRow())
+					|| ((this.signals != null || this.limits != null)
+							&& Evidence.ledgerLines(this.slots) < this.profile.tasksPerRow())
 					|| (this.row.campaigns() && !allTasksExecuted());
 			this.drained = this.publisher.done() && settled && deployed && this.resumeAt.isEmpty()
 					&& this.downNode == null && !this.outages.active() && !this.sigterms.active()
@@ -596,6 +614,11 @@ final class RowRun {
 				}
 			}
 			case CLUSTER_NODE_KILL -> killClusterNode();
+			case LIMIT_KILL, LIMIT_RATE -> {
+				if (this.workRemaining) {
+					this.injections += this.limits.poll(this.slots, Evidence.ledgerLines(this.slots), this.nats);
+				}
+			}
 			case STORE_RESTART, STORE_STALL -> {
 				if (this.outages.poll(Evidence.ledgerLines(this.slots), this.workRemaining)) {
 					this.injections++;
@@ -802,6 +825,9 @@ final class RowRun {
 		}
 		SideEffects sideEffects = SideEffects.read(repository(), this.slots);
 		checkSideEffects(sideEffects, deadLetters, tasks);
+		if (this.limits != null) {
+			this.limits.judge(this.slots, this.prefix, this.unexpected, this.notes);
+		}
 		if (stored < tasks) {
 			this.unexpected.add("stream TASKS stored " + stored + " messages for " + tasks + " task ids");
 		}

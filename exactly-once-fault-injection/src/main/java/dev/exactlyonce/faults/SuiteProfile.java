@@ -41,12 +41,14 @@ public record SuiteProfile(String name, int consumers, int injectionsPerRow, int
 	 * Rows the short version leaves out to stay short; {@code --rows} or the long version run them:
 	 * the Firestore stall (about 100 s: the emulator keeps a key locked by a transaction its client
 	 * gave up on for about a minute), the dead-letter variant of the partition row, the durable
-	 * waits' rows (their consumers run the servlet stack for the signals) and the child tasks' rows.
+	 * waits' rows (their consumers run the servlet stack for the signals), the child tasks' rows and the
+	 * limits' rows (the rate row runs for minutes by design).
 	 */
 	static final Set<FaultRow> NOT_IN_SHORT = EnumSet.of(FaultRow.FIRESTORE_STALL, FaultRow.PARTITION_DEAD_LETTER,
 			FaultRow.WAIT_KILL_BEFORE_ACK, FaultRow.WAIT_KILL_WHILE_WAITING, FaultRow.WAIT_KILL_AFTER_SIGNAL,
 			FaultRow.WAIT_NATS_RESTART, FaultRow.WAIT_STORE_OUTAGE, FaultRow.CHILD_KILL_PARENT_FANOUT,
-			FaultRow.CHILD_KILL_AFTER_COMPLETION, FaultRow.CHILD_NATS_RESTART);
+			FaultRow.CHILD_KILL_AFTER_COMPLETION, FaultRow.CHILD_NATS_RESTART, FaultRow.LIMIT_KILL_HOLDERS,
+			FaultRow.LIMIT_RATE_10MIN);
 
 	/**
 	 * A few hundred tasks, a few injections per row: the CI version. {@code CLUSTER_NODE_KILL} is

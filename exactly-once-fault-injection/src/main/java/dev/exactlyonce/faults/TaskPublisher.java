@@ -21,11 +21,13 @@ import io.nats.client.impl.NatsMessage;
  * stream confirms it. Prints {@code ack <i> <seq> <duplicate> <stream>} per confirmation and {@code done}
  * at the end; the driver kills it with {@code -9} mid-batch and starts it again a few tasks back.
  * <p>
- * Arguments: {@code <servers> <prefix> <from> <count> <pause-millis> [<copies> <copy-gap-millis> [campaigns]]}:
+ * Arguments: {@code <servers> <prefix> <from> <count> <pause-millis> [<copies> <copy-gap-millis> [campaigns|tasks [<lanes>]]]}:
  * with copies, each task is published that many times, {@code copy-gap-millis} apart (longer than the
  * stream's duplicate window, so that every copy is stored: a client retrying with the same id
  * after the window); with {@code campaigns}, each task is a campaign of the sample's CEO agent
  * ({@value #CAMPAIGN_SUBJECT}, {@code {"campaignId":"<id>","topic":...}}, message id the campaign id).
+ * With {@code <lanes>} above 0, each task's payload also names its lane,
+ * {@code "lane":"k<i % lanes>"}: the key of the limit the consumers run under in the limits' rows.
  */
 public final class TaskPublisher {
 
@@ -51,6 +53,7 @@ public final class TaskPublisher {
 		int copies = (args.length > 5) ? Integer.parseInt(args[5]) : 1;
 		long copyGap = (args.length > 6) ? Long.parseLong(args[6]) : 0;
 		boolean campaigns = (args.length > 7) && args[7].equals(CAMPAIGNS);
+		int lanes = (args.length > 8) ? Integer.parseInt(args[8]) : 0;
 		Connection connection = connect(servers);
 		JetStream jetStream = connection.jetStream(JetStreamOptions.builder()
 			.requestTimeout(Duration.ofSeconds(2))
@@ -61,7 +64,7 @@ public final class TaskPublisher {
 				if (copy > 0) {
 					Thread.sleep(copyGap);
 				}
-				PublishAck ack = publish(jetStream, taskId, i, campaigns);
+				PublishAck ack = publish(jetStream, taskId, i, campaigns, lanes);
 				System.out.println("ack " + i + " " + ack.getSeqno() + " " + ack.isDuplicate() + " " + ack.getStream());
 				System.out.flush();
 			}
@@ -78,11 +81,17 @@ public final class TaskPublisher {
 		return prefix + "-" + index;
 	}
 
-	private static PublishAck publish(JetStream jetStream, String taskId, int index, boolean campaign)
+	/** The lane of task {@code index} when tasks are spread over {@code lanes} limit keys. */
+	static String lane(int index, int lanes) {
+		return "k" + (index % lanes);
+	}
+
+	private static PublishAck publish(JetStream jetStream, String taskId, int index, boolean campaign, int lanes)
 			throws InterruptedException {
+		String lane = (lanes > 0) ? ",\"lane\":\"" + lane(index, lanes) + "\"" : "";
 		String json = campaign ? "{\"campaignId\":\"" + taskId + "\",\"topic\":\"launch " + index + "\"}"
 				: "{\"taskId\":\"" + taskId + "\",\"assignee\":\"marketing\",\"type\":\"blog-post\","
-						+ "\"payload\":{\"n\":" + index + "}}";
+						+ "\"payload\":{\"n\":" + index + lane + "}}";
 		NatsMessage message = NatsMessage.builder()
 			.subject(campaign ? CAMPAIGN_SUBJECT : SUBJECT)
 			.data(json.getBytes(StandardCharsets.UTF_8))

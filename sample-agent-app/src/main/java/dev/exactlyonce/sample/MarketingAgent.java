@@ -29,6 +29,8 @@ import dev.exactlyonce.sample.chaos.ChaosObserver;
  * "expired: ..."). It then appends to the ledger. The starter makes sure each task gets here
  * once, and a retried or resumed task continues after its last finished step. In the {@code jdbc} profile the
  * {@link TransactionalMarketingAgent} listens instead and runs this agent's work in a transaction.
+ * With {@code sample.limit} set, its listener runs under that limit (key {@code sample.limit-key}) and
+ * records each handler's start and end in the {@link HoldLog}.
  */
 @Component
 @Profile("!jdbc")
@@ -59,18 +61,28 @@ class MarketingAgent {
 
 	private final ObjectProvider<ChaosObserver> chaos;
 
+	private final HoldLog holds;
+
 	MarketingAgent(SampleProperties properties, PostLedger ledger, PostRepository posts,
-			ObjectProvider<ChaosObserver> chaos) {
+			ObjectProvider<ChaosObserver> chaos, HoldLog holds) {
 		this.properties = properties;
+		this.holds = holds;
 		this.ledger = ledger;
 		this.posts = posts;
 		this.drafts = new FsyncedLog(properties.getOutputDir().resolve("drafts.log"));
 		this.chaos = chaos;
 	}
 
-	@ExactlyOnceListener(consumer = "marketing-task-worker")
+	@ExactlyOnceListener(consumer = "marketing-task-worker", limit = "${sample.limit:}",
+			limitKey = "${sample.limit-key:}")
 	String handle(TaskAssignment task, ExactlyOnceContext context) {
-		return write(task, context).summary();
+		this.holds.start(task.taskId());
+		try {
+			return write(task, context).summary();
+		}
+		finally {
+			this.holds.end(task.taskId());
+		}
 	}
 
 	/** The agent's work: draft, approval, commit and deploy follow-up; the ledger line. */

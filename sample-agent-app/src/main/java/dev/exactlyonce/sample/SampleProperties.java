@@ -69,6 +69,33 @@ public class SampleProperties {
 	/** How long a draft waits for its approval; expired after that, without a commit. */
 	private Duration approvalTimeout = Duration.ofDays(7);
 
+	/**
+	 * The limit (declared under {@code exactlyonce.limits}) the marketing agent's listener runs under;
+	 * empty for none. When set, the agent also writes {@code <output-dir>/holds.log}: a {@code start}
+	 * line as its handler's first act and an {@code end} line as its last, so a limit's holders can be
+	 * counted from outside.
+	 */
+	private String limit = "";
+
+	/** The key expression within {@code limit} (SpEL over payload, headers and subject); empty for one key. */
+	private String limitKey = "";
+
+	public String getLimit() {
+		return this.limit;
+	}
+
+	public void setLimit(String limit) {
+		this.limit = limit;
+	}
+
+	public String getLimitKey() {
+		return this.limitKey;
+	}
+
+	public void setLimitKey(String limitKey) {
+		this.limitKey = limitKey;
+	}
+
 	public boolean isApprovalRequired() {
 		return this.approvalRequired;
 	}

@@ -24,8 +24,8 @@ class TransactionalMarketingAgent {
 	private final PostsTable posts;
 
 	TransactionalMarketingAgent(SampleProperties properties, PostLedger ledger, PostRepository repository,
-			ObjectProvider<ChaosObserver> chaos, PostsTable posts) {
-		this.work = new MarketingAgent(properties, ledger, repository, chaos);
+			ObjectProvider<ChaosObserver> chaos, PostsTable posts, HoldLog holds) {
+		this.work = new MarketingAgent(properties, ledger, repository, chaos, holds);
 		this.posts = posts;
 	}
 
