@@ -39,6 +39,9 @@ class ChildResultReportedAgainIntegrationTests extends NatsIntegrationTestSuppor
 			.with("exactlyonce.consumers.crew.stream", "TASKS")
 			.with("exactlyonce.consumers.crew.filter-subject", "agents.crew.tasks.>")
 			.with("exactlyonce.consumers.crew.ack-wait", "5s")
+			.with("exactlyonce.consumers.posts.stream", "TASKS")
+			.with("exactlyonce.consumers.posts.filter-subject", "agents.posts.tasks.>")
+			.with("exactlyonce.consumers.posts.ack-wait", "5s")
 			.with("exactlyonce.store.lease", "3s")
 			.with("exactlyonce.waits.recheck-interval", "2s");
 	}
@@ -69,6 +72,26 @@ class ChildResultReportedAgainIntegrationTests extends NatsIntegrationTestSuppor
 			softly.assertThat(child.resultSummary()).as("the child's summary, as its handler returned it")
 				.isEqualTo("Done[value=work-c-sealed-0]");
 		});
+	}
+
+	/**
+	 * A child that returns nothing ({@code void}, or {@code null}): its journaled result is the JSON
+	 * {@code null}, which earlierResult reads back as {@code null}, and {@code Optional.map} turns
+	 * that into "no earlier result": the recovering attempt runs the handler again, repeating the
+	 * work it does outside steps, which is what the change set out to prevent.
+	 */
+	@Test
+	void aChildThatReturnsNothingIsNotRunAgainAfterItsReportFailed() {
+		Instance instance = this.instances.start("a", "test.children.count=1", "test.children.posts=true");
+		instance.recorder().haltOnceAt(PipelinePoint.CHILD_RESULT_STORED);
+		instance.bean(ExactlyOncePublisher.class)
+			.publish("agents.ceo.tasks.campaign", TaskAssignment.of("c-void"), "c-void");
+
+		IdempotencyRecord parent = awaitRecord(instance, "ceo:c-void", RecordState.COMPLETED);
+		assertThat(parent.resultSummary()).isEqualTo("done null");
+		awaitRecord(instance, "posts:c-void-post-0", RecordState.COMPLETED);
+		assertThat(instance.bean(SealedOutcomeTaskHandler.class).runsOf("c-void-post-0"))
+			.as("handler runs: the later attempt reports the journaled result").isEqualTo(1);
 	}
 
 	private IdempotencyRecord awaitRecord(Instance instance, String storeKey, RecordState state) {

@@ -14,6 +14,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * instead of {@link CrewTaskHandler}) whose declared return type is a sealed interface, as many
  * handlers declare their outcomes: Jackson writes its {@link Done} but cannot read JSON back as
  * {@link Outcome} (no type information). Its JSON has the shape of {@link CrewTaskHandler.Output}.
+ * Also a child that returns nothing, on consumer {@code posts} ({@code void}, its result JSON
+ * {@code null}), for a parent started with {@code test.children.posts=true}.
  */
 @ConditionalOnProperty("test.children.sealed")
 public class SealedOutcomeTaskHandler {
@@ -35,6 +37,15 @@ public class SealedOutcomeTaskHandler {
 			return done;
 		});
 		return new Done(value);
+	}
+
+	@ExactlyOnceListener(consumer = "posts", key = "payload.taskId")
+	public void post(TaskAssignment task, ExactlyOnceContext context) {
+		this.runs.computeIfAbsent(context.key(), (key) -> new AtomicInteger()).incrementAndGet();
+		context.step("post", String.class, () -> {
+			this.ledger.commit(context.key(), "post for " + task.taskId());
+			return task.taskId();
+		});
 	}
 
 	/**
