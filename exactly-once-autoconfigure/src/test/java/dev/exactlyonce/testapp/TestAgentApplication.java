@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Import;
 @EnableAutoConfiguration
 @Import({ RecordingTaskHandler.class, SteppedTaskHandler.class, TransactionalPostHandler.class,
 		ApprovalTaskHandler.class, CeoTaskHandler.class, CrewTaskHandler.class, LimitedTaskHandler.class, CfoTaskHandler.class,
-		NestedLimitTaskHandler.class, TestUserFilter.class })
+		NestedLimitTaskHandler.class, SealedOutcomeTaskHandler.class, TestUserFilter.class })
 public class TestAgentApplication {
 
 }
