@@ -10,6 +10,10 @@ import org.apache.commons.logging.LogFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.core.ResolvableType;
+import org.springframework.util.ClassUtils;
+
+import dev.exactlyonce.children.spi.JournaledResult;
 import dev.exactlyonce.listener.StepRejectedException;
 import dev.exactlyonce.store.StepJournal;
 import dev.exactlyonce.store.StepRecord;
@@ -68,21 +72,23 @@ final class ChildResults {
 		}
 	}
 
-	Optional<Object> earlierResult(WaitingTask task, StepJournal journal, Type resultType) {
+	Optional<JournaledResult> earlierResult(WaitingTask task, StepJournal journal, Type resultType) {
 		if (ParentHeaders.readFrom(task.message().getHeaders()) == null) {
 			return Optional.empty();
 		}
 		return journal.find(RESULT_STEP)
 			.filter((entry) -> entry.state() == StepState.DONE && entry.result() != null)
-			.map((entry) -> readBack(entry.result(), resultType));
+			.map((entry) -> new JournaledResult(readBack(entry.result(), resultType), entry.result()));
 	}
 
+	/** The result as the handler's return type, or {@code null} when it is not one (or is JSON null). */
 	private Object readBack(String json, Type resultType) {
 		try {
-			return this.mapper.readValue(json, this.mapper.constructType(resultType));
+			Object value = this.mapper.readValue(json, this.mapper.constructType(resultType));
+			return ClassUtils.isAssignableValue(ResolvableType.forType(resultType).toClass(), value) ? value : null;
 		}
-		catch (JacksonException ex) {
-			return json;
+		catch (JacksonException | IllegalArgumentException ex) {
+			return null;
 		}
 	}
 

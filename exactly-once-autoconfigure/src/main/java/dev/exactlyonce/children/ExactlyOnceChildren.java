@@ -7,6 +7,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.exactlyonce.children.spi.ChildFailures;
 import dev.exactlyonce.children.spi.ChildSession;
+import dev.exactlyonce.children.spi.JournaledResult;
 import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.operations.OperatedConsumers;
 import dev.exactlyonce.publish.ExactlyOncePublisher;
@@ -59,7 +60,7 @@ public final class ExactlyOnceChildren implements TaskChildren {
 	}
 
 	@Override
-	public Optional<Object> earlierResult(WaitingTask task, StepJournal journal, Type resultType) {
+	public Optional<JournaledResult> earlierResult(WaitingTask task, StepJournal journal, Type resultType) {
 		return this.results.earlierResult(task, journal, resultType);
 	}
 

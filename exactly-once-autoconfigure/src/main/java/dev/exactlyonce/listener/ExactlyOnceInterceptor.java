@@ -9,6 +9,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.exactlyonce.children.spi.JournaledResult;
 import dev.exactlyonce.children.spi.TaskChildren;
 import dev.exactlyonce.limits.spi.TaskLimits;
 import dev.exactlyonce.listener.logging.SettlementLog;
@@ -121,8 +122,10 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 				return invokeInTransaction(invocation, delivery, heartbeat, steps, waiting);
 			}
 			WaitSuspension[] suspended = new WaitSuspension[1];
-			Optional<Object> reported = earlierChildResult(invocation, waiting, acquired);
-			Object value = reported.isPresent() ? reported.get() : proceedToSuspension(invocation, delivery, suspended);
+			Optional<JournaledResult> reported = earlierChildResult(invocation, waiting, acquired);
+			Object value = reported.isPresent() ? reported.get().value()
+					: proceedToSuspension(invocation, delivery, suspended);
+			Object completed = reported.isPresent() ? reported.get().summarized() : value;
 			if (suspended[0] != null) {
 				WaitSuspension at = suspended[0];
 				if (delivery.takeSettlementForWorker()) {
@@ -138,11 +141,11 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			}
 			this.observers.reached(PipelinePoint.HANDLED, delivery);
 			if (delivery.completions() != null) {
-				delivery.settleLater(completeLater(delivery, heartbeat, value));
+				delivery.settleLater(completeLater(delivery, heartbeat, completed));
 				completingLater = true;
 				return value;
 			}
-			Settlement settlement = Uninterrupted.call(() -> this.completionWriter.write(delivery, heartbeat, value));
+			Settlement settlement = Uninterrupted.call(() -> this.completionWriter.write(delivery, heartbeat, completed));
 			delivery.settle(settlement);
 			if (settlement instanceof Settlement.Processed) {
 				this.observers.reached(PipelinePoint.COMPLETED, delivery);
@@ -275,7 +278,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 	 * failed: reported again without running the handler again (its work outside steps is not
 	 * repeated), as a parked completion is written without it.
 	 */
-	private Optional<Object> earlierChildResult(MethodInvocation invocation, WaitingTask waiting,
+	private Optional<JournaledResult> earlierChildResult(MethodInvocation invocation, WaitingTask waiting,
 			ClaimResult.Acquired acquired) {
 		TaskChildren taskChildren = this.children;
 		if (taskChildren == null || waiting == null || acquired.journal().isEmpty()) {

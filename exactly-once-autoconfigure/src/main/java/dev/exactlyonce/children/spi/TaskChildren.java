@@ -42,9 +42,9 @@ public interface TaskChildren {
 	 * @param task the delivery
 	 * @param journal its run's journal, as the claim read it
 	 * @param resultType the handler's return type, to read the result back as
-	 * @return the earlier result (its JSON text when it cannot be read back as {@code resultType}),
-	 * or empty when the delivery is no child or no attempt of its run journaled a result
+	 * @return the earlier result, or empty when the delivery is no child or no attempt of its run
+	 * journaled a result
 	 */
-	Optional<Object> earlierResult(WaitingTask task, StepJournal journal, Type resultType);
+	Optional<JournaledResult> earlierResult(WaitingTask task, StepJournal journal, Type resultType);
 
 }
