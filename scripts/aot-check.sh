@@ -26,9 +26,12 @@ NATS_PORT="$(free_port)"
 SERVER_PORT="$(free_port)"
 NATS_PID=""
 APP_PID=""
+PASSED=""
 stop() {
   [ -z "$APP_PID" ] || { kill "$APP_PID" 2>/dev/null && wait "$APP_PID" 2>/dev/null || true; }
   [ -z "$NATS_PID" ] || { kill "$NATS_PID" 2>/dev/null && wait "$NATS_PID" 2>/dev/null || true; }
+  # kept when the check failed: its messages point at the app's log there
+  [ -z "$PASSED" ] || rm -rf "$WORK"
 }
 trap stop EXIT
 
@@ -131,4 +134,5 @@ task="$(curl -fs "http://localhost:$SERVER_PORT/actuator/exactlyonceops/marketin
 [[ "$task" == *'"status":"COMPLETED"'* ]] || fail "the operations endpoint does not show $TASK completed: $task"
 errors="$(grep ' ERROR ' "$WORK/app.log" || true)"
 [ -z "$errors" ] || { echo "$errors" | head -5 >&2; fail "$APP logged errors; see $WORK/app.log"; }
-echo "==> aot check passed ($WORK)"
+PASSED=1
+echo "==> aot check passed"
