@@ -77,8 +77,13 @@ final class ChildResults {
 			return Optional.empty();
 		}
 		return journal.find(RESULT_STEP)
-			.filter((entry) -> entry.state() == StepState.DONE && entry.result() != null)
+			.filter(ChildResults::isResult)
 			.map((entry) -> new JournaledResult(readBack(entry.result(), resultType), entry.result()));
+	}
+
+	/** Whether the entry holds a journaled result (the run's first). */
+	private static boolean isResult(StepRecord entry) {
+		return entry.state() == StepState.DONE && entry.result() != null;
 	}
 
 	/** The result as the handler's return type, or {@code null} when it is not one (or is JSON null). */
@@ -95,7 +100,7 @@ final class ChildResults {
 	/** The result journaled by an earlier attempt of the run, or this one's, journaled now. */
 	private String journaledResult(WaitingTask task, Object result) {
 		StepRecord earlier = task.begin(RESULT_STEP).orElse(null);
-		if (earlier != null && earlier.state() == StepState.DONE && earlier.result() != null) {
+		if (earlier != null && isResult(earlier)) {
 			return earlier.result();
 		}
 		byte[] json;
