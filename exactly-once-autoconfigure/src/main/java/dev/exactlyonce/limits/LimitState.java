@@ -151,23 +151,46 @@ record LimitState(String key, List<Holder> holders, List<Instant> starts, List<W
 	}
 
 	/**
-	 * When a task that may not start now should look again: when the first slot or token frees up, or
-	 * after {@code headStart} when they are free but held for waiters ahead of it.
+	 * When the waiter at a place should look again: when the slot or token it will get frees up, were
+	 * every waiter ahead of it to take one in turn. Slots are counted in rounds of the holders' leases:
+	 * the slots free now (held for the waiters ahead, after {@code headStart}) and each holder's lease
+	 * end, then a lease later for each further round; tokens as the window's starts leave it, then
+	 * {@code per} later for each further round. A released slot wakes the head of the queue at once,
+	 * so this look is the fallback (a holder killed, a wake lost), spread over the queue: the waiters
+	 * far back do not all look again at the first lease end or at the window's end.
+	 * @param limit the limit
+	 * @param now the server's time
+	 * @param headStart how long free slots are kept for the waiters ahead
+	 * @param lease how long a slot is held at most without its holder's claim renewed
+	 * @param place the waiter's place in the queue, from 0
+	 * @return when to look again, at least 100 ms from now
 	 */
-	Instant nextLook(LimitDefinition limit, Instant now, Duration headStart) {
-		if (free(limit) > 0) {
-			return now.plus(headStart);
-		}
+	Instant nextLook(LimitDefinition limit, Instant now, Duration headStart, Duration lease, int place) {
 		Instant next = now;
-		if (limit.concurrency() > 0 && this.holders.size() >= limit.concurrency()) {
-			next = this.holders.stream().map(Holder::until).min(Instant::compareTo).orElse(now);
+		if (limit.concurrency() > 0) {
+			List<Instant> slots = this.holders.stream().map(Holder::until).sorted().toList();
+			next = later(next, turn(slots, limit.concurrency(), now.plus(headStart), lease, place));
 		}
-		if (limit.rate() > 0 && this.starts.size() >= limit.rate()) {
-			Instant token = this.starts.stream().min(Instant::compareTo).orElse(now).plus(limit.per());
-			next = token.isAfter(next) ? token : next;
+		if (limit.rate() > 0) {
+			List<Instant> tokens = this.starts.stream().sorted().map((start) -> start.plus(limit.per())).toList();
+			next = later(next, turn(tokens, limit.rate(), now.plus(headStart), limit.per(), place));
 		}
-		Instant soonest = now.plus(SOONEST);
-		return next.isAfter(soonest) ? next : soonest;
+		return later(next, now.plus(SOONEST));
+	}
+
+	/**
+	 * When the {@code place}-th slot or token from now frees: the {@code capacity - taken.size()} free
+	 * ones at {@code free}, then each taken one as it frees, a {@code round} later for each round.
+	 */
+	private static Instant turn(List<Instant> taken, int capacity, Instant free, Duration round, int place) {
+		int freeNow = Math.max(0, capacity - taken.size());
+		int index = place % capacity;
+		Instant first = (index < freeNow || taken.isEmpty()) ? free : taken.get(Math.min(index - freeNow, taken.size() - 1));
+		return first.plus(round.multipliedBy(place / capacity));
+	}
+
+	private static Instant later(Instant a, Instant b) {
+		return a.isAfter(b) ? a : b;
 	}
 
 	/** The first {@code count} waiters, whose turn has come. */

@@ -48,6 +48,13 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	private static final int ROUNDS = 200;
 
+	/**
+	 * The most waiters a task that starts with room left wakes: the heads a lost wake or a late look
+	 * left waiting (a released slot wakes its heads, a rate's waiters look when their token is due), each
+	 * of which wakes the next when it starts, rather than a whole window's tokens' worth on one thread.
+	 */
+	static final int WOKEN_BY_A_START = 4;
+
 	/** How many locks the keys' entries share within this instance. */
 	private static final int STRIPES = 64;
 
@@ -149,7 +156,7 @@ public final class NatsTaskLimits implements TaskLimits {
 			lock.unlock();
 		}
 		if (taken.next().isEmpty()) {
-			wakeHeads(limit, taken.written());
+			wakeHeads(limit, taken.written(), WOKEN_BY_A_START);
 		}
 		return taken.next();
 	}
@@ -178,8 +185,9 @@ public final class NatsTaskLimits implements TaskLimits {
 							+ "together with the NATS server's max_payload (a key's queue is one KV value, about 110 "
 							+ "bytes per waiter)");
 				}
-				boolean arrival = state.place(task.storeKey()) < 0;
-				Instant next = state.nextLook(limit, now, HEAD_START);
+				int place = state.place(task.storeKey());
+				boolean arrival = place < 0;
+				Instant next = state.nextLook(limit, now, HEAD_START, lease, arrival ? state.queue().size() : place);
 				state.enqueue(task.storeKey(), now, next.plus(lease).plus(GRACE));
 				if (arrival ? this.entries.writeArrival(read, state, limit, task.describe())
 						: this.entries.write(read, state)) {
@@ -206,7 +214,7 @@ public final class NatsTaskLimits implements TaskLimits {
 			lock.unlock();
 		}
 		if (written != null) {
-			wakeHeads(limit, written);
+			wakeHeads(limit, written, Integer.MAX_VALUE);
 		}
 	}
 
@@ -237,8 +245,8 @@ public final class NatsTaskLimits implements TaskLimits {
 		}
 	}
 
-	private void wakeHeads(LimitDefinition limit, LimitState state) {
-		for (LimitState.Waiter waiter : state.heads(state.free(limit))) {
+	private void wakeHeads(LimitDefinition limit, LimitState state, int most) {
+		for (LimitState.Waiter waiter : state.heads(Math.min(most, state.free(limit)))) {
 			wake(limit, waiter.task());
 		}
 	}

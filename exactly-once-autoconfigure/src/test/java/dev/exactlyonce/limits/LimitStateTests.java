@@ -19,6 +19,8 @@ class LimitStateTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
+	private static final Duration HEAD_START = Duration.ofSeconds(2);
+
 	private final LimitDefinition two = new LimitDefinition("deploys", 2, 0, null);
 
 	private final LimitDefinition threePerMinute = new LimitDefinition("calls", 0, 3, Duration.ofMinutes(1));
@@ -31,16 +33,22 @@ class LimitStateTests {
 		assertThat(state.mayStart(this.two, "c")).isFalse();
 		state.enqueue("c", NOW, NOW.plusSeconds(100));
 		state.enqueue("d", NOW, NOW.plusSeconds(100));
-		assertThat(state.nextLook(this.two, NOW, Duration.ofSeconds(2))).as("when the first lease ends")
+		assertThat(state.nextLook(this.two, NOW, HEAD_START, LEASE, 0)).as("the head: when the first lease ends")
 			.isEqualTo(NOW.plus(LEASE));
+		assertThat(state.nextLook(this.two, NOW, HEAD_START, LEASE, 1)).as("the second: when the other lease ends")
+			.isEqualTo(NOW.plus(LEASE));
+		assertThat(state.nextLook(this.two, NOW, HEAD_START, LEASE, 5)).as("the sixth: two rounds later")
+			.isEqualTo(NOW.plus(LEASE.multipliedBy(3)));
 
 		assertThat(state.release("a", "other-token")).as("another attempt's token frees nothing").isFalse();
 		assertThat(state.release("a", "ta")).isTrue();
 		assertThat(state.heads(state.free(this.two))).extracting(LimitState.Waiter::task).containsExactly("c");
 		assertThat(state.mayStart(this.two, "d")).as("the slot is c's").isFalse();
 		assertThat(state.mayStart(this.two, "e")).as("nor a newcomer's").isFalse();
-		assertThat(state.nextLook(this.two, NOW, Duration.ofSeconds(2))).as("room, held for the head")
-			.isEqualTo(NOW.plusSeconds(2));
+		assertThat(state.nextLook(this.two, NOW, HEAD_START, LEASE, 0)).as("room, held for the head")
+			.isEqualTo(NOW.plus(HEAD_START));
+		assertThat(state.nextLook(this.two, NOW, HEAD_START, LEASE, 1)).as("behind it: when b's lease ends")
+			.isEqualTo(NOW.plus(LEASE));
 		assertThat(state.mayStart(this.two, "c")).isTrue();
 		state.start(this.two, "c", "tc", NOW.plus(LEASE), NOW);
 		assertThat(state.queue()).extracting(LimitState.Waiter::task).containsExactly("d");
@@ -67,8 +75,13 @@ class LimitStateTests {
 		}
 		assertThat(state.holders()).as("a rate holds no slot").isEmpty();
 		assertThat(state.mayStart(this.threePerMinute, "t3")).isFalse();
-		assertThat(state.nextLook(this.threePerMinute, NOW.plusSeconds(3), Duration.ofSeconds(2)))
+		assertThat(state.nextLook(this.threePerMinute, NOW.plusSeconds(3), HEAD_START, LEASE, 0))
 			.isEqualTo(NOW.plusSeconds(60));
+		assertThat(state.nextLook(this.threePerMinute, NOW.plusSeconds(3), HEAD_START, LEASE, 2))
+			.as("each waiter looks when its own token is due, not all at the window's end")
+			.isEqualTo(NOW.plusSeconds(62));
+		assertThat(state.nextLook(this.threePerMinute, NOW.plusSeconds(3), HEAD_START, LEASE, 4))
+			.as("the fifth: a window later than the second").isEqualTo(NOW.plusSeconds(121));
 
 		state.forgetPast(this.threePerMinute, NOW.plusSeconds(60));
 		assertThat(state.starts()).hasSize(2);
