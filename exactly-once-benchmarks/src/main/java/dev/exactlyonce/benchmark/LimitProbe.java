@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What the listeners of {@link LimitsBenchmarkApplication} report: the step times, the tasks running
- * at once under the concurrency limit (and the most seen), and when each rated task started.
+ * at once under the concurrency limit (and the most seen) and when each ended, and when each rated task
+ * started.
  */
 final class LimitProbe {
 
@@ -24,6 +25,8 @@ final class LimitProbe {
 
 	private final List<Long> ratedStarts = new ArrayList<>();
 
+	private final List<Long> keyedEnds = new ArrayList<>();
+
 	/** Starts recording step times afresh, up to {@code capacity} of each kind. */
 	void recordSteps(int capacity) {
 		this.plain = new LatencyRecorder(capacity);
@@ -39,8 +42,9 @@ final class LimitProbe {
 		this.mostRunning.accumulateAndGet(this.running.incrementAndGet(), Math::max);
 	}
 
-	void left() {
+	synchronized void left() {
 		this.running.decrementAndGet();
+		this.keyedEnds.add(System.nanoTime());
 		this.keyedDone.incrementAndGet();
 	}
 
@@ -62,6 +66,11 @@ final class LimitProbe {
 
 	int mostRunning() {
 		return this.mostRunning.get();
+	}
+
+	/** When each task under the concurrency limit ended ({@code System.nanoTime()}), in order. */
+	synchronized List<Long> keyedEnds() {
+		return List.copyOf(this.keyedEnds);
 	}
 
 	synchronized int ratedCount() {

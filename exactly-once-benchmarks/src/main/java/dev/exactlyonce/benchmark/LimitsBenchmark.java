@@ -31,7 +31,9 @@ import dev.exactlyonce.test.NatsServerProcess;
  * each, interleaved);</li>
  * <li>throughput at a concurrency limit: {@code benchmark.limits.keyed-tasks} tasks (400) of one key
  * under {@code four} (concurrency 4), each working {@code benchmark.limits.work-ms} (50), published at
- * once to a consumer of 64 workers: tasks per second against the ideal (4 / work), and the most tasks
+ * once to a consumer of 64 workers: tasks per second against the ideal (4 / work), over the run and
+ * over its second half (once every task arrived), how long a slot stood idle per task (4 x the run's
+ * time less the work, over the tasks: the hand-over from one holder to the next), and the most tasks
  * seen running at once;</li>
  * <li>throughput at a rate limit: {@code benchmark.limits.rated-tasks} tasks (1,800) under
  * {@code rated} (600 per minute, one key), published at once to a consumer of 16 workers: the starts
@@ -126,12 +128,16 @@ public final class LimitsBenchmark {
 		await("keyed tasks", this.probe::keyedDoneCount, KEYED_TASKS);
 		double seconds = (System.nanoTime() - started) / 1e9;
 		double ideal = CONCURRENCY * 1000.0 / WORK_MILLIS;
-		System.out.println("| concurrency limit | workers | tasks, one key | work per task | tasks/s | ideal tasks/s "
-				+ "| of ideal | most running at once |");
-		System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|");
-		System.out.printf(Locale.ROOT, "| %d | 64 | %d | %d ms | %.1f | %.0f | %.0f %% | %d |%n%n", CONCURRENCY,
-				KEYED_TASKS, WORK_MILLIS, KEYED_TASKS / seconds, ideal, 100 * KEYED_TASKS / seconds / ideal,
-				this.probe.mostRunning());
+		List<Long> ends = this.probe.keyedEnds();
+		int half = ends.size() / 2;
+		double secondHalf = (ends.size() - half) / ((ends.get(ends.size() - 1) - ends.get(half - 1)) / 1e9);
+		double handOffMillis = (CONCURRENCY * seconds * 1000 - KEYED_TASKS * WORK_MILLIS) / KEYED_TASKS;
+		System.out.println("| concurrency limit | workers | tasks, one key | work per task | tasks/s | tasks/s, 2nd half "
+				+ "| ideal tasks/s | of ideal | slot idle per task ms | most running at once |");
+		System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+		System.out.printf(Locale.ROOT, "| %d | 64 | %d | %d ms | %.1f | %.1f | %.0f | %.0f %% | %.0f | %d |%n%n",
+				CONCURRENCY, KEYED_TASKS, WORK_MILLIS, KEYED_TASKS / seconds, secondHalf, ideal,
+				100 * KEYED_TASKS / seconds / ideal, handOffMillis, this.probe.mostRunning());
 	}
 
 	private void rated() throws Exception {
