@@ -84,36 +84,25 @@ final class LimitEntries {
 	}
 
 	/**
-	 * Writes a key's state with a task that joins its queue, if nobody wrote it since it was read and the
-	 * entry keeps {@value #ROOM_KEPT} bytes free under {@code max_payload} less {@value #HEADROOM}: room for
-	 * what the tasks already queued may still add (one holder and one start of the rate window replacing a
-	 * waiter, deadlines written to the nanosecond), so a start, a look again or a give-back is never refused.
+	 * What the tasks arriving at a key may still add to its entry: the entry must keep {@value #ROOM_KEPT}
+	 * bytes free under {@code max_payload} less {@value #HEADROOM}, room for what the tasks already queued
+	 * may still add (a holder and a start of the rate window replacing a waiter, deadlines written to the
+	 * nanosecond), so a start, a look again or a give-back is never refused.
+	 * @param read the entry as read
+	 * @param state its state, before the batch's changes
 	 * @param limit the limit, for the refusal
-	 * @param task the task arriving, for the refusal
-	 * @return {@code false} when somebody wrote it: read again
-	 * @throws LimitQueueFullException when the entry would leave less room: nothing is written, the task
-	 * is not queued
-	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
 	 */
-	boolean writeArrival(Read read, LimitState state, LimitDefinition limit, String task) {
-		byte[] value = this.mapper.writeValueAsString(state).getBytes(StandardCharsets.UTF_8);
-		long most = this.maxValueBytes - ROOM_KEPT;
-		if (value.length > most) {
-			throw new LimitQueueFullException(limit.describe() + ": the task at " + task + " was not queued: with it, "
-					+ "key entry '" + read.entryKey() + "' of the limits' KV bucket would be " + value.length + " bytes ("
-					+ state.queue().size() + " tasks queued, " + state.holders().size() + " holders, "
-					+ state.starts().size() + " starts in the rate window), above the " + most + " bytes an arrival "
-					+ "may leave: the NATS server's max_payload less " + (HEADROOM + ROOM_KEPT) + " bytes (kept for "
-					+ "the KV put and the starts of the tasks already queued). Fix: lower exactlyonce.limits."
-					+ limit.name() + ".max-waiting (or publish at the pace the limit allows), raise the server's "
-					+ "max_payload, or use shorter task keys");
-		}
-		return put(read, value);
+	Room room(Read read, LimitState state, LimitDefinition limit) {
+		return new Room(read.entryKey(), limit, this.maxValueBytes - ROOM_KEPT, bytes(state));
+	}
+
+	private long bytes(Object value) {
+		return this.mapper.writeValueAsString(value).getBytes(StandardCharsets.UTF_8).length;
 	}
 
 	/**
 	 * Writes a key's state if nobody wrote it since it was read: a start, a look again, a give-back, which
-	 * {@link #writeArrival} kept room for.
+	 * {@link Room} kept room for, and the arrivals it admitted.
 	 * @return {@code false} when somebody did: read again
 	 * @throws StoreUnavailableException when NATS did not answer (the write may have been made)
 	 */
@@ -201,6 +190,62 @@ final class LimitEntries {
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
 		}
+	}
+
+	/**
+	 * The size of a key's entry as a batch of changes grows it: an arrival is admitted while the entry
+	 * with it stays within the most an arrival may leave; the starts count, and are never refused.
+	 */
+	final class Room {
+
+		private final String entryKey;
+
+		private final LimitDefinition limit;
+
+		private final long most;
+
+		private long bytes;
+
+		private Room(String entryKey, LimitDefinition limit, long most, long bytes) {
+			this.entryKey = entryKey;
+			this.limit = limit;
+			this.most = most;
+			this.bytes = bytes;
+		}
+
+		/**
+		 * Admits a task joining the queue.
+		 * @param state the key's state, before the task joins it
+		 * @param waiter the task's place
+		 * @param task the task, for the refusal
+		 * @throws LimitQueueFullException when the entry would be larger than an arrival may leave it: the
+		 * task is not queued
+		 */
+		void admit(LimitState state, LimitState.Waiter waiter, String task) {
+			long added = bytes(waiter) + 1;
+			if (this.bytes + added > this.most) {
+				throw new LimitQueueFullException(this.limit.describe() + ": the task at " + task + " was not queued: "
+						+ "with it, key entry '" + this.entryKey + "' of the limits' KV bucket would be "
+						+ (this.bytes + added) + " bytes (" + (state.queue().size() + 1) + " tasks queued, "
+						+ state.holders().size() + " holders, " + state.starts().size() + " starts in the rate "
+						+ "window), above the " + this.most + " bytes an arrival may leave: the NATS server's "
+						+ "max_payload less " + (HEADROOM + ROOM_KEPT) + " bytes (kept for the KV put and the starts "
+						+ "of the tasks already queued). Fix: lower exactlyonce.limits." + this.limit.name()
+						+ ".max-waiting (or publish at the pace the limit allows), raise the server's max_payload, "
+						+ "or use shorter task keys");
+			}
+			this.bytes += added;
+		}
+
+		/**
+		 * Counts a task that starts: a holder and a start of the rate window.
+		 * @param holder its slot, or {@code null} under a rate only
+		 * @param start its start, or {@code null} under a concurrency only
+		 */
+		void started(LimitState.Holder holder, Instant start) {
+			this.bytes += ((holder != null) ? bytes(holder) + 1 : 0) + ((start != null) ? bytes(start) + 1 : 0);
+		}
+
 	}
 
 	/**

@@ -3,17 +3,13 @@ package dev.exactlyonce.limits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,9 +26,10 @@ import dev.exactlyonce.waits.spi.WaitingTask;
 
 /**
  * Limits kept in a NATS KV bucket, for every idempotency store, judged on the NATS server's clock. A
- * task takes a slot of a key by compare-and-set on the key's entry, or joins its queue and suspends
- * like a durable sleep until the first slot's lease ends (or the next token of the rate window); a
- * released slot resumes the head of the queue at once. A slot whose lease ended is checked against
+ * task takes a slot of a key by compare-and-set on the key's entry (batched with this instance's other
+ * changes of it: {@link EntryBatches}), or joins its queue and suspends like a durable sleep until the
+ * slot or token it would get frees ({@link LimitState#nextLook}); a released slot resumes the head of the
+ * queue at once. A slot whose lease ended is checked against
  * its task's record: kept (to the renewed lease) while the claim that took it is live, freed
  * otherwise, so a holder killed mid-task frees its slot within one lease.
  */
@@ -46,17 +43,12 @@ public final class NatsTaskLimits implements TaskLimits {
 	/** How long past its deadline a waiter keeps its place when it does not come back. */
 	static final Duration GRACE = Duration.ofMinutes(1);
 
-	private static final int ROUNDS = 200;
-
 	/**
 	 * The most waiters a task that starts with room left wakes: the heads a lost wake or a late look
 	 * left waiting (a released slot wakes its heads, a rate's waiters look when their token is due), each
 	 * of which wakes the next when it starts, rather than a whole window's tokens' worth on one thread.
 	 */
 	static final int WOKEN_BY_A_START = 4;
-
-	/** How many locks the keys' entries share within this instance. */
-	private static final int STRIPES = 64;
 
 	/** How long one read of the limits' usage serves health, the meters and the dashboard. */
 	static final Duration USAGE_MAX_AGE = Duration.ofSeconds(5);
@@ -73,7 +65,7 @@ public final class NatsTaskLimits implements TaskLimits {
 
 	private final LimitsMeters meters;
 
-	private final Lock[] stripes = new Lock[STRIPES];
+	private final EntryBatches batches;
 
 	private final UsageSnapshots usage = new UsageSnapshots(this::readUsage, USAGE_MAX_AGE);
 
@@ -85,7 +77,7 @@ public final class NatsTaskLimits implements TaskLimits {
 		this.clock = clock;
 		this.waker = waker;
 		this.meters = meters;
-		Arrays.setAll(this.stripes, (stripe) -> new ReentrantLock());
+		this.batches = new EntryBatches(entries, clock, this::tidy, this::wakeHeads);
 	}
 
 	@Override
@@ -146,57 +138,41 @@ public final class NatsTaskLimits implements TaskLimits {
 	 * @throws LimitQueueFullException when the key's queue is full: the task is not queued
 	 */
 	Optional<Instant> take(LimitDefinition limit, String key, WaitingTask task, Duration lease) {
-		Lock lock = stripe(limit, key);
-		Taken taken;
-		lock.lock();
-		try {
-			taken = takeOrQueue(limit, key, task, lease);
-		}
-		finally {
-			lock.unlock();
-		}
+		Taken taken = this.batches.apply(limit, key, (state, now, room) -> takeOrQueue(limit, state, now, room, task,
+				lease));
 		if (taken.next().isEmpty()) {
-			wakeHeads(limit, taken.written(), WOKEN_BY_A_START);
+			this.meters.started(limit.name(), taken.waited());
 		}
 		return taken.next();
 	}
 
-	private Taken takeOrQueue(LimitDefinition limit, String key, WaitingTask task, Duration lease) {
-		for (int round = 0; round < ROUNDS; round++) {
-			LimitEntries.Read read = this.entries.read(limit.name(), key);
-			LimitState state = read.state();
-			Instant now = this.clock.latest();
-			tidy(limit, state, now);
-			if (state.mayStart(limit, task.storeKey())) {
-				Instant since = Optional.ofNullable(waiterSince(state, task.storeKey())).orElse(now);
-				state.start(limit, task.storeKey(), task.token(), now.plus(lease), now);
-				if (this.entries.write(read, state)) {
-					this.meters.started(limit.name(), Duration.between(since, now));
-					return new Taken(Optional.empty(), state);
-				}
-			}
-			else {
-				if (state.place(task.storeKey()) < 0 && state.queue().size() >= limit.maxWaiting()) {
-					throw new LimitQueueFullException(limit.describe() + ": the queue of key entry '" + read.entryKey()
-							+ "' holds " + state.queue().size() + " tasks, its most (exactlyonce.limits." + limit.name()
-							+ ".max-waiting=" + limit.maxWaiting() + "), so the task at " + task.describe()
-							+ " was not queued. Fix: fewer tasks waiting on one key (a finer limit key, or publish at the "
-							+ "pace the limit allows), or raise exactlyonce.limits." + limit.name() + ".max-waiting "
-							+ "together with the NATS server's max_payload (a key's queue is one KV value, about 110 "
-							+ "bytes per waiter)");
-				}
-				int place = state.place(task.storeKey());
-				boolean arrival = place < 0;
-				Instant next = state.nextLook(limit, now, HEAD_START, lease, arrival ? state.queue().size() : place);
-				state.enqueue(task.storeKey(), now, next.plus(lease).plus(GRACE));
-				if (arrival ? this.entries.writeArrival(read, state, limit, task.describe())
-						: this.entries.write(read, state)) {
-					return new Taken(Optional.of(next), state);
-				}
-			}
+	private static EntryBatches.Applied<Taken> takeOrQueue(LimitDefinition limit, LimitState state, Instant now,
+			LimitEntries.Room room, WaitingTask task, Duration lease) {
+		int place = state.place(task.storeKey());
+		if (state.mayStart(limit, task.storeKey())) {
+			Instant since = (place >= 0) ? state.queue().get(place).since() : now;
+			state.start(limit, task.storeKey(), task.token(), now.plus(lease), now);
+			room.started((limit.concurrency() > 0) ? state.holders().get(state.holders().size() - 1) : null,
+					(limit.rate() > 0) ? now : null);
+			return new EntryBatches.Applied<>(new Taken(Optional.empty(), Duration.between(since, now)), true,
+					WOKEN_BY_A_START);
 		}
-		throw new StoreUnavailableException("The state of " + limit.describe() + " for the task at " + task.describe()
-				+ " changed " + ROUNDS + " times while it was being written: the attempt is retried", null);
+		if (place < 0 && state.queue().size() >= limit.maxWaiting()) {
+			throw new LimitQueueFullException(limit.describe() + ": the queue of key entry '"
+					+ LimitEntries.entryKey(limit.name(), state.key()) + "' holds "
+					+ state.queue().size() + " tasks, its most (exactlyonce.limits." + limit.name() + ".max-waiting="
+					+ limit.maxWaiting() + "), so the task at " + task.describe() + " was not queued. Fix: fewer tasks "
+					+ "waiting on one key (a finer limit key, or publish at the pace the limit allows), or raise "
+					+ "exactlyonce.limits." + limit.name() + ".max-waiting together with the NATS server's max_payload "
+					+ "(a key's queue is one KV value, about 110 bytes per waiter)");
+		}
+		Instant next = state.nextLook(limit, now, HEAD_START, lease, (place < 0) ? state.queue().size() : place);
+		LimitState.Waiter waiter = new LimitState.Waiter(task.storeKey(), now, next.plus(lease).plus(GRACE));
+		if (place < 0) {
+			room.admit(state, waiter, task.describe());
+		}
+		state.enqueue(waiter.task(), waiter.since(), waiter.until());
+		return new EntryBatches.Applied<>(new Taken(Optional.of(next), Duration.ZERO), true, 0);
 	}
 
 	/** Gives back the task's slot of the key, and resumes the waiters whose turn it is. */
@@ -204,36 +180,8 @@ public final class NatsTaskLimits implements TaskLimits {
 		if (limit.concurrency() == 0) {
 			return;
 		}
-		Lock lock = stripe(limit, key);
-		LimitState written = null;
-		lock.lock();
-		try {
-			written = release(limit, key, task);
-		}
-		finally {
-			lock.unlock();
-		}
-		if (written != null) {
-			wakeHeads(limit, written, Integer.MAX_VALUE);
-		}
-	}
-
-	/** Removes the task's slot from the key's entry; answers what was written, or {@code null}. */
-	private LimitState release(LimitDefinition limit, String key, WaitingTask task) {
-		for (int round = 0; round < ROUNDS; round++) {
-			LimitEntries.Read read = this.entries.read(limit.name(), key);
-			LimitState state = read.state();
-			if (!state.release(task.storeKey(), task.token())) {
-				return null;
-			}
-			tidy(limit, state, this.clock.latest());
-			if (this.entries.write(read, state)) {
-				return state;
-			}
-		}
-		logger.warn("The slot of " + limit.describe() + " held by the task at " + task.describe() + " was not given "
-				+ "back (its entry kept changing): it frees when its lease ends");
-		return null;
+		this.batches.apply(limit, key, (state, now, room) -> new EntryBatches.Applied<>(null,
+				state.release(task.storeKey(), task.token()), Integer.MAX_VALUE));
 	}
 
 	/** Resumes the task, suspended while a slot freed, when its turn has come (the releaser found it running). */
@@ -246,6 +194,9 @@ public final class NatsTaskLimits implements TaskLimits {
 	}
 
 	private void wakeHeads(LimitDefinition limit, LimitState state, int most) {
+		if (most == 0) {
+			return;
+		}
 		for (LimitState.Waiter waiter : state.heads(Math.min(most, state.free(limit)))) {
 			wake(limit, waiter.task());
 		}
@@ -284,26 +235,12 @@ public final class NatsTaskLimits implements TaskLimits {
 		state.holders().addAll(kept);
 	}
 
-	private static Instant waiterSince(LimitState state, String task) {
-		int place = state.place(task);
-		return (place >= 0) ? state.queue().get(place).since() : null;
-	}
-
 	/**
-	 * The lock this instance takes around a change of a key's entry: its threads then change an entry one
-	 * at a time instead of racing each other's compare-and-set (with many workers on one key, each losing
-	 * round re-reads a value that holds the whole queue). Other instances still race by compare-and-set.
-	 */
-	private Lock stripe(LimitDefinition limit, String key) {
-		return this.stripes[Math.floorMod(Objects.hash(limit.name(), key), STRIPES)];
-	}
-
-	/**
-	 * A take: when the task should look again (empty when it runs), and the state written.
+	 * A take: when the task should look again (empty when it runs), and how long it waited.
 	 * @param next when to look again, or empty
-	 * @param written the key's state as written
+	 * @param waited how long it waited in the queue (zero when it did not start)
 	 */
-	private record Taken(Optional<Instant> next, LimitState written) {
+	private record Taken(Optional<Instant> next, Duration waited) {
 	}
 
 	/** Resumes a task suspended at a limit. */
