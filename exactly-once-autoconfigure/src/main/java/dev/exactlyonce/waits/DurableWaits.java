@@ -61,8 +61,9 @@ public final class DurableWaits {
 				"exactlyonce.waits.bucket", "exactly-once: what ended each durable wait (a signal, or its timeout)",
 				keepFor, settings.requestTimeout(), settings.create(),
 				", or set exactlyonce.waits.enabled=false (handlers then cannot sleep or await signals)."));
+		Duration ticketAckWait;
 		try {
-			new WaitsProvisioner(connection, settings).provision(keepFor);
+			ticketAckWait = new WaitsProvisioner(connection, settings).provision(keepFor);
 		}
 		catch (IOException | JetStreamApiException ex) {
 			throw new IllegalStateException("Could not create or read the durable waits' stream '" + settings.stream()
@@ -77,7 +78,8 @@ public final class DurableWaits {
 		DecisionDelivery delivery = new DecisionDelivery(store, decisions, tickets, resumer, new WaitEntries(mapper), clock,
 				observed(observers));
 		ExactlyOnceSignals signals = new ExactlyOnceSignals(consumers, delivery, mapper, maxPayloadBytes);
-		return new DurableWaits(taskWaits, signals, delivery, new WaitTimer(connection, store, taskWaits, resumer, consumers::declares));
+		return new DurableWaits(taskWaits, signals, delivery,
+				new WaitTimer(connection, store, taskWaits, resumer, consumers::declares, ticketAckWait));
 	}
 
 	/** One observer telling every one of {@code observers} in order. */

@@ -45,13 +45,14 @@ import dev.exactlyonce.store.StoreClock;
  * One thread pulls the tickets; {@value #LOOKERS} threads look at them, each ticket on one of them
  * (the server delivers a ticket again only after its nak), so that deadlines that come due
  * together are not fired one store round trip after the other: one looker resumes a few hundred
- * tasks a second, and 10,000 sleeps ending within 15 seconds fell behind by 18 seconds.
+ * tasks a second, and 10,000 sleeps ending within 15 seconds fell behind by 18 seconds. It pulls no
+ * more tickets than it has lookers free for, and keeps every ticket it holds with working acks
+ * ({@link TicketWorkingAcks}) until it is settled: the consumer's ack wait is short, so the tickets
+ * an instance held when it died come back to the others within seconds.
  */
 public class WaitTimer implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(WaitTimer.class);
-
-	private static final int BATCH = 64;
 
 	private static final int LOOKERS = 8;
 
@@ -73,17 +74,22 @@ public class WaitTimer implements SmartLifecycle {
 
 	private final Predicate<String> declared;
 
+	private final Duration ackWait;
+
 	private final RateLimitedLog failures = new RateLimitedLog(logger, Duration.ofMinutes(1));
 
 	private final Semaphore looking = new Semaphore(2 * LOOKERS);
 
 	private volatile ExecutorService lookers;
 
+	private volatile TicketWorkingAcks workingAcks;
+
 	private volatile boolean running;
 
 	WaitTimer(Connection connection, IdempotencyStore store, NatsTaskWaits waits, WaitResumer resumer,
-			Predicate<String> declared) {
+			Predicate<String> declared, Duration ackWait) {
 		this.declared = declared;
+		this.ackWait = ackWait;
 		this.connection = connection;
 		this.store = store;
 		this.waits = waits;
@@ -93,6 +99,7 @@ public class WaitTimer implements SmartLifecycle {
 	@Override
 	public void start() {
 		this.running = true;
+		this.workingAcks = new TicketWorkingAcks(this.ackWait);
 		AtomicInteger number = new AtomicInteger();
 		this.lookers = Executors.newFixedThreadPool(LOOKERS, (task) -> {
 			Thread looker = new Thread(task, "exactlyonce-wait-timer-" + number.incrementAndGet());
@@ -106,7 +113,8 @@ public class WaitTimer implements SmartLifecycle {
 
 	/**
 	 * Stops reading tickets without waiting for the reader: it ends within a second (its pull's
-	 * wait); a ticket it is looking at is finished, or looked at again later by any instance.
+	 * wait); a ticket it is looking at is finished, or looked at again later by any instance (its
+	 * working acks stop: it comes back after the consumer's ack wait).
 	 */
 	@Override
 	public void stop() {
@@ -114,6 +122,10 @@ public class WaitTimer implements SmartLifecycle {
 		ExecutorService handling = this.lookers;
 		if (handling != null) {
 			handling.shutdown();
+		}
+		TicketWorkingAcks acks = this.workingAcks;
+		if (acks != null) {
+			acks.shutdown();
 		}
 	}
 
@@ -137,10 +149,7 @@ public class WaitTimer implements SmartLifecycle {
 					subscription = this.connection.jetStream()
 						.subscribe(null, PullSubscribeOptions.fastBind(settings.stream(), settings.timerConsumer()));
 				}
-				Iterator<Message> tickets = subscription.iterate(BATCH, Duration.ofSeconds(1));
-				while (tickets.hasNext()) {
-					handOver(tickets.next());
-				}
+				pullAndHandOver(subscription);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -158,20 +167,55 @@ public class WaitTimer implements SmartLifecycle {
 		}
 	}
 
-	/** Has a looker look at a ticket, waiting while {@code 2 * LOOKERS} tickets are being looked at. */
-	private void handOver(Message ticket) throws InterruptedException {
+	/**
+	 * Pulls as many tickets as lookers are free for (at least one: waits for it), and hands each over.
+	 * A ticket of an earlier pull that arrives late waits for a looker of its own.
+	 */
+	private void pullAndHandOver(JetStreamSubscription subscription) throws InterruptedException {
 		this.looking.acquire();
+		int reserved = 1 + this.looking.drainPermits();
 		try {
+			Iterator<Message> tickets = subscription.iterate(reserved, Duration.ofSeconds(1));
+			while (tickets.hasNext()) {
+				Message ticket = tickets.next();
+				if (reserved > 0) {
+					reserved--;
+				}
+				else {
+					this.looking.acquire();
+				}
+				handOver(ticket);
+			}
+		}
+		finally {
+			this.looking.release(reserved);
+		}
+	}
+
+	/**
+	 * Has a looker look at a ticket, holding it with working acks until it is settled; the caller
+	 * holds a permit of {@link #looking} for it, given back when the look ends.
+	 */
+	private void handOver(Message ticket) {
+		TicketWorkingAcks.Hold hold = null;
+		try {
+			hold = this.workingAcks.hold(ticket);
+			TicketWorkingAcks.Hold held = hold;
 			this.lookers.execute(() -> {
 				try {
 					look(ticket);
 				}
 				finally {
+					held.close();
 					this.looking.release();
 				}
 			});
 		}
 		catch (RuntimeException ex) {
+			// stopped: the ticket comes back after the consumer's ack wait
+			if (hold != null) {
+				hold.close();
+			}
 			this.looking.release();
 			throw ex;
 		}
@@ -180,9 +224,11 @@ public class WaitTimer implements SmartLifecycle {
 	/**
 	 * Looks at one ticket; a failure is looked at again in a few seconds. Never throws: an ack or nak
 	 * that cannot leave (the connection closing at shutdown, or down) leaves the ticket to come back
-	 * after its ack wait.
+	 * after its ack wait. Runs with the thread's interrupt flag cleared (jnats fails requests and skips
+	 * acks on an interrupted thread), restored after.
 	 */
 	void look(Message message) {
+		boolean interrupted = Thread.interrupted();
 		try {
 			lookAndSettle(message);
 		}
@@ -191,6 +237,11 @@ public class WaitTimer implements SmartLifecycle {
 				this.failures.warn(() -> "Could not settle the ticket at sequence " + message.metaData().streamSequence()
 						+ " of stream '" + this.waits.settings().stream() + "' (" + ex.getMessage()
 						+ "); it comes back after its ack wait");
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
 			}
 		}
 	}

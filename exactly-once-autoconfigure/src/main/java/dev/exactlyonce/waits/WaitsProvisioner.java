@@ -9,9 +9,12 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.ConsumerInfo;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 
@@ -21,9 +24,18 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
  * to purges, with a duplicate window of two minutes, or {@code keepFor} when shorter (the server
  * refuses a window longer than the stream's max age; a ticket published twice by one attempt is
  * stored once); a durable pull consumer with explicit acks, no delivery limit (a ticket is looked at again
- * until its wait ends) and {@code max-waiting} ack slots (every waiting task's ticket holds one).
+ * until its wait ends), {@code max-waiting} ack slots (every waiting task's ticket holds one) and an ack
+ * wait of {@link #TICKET_ACK_WAIT}: the timer sends working acks while it holds a ticket, so a ticket
+ * held by an instance that died comes back within that time. A consumer made with another ack wait
+ * (earlier builds made it with 1 minute) is updated in {@code create-or-update} mode and kept as it is,
+ * with a warning, in the others.
  */
 final class WaitsProvisioner {
+
+	/** The ack wait of the tickets' consumer. */
+	static final Duration TICKET_ACK_WAIT = Duration.ofSeconds(10);
+
+	private static final Log logger = LogFactory.getLog(WaitsProvisioner.class);
 
 	private static final Duration DUPLICATE_WINDOW = Duration.ofMinutes(2);
 
@@ -41,7 +53,12 @@ final class WaitsProvisioner {
 		this.settings = settings;
 	}
 
-	void provision(Duration keepFor) throws IOException, JetStreamApiException {
+	/**
+	 * Creates or updates the stream and the consumer, or checks that they exist.
+	 * @param keepFor how long tickets are kept
+	 * @return the consumer's ack wait on the server, which the timer's working acks must beat
+	 */
+	Duration provision(Duration keepFor) throws IOException, JetStreamApiException {
 		StreamConfiguration stream = StreamConfiguration.builder()
 			.name(this.settings.stream())
 			.description("exactly-once: the tickets of tasks suspended at a durable wait")
@@ -56,7 +73,7 @@ final class WaitsProvisioner {
 		ConsumerConfiguration consumer = ConsumerConfiguration.builder()
 			.durable(this.settings.timerConsumer())
 			.ackPolicy(AckPolicy.Explicit)
-			.ackWait(Duration.ofMinutes(1))
+			.ackWait(TICKET_ACK_WAIT)
 			.maxDeliver(-1)
 			.maxAckPending(this.settings.maxWaiting())
 			.filterSubject(this.settings.subjectPrefix() + ".>")
@@ -66,7 +83,7 @@ final class WaitsProvisioner {
 					+ this.settings.stream() + "' (exactlyonce.waits.stream)");
 			require(exists(() -> this.management.getConsumerInfo(this.settings.stream(), this.settings.timerConsumer()),
 					CONSUMER_NOT_FOUND), "consumer '" + this.settings.timerConsumer() + "' (exactlyonce.waits.timer-consumer)");
-			return;
+			return kept(this.management.getConsumerInfo(this.settings.stream(), this.settings.timerConsumer()));
 		}
 		if (exists(() -> this.management.getStreamInfo(this.settings.stream()), NOT_FOUND)) {
 			this.management.updateStream(stream);
@@ -74,7 +91,17 @@ final class WaitsProvisioner {
 		else {
 			this.management.addStream(stream);
 		}
-		this.management.addOrUpdateConsumer(this.settings.stream(), consumer);
+		return this.management.addOrUpdateConsumer(this.settings.stream(), consumer).getConsumerConfiguration().getAckWait();
+	}
+
+	private Duration kept(ConsumerInfo info) {
+		Duration ackWait = info.getConsumerConfiguration().getAckWait();
+		if (!TICKET_ACK_WAIT.equals(ackWait)) {
+			logger.warn("The durable waits' consumer '" + this.settings.timerConsumer() + "' has an ack wait of " + ackWait
+					+ ", not " + TICKET_ACK_WAIT + ": a ticket held by an instance that died comes back after " + ackWait
+					+ ". Start once with exactlyonce.provisioning.mode=create-or-update to update it");
+		}
+		return ackWait;
 	}
 
 	private static void require(boolean exists, String what) {

@@ -44,6 +44,12 @@ public class StoreFaults implements BeanPostProcessor {
 
 	private final AtomicInteger findsBeforeFailure = new AtomicInteger(-1);
 
+	private volatile String heldFindKey = "";
+
+	private final CountDownLatch findsHeld = new CountDownLatch(1);
+
+	private final AtomicInteger heldFinds = new AtomicInteger();
+
 	/** From now on, completions wait (a minute at most) until {@link #releaseCompletions()}. */
 	public void holdCompletions() {
 		holdCompletionsOf("");
@@ -87,6 +93,26 @@ public class StoreFaults implements BeanPostProcessor {
 	public void failOneFindOf(String key, int passing) {
 		this.failingFindKey = key;
 		this.findsBeforeFailure.set(passing);
+	}
+
+	/**
+	 * From now on, reads of one record ({@code find}, {@code findWithoutJournal}) wait (a minute at
+	 * most) until {@link #releaseFinds()}, as a store that stopped answering would; counted by
+	 * {@link #heldFinds()}.
+	 * @param key the record's key
+	 */
+	public void holdFindsOf(String key) {
+		this.heldFindKey = key;
+	}
+
+	/** Lets held reads, and every later one, through. */
+	public void releaseFinds() {
+		this.findsHeld.countDown();
+	}
+
+	/** How many reads {@link #holdFindsOf(String)} held, released or not. */
+	public int heldFinds() {
+		return this.heldFinds.get();
 	}
 
 	/** From now on, notes of duplicate copies fail as if the store were unreachable. */
@@ -149,16 +175,22 @@ public class StoreFaults implements BeanPostProcessor {
 			}
 			StoreFaults.this.heldCompletions.incrementAndGet();
 			try {
+				await(held, "completion");
+			}
+			finally {
+				StoreFaults.this.heldCompletions.decrementAndGet();
+			}
+		}
+
+		private void await(CountDownLatch held, String what) {
+			try {
 				if (!held.await(1, TimeUnit.MINUTES)) {
-					throw new StoreUnavailableException("completion held by the test for a minute", null);
+					throw new StoreUnavailableException(what + " held by the test for a minute", null);
 				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				throw new StoreUnavailableException("interrupted while the test held the completion", ex);
-			}
-			finally {
-				StoreFaults.this.heldCompletions.decrementAndGet();
+				throw new StoreUnavailableException("interrupted while the test held the " + what, ex);
 			}
 		}
 
@@ -192,17 +224,21 @@ public class StoreFaults implements BeanPostProcessor {
 
 		@Override
 		public Optional<IdempotencyRecord> find(String key) {
-			failIfAsked(key);
+			interfere(key);
 			return this.delegate.find(key);
 		}
 
 		@Override
 		public Optional<IdempotencyRecord> findWithoutJournal(String key) {
-			failIfAsked(key);
+			interfere(key);
 			return this.delegate.findWithoutJournal(key);
 		}
 
-		private void failIfAsked(String key) {
+		private void interfere(String key) {
+			if (key.equals(StoreFaults.this.heldFindKey) && StoreFaults.this.findsHeld.getCount() > 0) {
+				StoreFaults.this.heldFinds.incrementAndGet();
+				await(StoreFaults.this.findsHeld, "read of " + key);
+			}
 			if (key.equals(StoreFaults.this.failingFindKey) && StoreFaults.this.findsBeforeFailure.getAndDecrement() == 0) {
 				throw new StoreUnavailableException("a read of " + key + " failing by the test", null);
 			}
