@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
+import dev.exactlyonce.audit.Discrepancy;
+import dev.exactlyonce.audit.Reconciler;
 import dev.exactlyonce.operations.ChildLink;
 import dev.exactlyonce.operations.ParentLink;
 import dev.exactlyonce.operations.TaskInspector;
@@ -28,7 +30,7 @@ import static org.awaitility.Awaitility.await;
  * {@code ceo}) is found by applications that declare its consumer with
  * {@code exactlyonce.consumers.ceo.namespace} and have no listener on it: the application running
  * its children resumes it with their results or fails it with a child's dead letter, and an operator
- * application reads it and its children and resubmits it.
+ * application reads it and its children, resubmits it and finds its stuck claims.
  */
 class ConsumerNamespaceIntegrationTests extends NatsIntegrationTestSupport {
 
@@ -71,6 +73,14 @@ class ConsumerNamespaceIntegrationTests extends NatsIntegrationTestSupport {
 					tuple("ceo/c-1/child-2", TaskStatus.COMPLETED));
 		assertThat(inspector.task("crew", "ceo/c-1/child-1").orElseThrow().parent())
 			.isEqualTo(new ParentLink("ceo", "c-1", "child-1"));
+
+		operator.bean(IdempotencyStore.class).tryClaim("campaigns:stuck", "dead-instance:42", Duration.ofMillis(1));
+		Reconciler reconciler = operator.bean(Reconciler.class);
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> reconciler.reconcile(Duration.ofHours(1)).consumers(), (consumers) -> consumers.stream()
+				.anyMatch((consumer) -> consumer.consumer().equals("ceo") && consumer.discrepancies().stream()
+					.anyMatch((found) -> found.type() == Discrepancy.Type.STUCK_CLAIM
+							&& found.key().equals("campaigns:stuck"))));
 	}
 
 	@Test
