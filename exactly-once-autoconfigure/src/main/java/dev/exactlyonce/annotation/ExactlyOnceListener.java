@@ -48,7 +48,10 @@ public @interface ExactlyOnceListener {
 
 	/**
 	 * The namespace that prefixes every key of this listener in the store, so that two consumers of
-	 * one subject do not share records. Defaults to the consumer name.
+	 * one subject do not share records. Defaults to {@code exactlyonce.consumers.<consumer>.namespace},
+	 * else the consumer name; set to a value other than that property, start-up fails. Prefer the
+	 * property: applications that declare the consumer without this listener (running its children,
+	 * operating its tasks) read only the property. No {@code :}, whitespace or control characters.
 	 * @return the namespace
 	 */
 	String namespace() default "";

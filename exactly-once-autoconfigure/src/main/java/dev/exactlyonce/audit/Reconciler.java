@@ -208,7 +208,7 @@ public class Reconciler {
 			this.from = from;
 			this.to = to;
 			this.ackDeadline = to.minus(consumer.effectiveAckWait());
-			this.keyPrefix = consumer.consumer() + ":";
+			this.keyPrefix = consumer.namespace() + ":";
 		}
 
 		/** Takes in one record of the store. */

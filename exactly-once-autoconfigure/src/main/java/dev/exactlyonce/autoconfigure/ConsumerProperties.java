@@ -61,6 +61,14 @@ public class ConsumerProperties {
 	/** Exception types (and subtypes) that dead-letter this consumer's messages at once. */
 	private List<Class<? extends Throwable>> nonRetryableExceptions = new ArrayList<>();
 
+	/**
+	 * Store namespace of this consumer's task keys ({@code <namespace>:<key>}); the consumer's name
+	 * when unset. Every application that declares the consumer derives its tasks' keys from it,
+	 * also without a listener on it (a child's result reaching its parent, operator actions), and a
+	 * listener's own {@code @ExactlyOnceListener(namespace)} must not differ from it.
+	 */
+	private String namespace;
+
 	public String getStream() {
 		return this.stream;
 	}
@@ -179,6 +187,14 @@ public class ConsumerProperties {
 
 	public void setNonRetryableExceptions(List<Class<? extends Throwable>> nonRetryableExceptions) {
 		this.nonRetryableExceptions = nonRetryableExceptions;
+	}
+
+	public String getNamespace() {
+		return this.namespace;
+	}
+
+	public void setNamespace(String namespace) {
+		this.namespace = namespace;
 	}
 
 	/**

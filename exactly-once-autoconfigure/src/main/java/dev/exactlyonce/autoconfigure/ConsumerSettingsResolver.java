@@ -10,6 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.listener.ConsumerSettings;
+import dev.exactlyonce.store.StoreNamespaces;
 
 /**
  * Resolves a declared consumer into {@link ConsumerSettings} and checks the timing invariants the
@@ -68,6 +69,9 @@ public class ConsumerSettingsResolver {
 		checkMaxDeliver(prefix, server.getMaxDeliver(), backoff);
 		checkCompletedTtl(prefix, server.getAckWait(), server.getMaxDeliver(), backoff);
 		checkConcurrency(prefix, spec);
+		if (spec.getNamespace() != null) {
+			StoreNamespaces.check(spec.getNamespace(), prefix + "namespace");
+		}
 		if (warn) {
 			warnWhenWorkersWaitForAckPendingSlots(name, prefix, spec, server.getMaxAckPending());
 			warnWhenRetriesCanBlockTheQueue(name, prefix, spec, server.getMaxAckPending(), backoff);
@@ -75,7 +79,7 @@ public class ConsumerSettingsResolver {
 		return new ConsumerSettings(name, spec.getStream(), effectiveAckWait, interval, lease, List.copyOf(backoff),
 				spec.getRetryDelay(), server.getMaxDeliver(), spec.getConcurrency(), spec.getOnAbandoned(),
 				spec.getPullExpiry(), deadLetterSubject(name, spec), spec.getMaxPayloadSize().toBytes(),
-				List.copyOf(spec.getNonRetryableExceptions()));
+				List.copyOf(spec.getNonRetryableExceptions()), spec.getNamespace());
 	}
 
 	/**

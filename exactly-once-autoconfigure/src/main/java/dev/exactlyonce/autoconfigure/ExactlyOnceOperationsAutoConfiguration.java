@@ -38,8 +38,7 @@ public final class ExactlyOnceOperationsAutoConfiguration {
 	@ConditionalOnMissingBean
 	OperatedConsumers exactlyOnceOperatedConsumers(ExactlyOnceConsumers consumers,
 			ExactlyOnceListenerRegistry registry) {
-		return new OperatedConsumers(consumers.settings(),
-				(consumer) -> registry.namespace(consumer).orElse(consumer));
+		return new OperatedConsumers(consumers.settings(), registry::namespace);
 	}
 
 	@Bean

@@ -3,6 +3,8 @@ package dev.exactlyonce.listener;
 import java.time.Duration;
 import java.util.List;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+
 /**
  * The resolved, validated runtime settings of one durable consumer, including what the server
  * reported after provisioning.
@@ -21,11 +23,45 @@ import java.util.List;
  * @param deadLetterSubject where dead letters go
  * @param maxPayloadBytes the largest payload handed to the listener; larger ones are dead-lettered
  * @param nonRetryableExceptions exception types that dead-letter at once for this consumer
+ * @param declaredNamespace the store namespace declared for its keys
+ * ({@code exactlyonce.consumers.<name>.namespace}), or {@code null} when none is
  */
 public record ConsumerSettings(String consumer, String stream, Duration effectiveAckWait, Duration workingAckInterval,
 		Duration lease, List<Duration> backoff, Duration retryDelay, long maxDeliver, int concurrency,
 		AbandonedPolicy onAbandoned, Duration pullExpiry, String deadLetterSubject, long maxPayloadBytes,
-		List<Class<? extends Throwable>> nonRetryableExceptions) {
+		List<Class<? extends Throwable>> nonRetryableExceptions, String declaredNamespace) {
+
+	/**
+	 * The store namespace of the consumer's keys where no listener gives its own: the declared
+	 * one, else the consumer's name.
+	 * @return the namespace
+	 */
+	public String namespace() {
+		return (this.declaredNamespace != null) ? this.declaredNamespace : this.consumer;
+	}
+
+	/**
+	 * The store namespace of a listener's keys: its annotation's when set, else {@link #namespace()}.
+	 * @param listener the listener on this consumer, with its annotation's namespace or {@code null}
+	 * @return the namespace
+	 * @throws ExactlyOnceConfigurationException when the annotation and the declared namespace differ:
+	 * applications without the listener would look for its tasks elsewhere
+	 */
+	public String namespaceOf(ListenerEndpoint listener) {
+		String annotated = listener.namespace();
+		if (annotated == null) {
+			return namespace();
+		}
+		if (this.declaredNamespace != null && !this.declaredNamespace.equals(annotated)) {
+			String property = "exactlyonce.consumers." + this.consumer + ".namespace";
+			throw new ExactlyOnceConfigurationException("Listener " + listener.describe() + " sets namespace '"
+					+ annotated + "' but " + property + " is '" + this.declaredNamespace + "': its tasks would be "
+					+ "stored under one and looked for under the other by applications without the listener",
+					"Remove the namespace attribute of @ExactlyOnceListener and keep " + property
+							+ " (every application that declares the consumer then agrees), or make them equal.");
+		}
+		return annotated;
+	}
 
 	/**
 	 * The delay before redelivering a message whose delivery number {@code deliveryCount} failed.

@@ -25,6 +25,7 @@ import org.springframework.util.ReflectionUtils;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
+import dev.exactlyonce.store.StoreNamespaces;
 
 /**
  * Finds {@link ExactlyOnceListener} methods, wraps their beans in a proxy carrying the
@@ -90,9 +91,12 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 					"Set consumer = \"<name>\" to a consumer declared under exactlyonce.consumers.");
 		}
 		String namespace = this.attributes.resolve(annotation.namespace());
+		if (namespace != null && !namespace.isEmpty()) {
+			StoreNamespaces.check(namespace, "The namespace of @ExactlyOnceListener method " + method);
+		}
 		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
 		ReflectionUtils.makeAccessible(invocable);
-		return new ListenerEndpoint(consumer, (namespace == null || namespace.isEmpty()) ? consumer : namespace,
+		return new ListenerEndpoint(consumer, (namespace == null || namespace.isEmpty()) ? null : namespace,
 				keyExpression(method, this.attributes.resolve(annotation.key())), bean, invocable, beanName,
 				annotation.transactional(), annotation.stepsInTransaction(), limit(annotation),
 				keyExpression(method, this.attributes.resolve(annotation.limitKey())));

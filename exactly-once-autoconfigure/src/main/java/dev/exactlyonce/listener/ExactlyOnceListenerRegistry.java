@@ -228,18 +228,20 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 
 	/**
 	 * Registers a listener method and creates its container.
-	 * @param endpoint the listener
-	 * @throws ExactlyOnceConfigurationException when its consumer is not declared or already taken
+	 * @param listener the listener, with its annotation's namespace or {@code null}
+	 * @throws ExactlyOnceConfigurationException when its consumer is not declared or already taken, or
+	 * its annotation's namespace differs from the one declared for the consumer
 	 */
-	public synchronized void register(ListenerEndpoint endpoint) {
-		String consumer = endpoint.consumer();
+	public synchronized void register(ListenerEndpoint listener) {
+		String consumer = listener.consumer();
 		ConsumerSettings settings = this.consumers.get(consumer);
 		if (settings == null) {
-			throw new ExactlyOnceConfigurationException("Listener " + endpoint.describe() + " names consumer '"
+			throw new ExactlyOnceConfigurationException("Listener " + listener.describe() + " names consumer '"
 					+ consumer + "', which is not declared (declared: " + this.consumers.keySet() + ")",
 					"Declare it under exactlyonce.consumers." + consumer + " (at least its stream), or fix the "
 							+ "consumer attribute of @ExactlyOnceListener.");
 		}
+		ListenerEndpoint endpoint = listener.inNamespace(settings.namespaceOf(listener));
 		if (endpoint.transactional()) {
 			requireTransactionalCompletion(endpoint);
 		}

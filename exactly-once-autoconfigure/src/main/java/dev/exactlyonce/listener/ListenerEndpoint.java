@@ -8,7 +8,8 @@ import org.springframework.expression.Expression;
  * One {@link dev.exactlyonce.annotation.ExactlyOnceListener} method with its resolved attributes.
  *
  * @param consumer the durable consumer it listens on
- * @param namespace the store namespace of its keys
+ * @param namespace the store namespace of its keys; until registered, its annotation's or {@code null}
+ * ({@link ConsumerSettings#namespaceOf})
  * @param keyExpression the parsed key expression, or {@code null} to use {@code Nats-Msg-Id}
  * @param bean the bean to invoke, already proxied with the exactly-once advice
  * @param method the method, invocable on {@code bean}
@@ -35,6 +36,16 @@ public record ListenerEndpoint(String consumer, String namespace, Expression key
 	public ListenerEndpoint(String consumer, String namespace, Expression keyExpression, Object bean, Method method,
 			String beanName) {
 		this(consumer, namespace, keyExpression, bean, method, beanName, false, false, null, null);
+	}
+
+	/**
+	 * This listener with its keys in another store namespace.
+	 * @param storeNamespace the namespace
+	 * @return the listener
+	 */
+	public ListenerEndpoint inNamespace(String storeNamespace) {
+		return new ListenerEndpoint(this.consumer, storeNamespace, this.keyExpression, this.bean, this.method,
+				this.beanName, this.transactional, this.stepsInTransaction, this.limit, this.limitKeyExpression);
 	}
 
 	/**

@@ -1,29 +1,34 @@
 package dev.exactlyonce.operations;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 
 import dev.exactlyonce.listener.ConsumerSettings;
 
 /**
- * The declared consumers an operator can act on, and how their listeners' keys are stored
- * ({@code <namespace>:<key>}).
+ * The declared consumers an operator can act on, and how their tasks' keys are stored
+ * ({@code <namespace>:<key>}): under the namespace of this application's listener on the consumer,
+ * else under the consumer's ({@code exactlyonce.consumers.<name>.namespace}, else its name), so an
+ * application without the listener finds the same records.
  */
 public class OperatedConsumers {
 
 	private final Map<String, ConsumerSettings> consumers;
 
-	private final Function<String, String> namespaces;
+	private final Function<String, Optional<String>> listenerNamespaces;
 
 	/**
 	 * Creates the lookup.
 	 * @param consumers the declared consumers, by name
-	 * @param namespaces the store namespace of a consumer's listener (the consumer's name by default)
+	 * @param listenerNamespaces the store namespace of this application's listener on a consumer, or
+	 * empty when it has none
 	 */
-	public OperatedConsumers(Map<String, ConsumerSettings> consumers, Function<String, String> namespaces) {
+	public OperatedConsumers(Map<String, ConsumerSettings> consumers,
+			Function<String, Optional<String>> listenerNamespaces) {
 		this.consumers = new TreeMap<>(consumers);
-		this.namespaces = namespaces;
+		this.listenerNamespaces = listenerNamespaces;
 	}
 
 	/**
@@ -57,8 +62,8 @@ public class OperatedConsumers {
 	 * @throws OperationRefusedException when no such consumer is declared
 	 */
 	public String storeKey(String consumer, String key) {
-		settings(consumer);
-		return this.namespaces.apply(consumer) + ":" + key;
+		ConsumerSettings settings = settings(consumer);
+		return this.listenerNamespaces.apply(consumer).orElseGet(settings::namespace) + ":" + key;
 	}
 
 	/**

@@ -300,6 +300,54 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 	}
 
 	@Test
+	void aListenerStoresItsKeysUnderTheConsumersDeclaredNamespaceOrItsOwn() {
+		String[] declared = declaration("test.consumer=%c", "test.namespace=", "exactlyonce.consumers.%c.namespace=books");
+		this.runner.withUserConfiguration(NamespacedListener.class).withPropertyValues(declared).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(ExactlyOnceListenerRegistry.class).namespace(consumerOf(declared)))
+				.contains("books");
+		});
+		String[] own = declaration("test.consumer=%c", "test.namespace=ledgers");
+		this.runner.withUserConfiguration(NamespacedListener.class)
+			.withPropertyValues(own)
+			.run((context) -> assertThat(context.getBean(ExactlyOnceListenerRegistry.class).namespace(consumerOf(own)))
+				.contains("ledgers"));
+		String[] same = declaration("test.consumer=%c", "test.namespace=books", "exactlyonce.consumers.%c.namespace=books");
+		this.runner.withUserConfiguration(NamespacedListener.class)
+			.withPropertyValues(same)
+			.run((context) -> assertThat(context.getBean(ExactlyOnceListenerRegistry.class).namespace(consumerOf(same)))
+				.contains("books"));
+	}
+
+	@Test
+	void aListenersNamespaceOtherThanItsConsumersFailsStartupNamingMethodBothValuesAndProperty() {
+		String[] declared = declaration("test.consumer=%c", "test.namespace=ledgers",
+				"exactlyonce.consumers.%c.namespace=books");
+		this.runner.withUserConfiguration(NamespacedListener.class)
+			.withPropertyValues(declared)
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
+				.hasMessageContaining("Listener namespacedHandler.handle (consumer '" + consumerOf(declared)
+						+ "') sets namespace 'ledgers' but exactlyonce.consumers." + consumerOf(declared)
+						+ ".namespace is 'books'")
+				.hasMessageContaining("Remove the namespace attribute of @ExactlyOnceListener and keep exactlyonce.consumers."
+						+ consumerOf(declared) + ".namespace"));
+	}
+
+	@Test
+	void aNamespaceWithAColonWhitespaceOrNothingFailsStartupNamingWhereItIsSet() {
+		assertStartupError(declaration("exactlyonce.consumers.%c.namespace=a:b"), ".namespace is 'a:b', which holds ':'",
+				"Set exactlyonce.consumers.c");
+		assertStartupError(declaration("exactlyonce.consumers.%c.namespace=a b"),
+				".namespace is 'a b', which holds whitespace");
+		assertStartupError(declaration("exactlyonce.consumers.%c.namespace="), ".namespace is '', which is empty");
+		this.runner.withUserConfiguration(NamespacedListener.class)
+			.withPropertyValues(declaration("test.consumer=%c", "test.namespace=books:2"))
+			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
+				.hasMessageContaining("The namespace of @ExactlyOnceListener method ")
+				.hasMessageContaining("NamespacedHandler.handle(java.lang.String) is 'books:2', which holds ':'"));
+	}
+
+	@Test
 	void maxAckPendingDefaultsWellAboveConcurrency() {
 		String[] declared = declaration("exactlyonce.consumers.%c.concurrency=4");
 		this.runner.withPropertyValues(declared).run((context) -> {
@@ -380,6 +428,24 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 		static class Handler {
 
 			@ExactlyOnceListener(consumer = "${test.consumer}", transactional = true)
+			public void handle(String payload) {
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NamespacedListener {
+
+		@Bean
+		NamespacedHandler namespacedHandler() {
+			return new NamespacedHandler();
+		}
+
+		static class NamespacedHandler {
+
+			@ExactlyOnceListener(consumer = "${test.consumer}", namespace = "${test.namespace}")
 			public void handle(String payload) {
 			}
 

@@ -102,7 +102,8 @@ class SignalsEndpointIntegrationTests extends NatsIntegrationTestSupport {
 		AnswersTable table = AnswersTable.read();
 		publish(instance, "t/early");
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> http.get(OPS + "/tasks?key=t%2Fearly", 200).get("status").asString().equals("WAITING"));
+			.until(() -> http.status("GET", OPS + "/tasks?key=t%2Fearly", null) == 200 // 404 until its claim is stored
+					&& http.get(OPS + "/tasks?key=t%2Fearly", 200).get("status").asString().equals("WAITING"));
 		String early = JSON.writeValueAsString(Map.of("action", "signal", "key", "t/early", "name", "approval",
 				"payload", "{\"approved\":false,\"by\":\"carol\"}", "id", "s-early", "reason", "off-brand"));
 		String path = OPS + "/tasks/t/early/signals/approval";

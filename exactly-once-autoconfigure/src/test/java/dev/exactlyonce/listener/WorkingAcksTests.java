@@ -101,7 +101,7 @@ class WorkingAcksTests {
 				Listener.class.getDeclaredMethod("handle", byte[].class), "listener");
 		ConsumerSettings settings = new ConsumerSettings("worker", "TASKS", Duration.ofSeconds(30),
 				workingAckInterval, Duration.ofMinutes(2), List.of(), Duration.ofSeconds(5), 5, 1,
-				AbandonedPolicy.RETRY, Duration.ofSeconds(2), "deadletter.TASKS.worker", 1024, List.of());
+				AbandonedPolicy.RETRY, Duration.ofSeconds(2), "deadletter.TASKS.worker", 1024, List.of(), null);
 		return new Delivery(message, 7, 1, endpoint, settings);
 	}
 

@@ -30,7 +30,8 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
  * timeout as {@code timed out <keys>}; else {@code done <results>}. With {@code test.children.posts} the
  * children are transactional posts ({@link TransactionalPostHandler}, key {@code <task>-post-<n>}),
  * awaited together with their results read as plain JSON values; with {@code test.children.own-keys} the
- * children are given keys of the parent's choosing ({@code <task>-own-<n>}).
+ * children are given keys of the parent's choosing ({@code <task>-own-<n>}); with
+ * {@code test.children.namespace} the listener stores its keys under that namespace of its own.
  */
 @ConditionalOnProperty("test.children.parent")
 public class CeoTaskHandler {
@@ -53,7 +54,7 @@ public class CeoTaskHandler {
 		this.environment = environment;
 	}
 
-	@ExactlyOnceListener(consumer = "ceo", key = "payload.taskId")
+	@ExactlyOnceListener(consumer = "ceo", key = "payload.taskId", namespace = "${test.children.namespace:}")
 	public String handle(TaskAssignment task, ExactlyOnceContext context) throws InterruptedException {
 		int count = this.environment.getProperty("test.children.count", Integer.class, 3);
 		int holdAfter = this.environment.getProperty("test.children.hold-after", Integer.class, -1);
