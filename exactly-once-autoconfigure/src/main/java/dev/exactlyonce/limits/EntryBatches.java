@@ -53,8 +53,10 @@ final class EntryBatches {
 	}
 
 	/**
-	 * Applies a change to a key's entry, together with the changes other threads queued meanwhile, and
-	 * resumes the waiters whose turn came when this thread wrote the batch.
+	 * Applies a change to a key's entry, together with the changes other threads queued meanwhile (batch
+	 * after batch until this thread's own is written), and resumes the waiters whose turn came when this
+	 * thread wrote the batch. The caller clears the thread's interrupt flag (the pipeline's calls run
+	 * {@code Uninterrupted}): an interrupted writer would fail the other threads' changes of its batch.
 	 * @param limit the limit
 	 * @param key the key within it
 	 * @param change the change, applied to the entry's state (again on a fresh read when a write lost a race)
@@ -66,11 +68,11 @@ final class EntryBatches {
 		Pending<T> pending = new Pending<>(limit, key, change);
 		Stripe stripe = this.stripes[Math.floorMod(Objects.hash(limit.name(), key), STRIPES)];
 		stripe.queue.add(pending);
-		List<Written> written = List.of();
+		List<Written> written = new ArrayList<>();
 		stripe.lock.lock();
 		try {
-			if (!pending.done) {
-				written = writeQueued(stripe.queue);
+			while (!pending.done) {
+				written.addAll(writeQueued(stripe.queue));
 			}
 		}
 		finally {
