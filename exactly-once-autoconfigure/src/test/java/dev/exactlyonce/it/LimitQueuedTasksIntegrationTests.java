@@ -129,6 +129,38 @@ class LimitQueuedTasksIntegrationTests extends NatsIntegrationTestSupport {
 	}
 
 	/**
+	 * The queue ahead of a task vanishes without starting (20 waiters whose tasks never come back, e.g.
+	 * discarded: their places expire in 3 s) and both slots are held by dead holders (leases end in 2 s).
+	 * The task arrives 20th in line: its next look is a round of leases (3 s) per 2 places away, ~32 s.
+	 * The key is idle from ~3 s on; the task should run within a few seconds of it, as a task behind dead
+	 * holders does.
+	 */
+	@Test
+	void aTaskWhoseQueueAheadVanishedRunsSoonAfter() throws Exception {
+		Instance a = this.instances.start("a");
+		Instant now = Instant.now();
+		Instant leaseEnds = now.plusSeconds(2);
+		Instant placesExpire = now.plusSeconds(3);
+		StringBuilder json = new StringBuilder("{\"key\":\"svc-gone\",\"holders\":[{\"task\":\"deploys:ghost-1\","
+				+ "\"token\":\"t1\",\"until\":\"" + leaseEnds + "\"},{\"task\":\"deploys:ghost-2\",\"token\":\"t2\","
+				+ "\"until\":\"" + leaseEnds + "\"}],\"starts\":[],\"queue\":[");
+		for (int n = 0; n < 20; n++) {
+			json.append((n > 0) ? "," : "").append(waiter("deploys:gone-" + n, now, placesExpire));
+		}
+		json.append("]}");
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			connection.keyValue(DurableLimits.BUCKET)
+				.put(entryKey("deploys", "svc-gone"), json.toString().getBytes(StandardCharsets.UTF_8));
+		}
+		publishDeploy(a, "d-behind", "svc-gone");
+		IdempotencyRecord record = awaitFinal(a, "deploys:d-behind", Duration.ofSeconds(60));
+		Instant completed = Instant.now();
+		assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(Duration.between(placesExpire, completed)).as("ran soon after the key became idle")
+			.isLessThan(Duration.ofSeconds(8));
+	}
+
+	/**
 	 * Seeds the entry of a key as the guard leaves a queue full by size: the key kept, the holders given,
 	 * the head waiter {@code head} (its times to the second), then as many waiters as fit below the
 	 * server's max_payload less 512 bytes, less 4.
