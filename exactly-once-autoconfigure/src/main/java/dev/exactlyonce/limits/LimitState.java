@@ -151,25 +151,24 @@ record LimitState(String key, List<Holder> holders, List<Instant> starts, List<W
 	}
 
 	/**
-	 * When the waiter at a place should look again: when the slot or token it will get frees up, were
-	 * every waiter ahead of it to take one in turn. Slots are counted in rounds of the holders' leases:
-	 * the slots free now (held for the waiters ahead, after {@code headStart}) and each holder's lease
-	 * end, then a lease later for each further round; tokens as the window's starts leave it, then
-	 * {@code per} later for each further round. A released slot wakes the head of the queue at once,
-	 * so this look is the fallback (a holder killed, a wake lost), spread over the queue: the waiters
-	 * far back do not all look again at the first lease end or at the window's end.
+	 * When the waiter at a place should look again. Under a concurrency limit: when the first holder's
+	 * lease ends, or after {@code headStart} when slots are free but held for the waiters ahead (a
+	 * give-back wakes the head of the queue at once, so this look is the fallback for a holder that died
+	 * or a wake that was lost, and must not wait for the queue ahead, which may be gone). Under a rate:
+	 * when the token it will get is due, were every waiter ahead to take one in turn: the tokens free now
+	 * (after {@code headStart}), then as each start of the window leaves it, a window later for each
+	 * further round, so the waiters do not all look again at the window's end.
 	 * @param limit the limit
 	 * @param now the server's time
-	 * @param headStart how long free slots are kept for the waiters ahead
-	 * @param lease how long a slot is held at most without its holder's claim renewed
+	 * @param headStart how long free slots and tokens are kept for the waiters ahead
 	 * @param place the waiter's place in the queue, from 0
 	 * @return when to look again, at least 100 ms from now
 	 */
-	Instant nextLook(LimitDefinition limit, Instant now, Duration headStart, Duration lease, int place) {
+	Instant nextLook(LimitDefinition limit, Instant now, Duration headStart, int place) {
 		Instant next = now;
 		if (limit.concurrency() > 0) {
-			List<Instant> slots = this.holders.stream().map(Holder::until).sorted().toList();
-			next = later(next, turn(slots, limit.concurrency(), now.plus(headStart), lease, place));
+			next = (this.holders.size() < limit.concurrency()) ? now.plus(headStart)
+					: this.holders.stream().map(Holder::until).min(Instant::compareTo).orElse(now);
 		}
 		if (limit.rate() > 0) {
 			List<Instant> tokens = this.starts.stream().sorted().map((start) -> start.plus(limit.per())).toList();
@@ -179,8 +178,8 @@ record LimitState(String key, List<Holder> holders, List<Instant> starts, List<W
 	}
 
 	/**
-	 * When the {@code place}-th slot or token from now frees: the {@code capacity - taken.size()} free
-	 * ones at {@code free}, then each taken one as it frees, a {@code round} later for each round.
+	 * When the {@code place}-th token from now is due: the {@code capacity - taken.size()} free ones at
+	 * {@code free}, then each taken one as it frees, a {@code round} later for each round.
 	 */
 	private static Instant turn(List<Instant> taken, int capacity, Instant free, Duration round, int place) {
 		int freeNow = Math.max(0, capacity - taken.size());

@@ -28,8 +28,8 @@ import dev.exactlyonce.waits.spi.WaitingTask;
  * Limits kept in a NATS KV bucket, for every idempotency store, judged on the NATS server's clock. A
  * task takes a slot of a key by compare-and-set on the key's entry (batched with this instance's other
  * changes of it: {@link EntryBatches}), or joins its queue and suspends like a durable sleep until the
- * slot or token it would get frees ({@link LimitState#nextLook}); a released slot resumes the head of the
- * queue at once. A slot whose lease ended is checked against
+ * first slot's lease ends or the token it would get is due ({@link LimitState#nextLook}); a released slot
+ * resumes the head of the queue at once. A slot whose lease ended is checked against
  * its task's record: kept (to the renewed lease) while the claim that took it is live, freed
  * otherwise, so a holder killed mid-task frees its slot within one lease.
  */
@@ -166,7 +166,7 @@ public final class NatsTaskLimits implements TaskLimits {
 					+ "exactlyonce.limits." + limit.name() + ".max-waiting together with the NATS server's max_payload "
 					+ "(a key's queue is one KV value, about 110 bytes per waiter)");
 		}
-		Instant next = state.nextLook(limit, now, HEAD_START, lease, (place < 0) ? state.queue().size() : place);
+		Instant next = state.nextLook(limit, now, HEAD_START, (place < 0) ? state.queue().size() : place);
 		LimitState.Waiter waiter = new LimitState.Waiter(task.storeKey(), now, next.plus(lease).plus(GRACE));
 		if (place < 0) {
 			room.admit(state, waiter, task.describe());
