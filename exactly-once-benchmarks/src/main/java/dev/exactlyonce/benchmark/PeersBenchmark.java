@@ -29,8 +29,9 @@ import dev.exactlyonce.test.ServerProcess;
  * {@code -Dbenchmark.peers.warm-up=300}, {@code -Dbenchmark.peers.concurrency=8,64},
  * {@code -Dbenchmark.peers.work=0,50}, {@code -Dbenchmark.peers.rows=dbos,jdbc,nats-kv,nats-kv-sync,redis,r3}; {@code nats-kv-sync} needs a
  * nats-server that knows {@code sync_interval: always}, 2.10 or newer),
- * {@code -Dbenchmark.peers.signals=false} and {@code -Dbenchmark.peers.crash=false} to leave out
- * {@link SignalResume} and {@link CrashResume}).
+ * {@code -Dbenchmark.peers.throughput=false}, {@code -Dbenchmark.peers.signals=false} and
+ * {@code -Dbenchmark.peers.crash=false} to leave out the tasks/s rows, {@link SignalResume} and
+ * {@link CrashResume}).
  * <p>
  * A closed loop: as many tasks are handed over and not yet finished as the concurrency, a new one
  * handed over as one finishes, so the latency (hand-over to the end of the task's function, its
@@ -57,6 +58,9 @@ public final class PeersBenchmark {
 			+ "| end-to-end p99 ms | CPU µs/task (JVM) | CPU µs/task (servers) | PostgreSQL statements/task |";
 
 	private static final boolean CRASH = Boolean.parseBoolean(System.getProperty("benchmark.peers.crash", "true"));
+
+	private static final boolean THROUGHPUT = Boolean
+		.parseBoolean(System.getProperty("benchmark.peers.throughput", "true"));
 
 	private static final boolean SIGNALS = Boolean.parseBoolean(System.getProperty("benchmark.peers.signals", "true"));
 
@@ -182,7 +186,7 @@ public final class PeersBenchmark {
 	}
 
 	private void measureRow(PeerSystem system, PeerDatabases postgres) throws Exception {
-		for (String work : WORK) {
+		for (String work : THROUGHPUT ? WORK : new String[0]) {
 			for (String concurrency : CONCURRENCIES) {
 				String line = measure(system, postgres, Integer.parseInt(concurrency.trim()), Integer.parseInt(work.trim()));
 				this.lines.add(line);
