@@ -1,7 +1,6 @@
 package dev.exactlyonce.takeover;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,7 +18,7 @@ import dev.exactlyonce.nats.LockedKvBucket;
 import dev.exactlyonce.store.IdempotencyStore;
 
 /**
- * Keeps this incarnation present while the application runs: answers on its subject, and keeps its
+ * Keeps this incarnation present while the application runs: subscribes to its subject, and keeps its
  * record in the instances bucket, rewritten soon after its running tasks change (at most every
  * {@link #MIN_INTERVAL}) and at least every {@link #HEARTBEAT}. On start, after its first record is
  * stored, it takes over what gone incarnations of its instance id left ({@link RestartTakeover}), in
@@ -106,11 +105,8 @@ public final class InstancePresence implements SmartLifecycle {
 
 	@Override
 	public void start() {
-		byte[] answer = this.identity.incarnation().getBytes(StandardCharsets.UTF_8);
+		// never answers: a request finding this subscription times out, one finding none is refused at once
 		Dispatcher dispatcher = this.connection.createDispatcher((message) -> {
-			if (message.getReplyTo() != null) {
-				this.connection.publish(message.getReplyTo(), answer);
-			}
 		});
 		dispatcher.subscribe(InstanceIdentity.subjectOf(this.identity.key()));
 		this.responder = dispatcher;
@@ -159,6 +155,9 @@ public final class InstancePresence implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 		}
 		catch (Exception ex) {
+			if (this.scheduler == null) {
+				return; // stopped meanwhile
+			}
 			logger.warn("Instance '" + this.identity.instanceId() + "' did not look for tasks its earlier incarnations "
 					+ "left (they resume at their redelivery, after the ack wait): " + ex);
 		}

@@ -23,8 +23,8 @@ import dev.exactlyonce.store.IdempotencyStore;
 /**
  * Run once as an incarnation starts: takes over the tasks of earlier incarnations of the same
  * instance id that are gone, so that they resume at once instead of one ack wait and one lease
- * after the crash. An earlier incarnation is gone when it does not answer on its subject (its NATS
- * connection is closed: the process died, or is cut off from NATS) <em>and</em> its record was not
+ * after the crash. An earlier incarnation is gone when nobody subscribes to its subject any more (its
+ * NATS connection is closed: the process died, or is cut off from NATS) <em>and</em> its record was not
  * rewritten for {@link #SILENCE} (a live incarnation rewrites it every heartbeat). For each task its
  * record lists, the claim's lease is ended at once, as a compare-and-set on the claim's fencing token
  * (a claim completed or claimed again since is left alone), so the attempt is an abandoned one and
@@ -37,7 +37,7 @@ final class RestartTakeover {
 	private static final Log logger = LogFactory.getLog(RestartTakeover.class);
 
 	/** How long an incarnation's record must have gone unwritten before it counts as gone. */
-	static final Duration SILENCE = InstancePresence.HEARTBEAT.multipliedBy(2);
+	static final Duration SILENCE = InstancePresence.HEARTBEAT.multipliedBy(3);
 
 	private final InstanceIdentity identity;
 
@@ -76,19 +76,19 @@ final class RestartTakeover {
 	private int takeOver(String key, InstanceRecords.Stored own)
 			throws IOException, JetStreamApiException, InterruptedException {
 		Optional<InstanceRecords.Stored> earlier = this.records.read(key);
-		if (earlier.isEmpty() || answers(key)) {
+		if (earlier.isEmpty() || present(key)) {
 			return 0;
 		}
 		Duration quiet = earlier.get().ageAt(own);
 		if (quiet.compareTo(SILENCE) < 0) {
 			Thread.sleep(SILENCE.minus(quiet).toMillis());
 			Optional<InstanceRecords.Stored> again = this.records.read(key);
-			if (again.isEmpty() || again.get().revision() != earlier.get().revision() || answers(key)) {
+			if (again.isEmpty() || again.get().revision() != earlier.get().revision() || present(key)) {
 				return 0;
 			}
 		}
 		InstanceRecord gone = earlier.get().record();
-		logger.info("Instance '" + gone.instanceId() + "' incarnation " + gone.incarnation() + " is gone (no answer, "
+		logger.info("Instance '" + gone.instanceId() + "' incarnation " + gone.incarnation() + " is gone (not subscribed, "
 				+ "record unchanged for " + SILENCE.toMillis() + " ms); taking over its " + gone.tasks().size()
 				+ " running task(s)");
 		List<RunningTask> taken = gone.tasks().stream().filter(this::endLease).toList();
@@ -97,15 +97,18 @@ final class RestartTakeover {
 		return taken.size();
 	}
 
-	/** Whether the incarnation with this key answers on its subject; one that might, counts as answering. */
-	private boolean answers(String key) throws InterruptedException {
+	/**
+	 * Whether the incarnation with this key may still be connected: a request on its subject is refused
+	 * at once by the server when nobody subscribes to it ("no responders"); the incarnation never
+	 * answers, so anything but that refusal (a timeout, an error) counts as present.
+	 */
+	private boolean present(String key) throws InterruptedException {
 		try {
 			Message answer = this.connection.request(InstanceIdentity.subjectOf(key), new byte[0])
 				.get(InstancePresence.HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
 			return !(answer.isStatusMessage() && answer.getStatus().getCode() == 503);
 		}
 		catch (CancellationException ex) {
-			// no responders: nobody subscribes to the subject
 			return false;
 		}
 		catch (ExecutionException | TimeoutException | RuntimeException ex) {
