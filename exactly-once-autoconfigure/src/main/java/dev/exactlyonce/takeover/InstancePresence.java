@@ -28,7 +28,7 @@ import dev.exactlyonce.store.IdempotencyStore;
 public final class InstancePresence implements SmartLifecycle {
 
 	/** How often a live incarnation rewrites its record at the latest. */
-	static final Duration HEARTBEAT = Duration.ofSeconds(1);
+	static final Duration HEARTBEAT = Duration.ofMillis(500);
 
 	/** How soon after a change of its tasks a record is rewritten at the earliest after the last write. */
 	static final Duration MIN_INTERVAL = Duration.ofMillis(200);
