@@ -83,7 +83,7 @@ public final class InstancePresence implements SmartLifecycle {
 						+ "resumes its predecessor's tasks at their redelivery, after the ack wait).")));
 		InstanceIdentity identity = InstanceIdentity.start(instanceId);
 		return new InstancePresence(identity, records, tasks, connection, new RestartTakeover(identity, records, store,
-				connection, new PendingMessages(connection, requestTimeout)));
+				connection, new PendingMessages(connection, requestTimeout), requestTimeout));
 	}
 
 	/**

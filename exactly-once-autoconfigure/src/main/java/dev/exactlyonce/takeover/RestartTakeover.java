@@ -49,13 +49,16 @@ final class RestartTakeover {
 
 	private final PendingMessages pending;
 
+	private final Duration requestTimeout;
+
 	RestartTakeover(InstanceIdentity identity, InstanceRecords records, IdempotencyStore store, Connection connection,
-			PendingMessages pending) {
+			PendingMessages pending, Duration requestTimeout) {
 		this.identity = identity;
 		this.records = records;
 		this.store = store;
 		this.connection = connection;
 		this.pending = pending;
+		this.requestTimeout = requestTimeout;
 	}
 
 	/**
@@ -76,7 +79,13 @@ final class RestartTakeover {
 	private int takeOver(String key, InstanceRecords.Stored own)
 			throws IOException, JetStreamApiException, InterruptedException {
 		Optional<InstanceRecords.Stored> earlier = this.records.read(key);
-		if (earlier.isEmpty() || present(key)) {
+		if (earlier.isEmpty()) {
+			return 0;
+		}
+		if (present(key)) {
+			logger.info("Instance '" + earlier.get().record().instanceId() + "' incarnation "
+					+ earlier.get().record().incarnation() + " may still be connected (its subject did not refuse a "
+					+ "request): its " + earlier.get().record().tasks().size() + " running task(s) are left to it");
 			return 0;
 		}
 		Duration quiet = earlier.get().ageAt(own);
@@ -105,7 +114,7 @@ final class RestartTakeover {
 	private boolean present(String key) throws InterruptedException {
 		try {
 			Message answer = this.connection.request(InstanceIdentity.subjectOf(key), new byte[0])
-				.get(InstancePresence.HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+				.get(this.requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
 			return !(answer.isStatusMessage() && answer.getStatus().getCode() == 503);
 		}
 		catch (CancellationException ex) {

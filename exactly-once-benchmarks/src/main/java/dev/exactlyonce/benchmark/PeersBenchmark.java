@@ -65,7 +65,8 @@ public final class PeersBenchmark {
 	private static final boolean SIGNALS = Boolean.parseBoolean(System.getProperty("benchmark.peers.signals", "true"));
 
 	private static final String CRASH_HEADER = "| system | tasks in step 2 at the kill -9 | seconds from the kill to the "
-			+ "first step 2 resumed (new JVM's start included) | step 1 ran again | tasks that reached step 3 |";
+			+ "first step 2 resumed (new JVM's start included) | … to the new JVM's system started | … to the last task's "
+			+ "step 3 | step 1 ran again | tasks that reached step 3 |";
 
 	private final List<String> lines = new ArrayList<>();
 
@@ -167,7 +168,7 @@ public final class PeersBenchmark {
 		if (!this.crashLines.isEmpty()) {
 			System.out.println();
 			System.out.println(CRASH_HEADER);
-			System.out.println("|---|---:|---:|---:|---:|");
+			System.out.println("|---|---:|---:|---:|---:|---:|---:|");
 			this.crashLines.forEach(System.out::println);
 		}
 	}
@@ -215,7 +216,7 @@ public final class PeersBenchmark {
 			line = CrashResume.measure(label, scenario, workerArguments);
 		}
 		catch (RuntimeException ex) {
-			line = "| " + label + " | failed: " + ex.getMessage() + " | | | |";
+			line = "| " + label + " | failed: " + ex.getMessage() + " | | | | | |";
 		}
 		this.crashLines.add(line);
 		System.out.println(line);
