@@ -31,12 +31,12 @@ public final class InstancePresence implements SmartLifecycle {
 	static final Duration HEARTBEAT = Duration.ofMillis(500);
 
 	/** How soon after a change of its tasks a record is rewritten at the earliest after the last write. */
-	static final Duration MIN_INTERVAL = Duration.ofMillis(200);
+	static final Duration MIN_INTERVAL = Duration.ofMillis(50);
 
 	/** How long the record of an incarnation nobody took over is kept (its tasks were redelivered long before). */
 	private static final Duration RECORD_TTL = Duration.ofHours(1);
 
-	private static final Duration TICK = Duration.ofMillis(50);
+	private static final Duration TICK = Duration.ofMillis(10);
 
 	private static final Log logger = LogFactory.getLog(InstancePresence.class);
 
