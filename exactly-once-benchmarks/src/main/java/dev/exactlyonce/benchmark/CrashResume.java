@@ -95,9 +95,6 @@ final class CrashResume {
 					else if (line.equals(CrashResumeWorker.STARTED)) {
 						this.started = System.nanoTime();
 					}
-					else if (line.contains("exactlyonce.takeover")) {
-						System.out.println("worker: " + line);
-					}
 				}
 			}
 			catch (java.io.IOException ex) {

@@ -54,7 +54,7 @@ record StarterPeer(String label, String natsUrls, int replicas, Map<String, Stri
 				"exactlyonce.consumers." + consumer + ".concurrency=" + concurrency, "exactlyonce.dead-letter.stream=",
 				// one id for the JVMs of one scenario, as DBOS's executor id: a crash's restart takes over its tasks
 				"exactlyonce.instance-id=peers-" + scenario, "benchmark.consumer=" + consumer, "benchmark.work-millis=" + workMillis, "spring.main.banner-mode=off",
-				"logging.level.root=WARN", "logging.level.dev.exactlyonce.takeover=INFO", "spring.cloud.gcp.core.enabled=false",
+				"logging.level.root=WARN", "spring.cloud.gcp.core.enabled=false",
 				"spring.cloud.gcp.firestore.enabled=false"));
 		this.storeProperties.forEach((name, value) -> properties.add(name + "=" + value));
 		if (!this.storeProperties.containsKey("spring.datasource.url")) {
