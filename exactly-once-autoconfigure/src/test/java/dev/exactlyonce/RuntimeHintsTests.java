@@ -76,6 +76,8 @@ class RuntimeHintsTests {
 		assertThat(invocable("dev.exactlyonce.limits.LimitState", "queue")).isTrue();
 		assertThat(invocable("dev.exactlyonce.limits.LimitState$Holder", "until")).isTrue();
 		assertThat(invocable("dev.exactlyonce.limits.LimitState$Waiter", "since")).isTrue();
+		assertThat(invocable("dev.exactlyonce.takeover.InstanceRecord", "tasks")).isTrue();
+		assertThat(invocable("dev.exactlyonce.takeover.RunningTask", "token")).isTrue();
 	}
 
 	@Test

@@ -153,7 +153,7 @@ public final class ExactlyOnceAutoConfiguration {
 		return jsonMapper.getIfAvailable(() -> JsonMapper.builder().build());
 	}
 
-	private static String instanceId(ExactlyOnceProperties properties) {
+	static String instanceId(ExactlyOnceProperties properties) {
 		if (properties.getInstanceId() != null && !properties.getInstanceId().isBlank()) {
 			return properties.getInstanceId();
 		}

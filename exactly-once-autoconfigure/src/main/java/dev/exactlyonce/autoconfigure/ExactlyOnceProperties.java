@@ -74,6 +74,9 @@ public class ExactlyOnceProperties {
 	/** Name of this application instance in claims; host name and process id when unset. */
 	private String instanceId;
 
+	/** A restarted instance taking over the tasks its crashed predecessor left. */
+	private final Takeover takeover = new Takeover();
+
 	public NatsProperties getNats() {
 		return this.nats;
 	}
@@ -124,6 +127,10 @@ public class ExactlyOnceProperties {
 
 	public Dashboard getDashboard() {
 		return this.dashboard;
+	}
+
+	public Takeover getTakeover() {
+		return this.takeover;
 	}
 
 	public String getInstanceId() {
@@ -482,6 +489,40 @@ public class ExactlyOnceProperties {
 
 		public void setPath(String path) {
 			this.path = path;
+		}
+
+	}
+
+	/**
+	 * A restarted instance (same {@code instance-id}) taking over the tasks its crashed predecessor left.
+	 */
+	public static class Takeover {
+
+		/**
+		 * Whether each process lists its running tasks in the instances bucket and, as it starts,
+		 * resumes at once the tasks an earlier process of the same instance id left when it died. Off by
+		 * default: it needs an instance id that a restarted process keeps, the bucket, and the worker's
+		 * permissions for it.
+		 */
+		private boolean enabled;
+
+		/** NATS KV bucket of the live processes and the tasks they run. */
+		private String bucket = "EXACTLYONCE_INSTANCES";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getBucket() {
+			return this.bucket;
+		}
+
+		public void setBucket(String bucket) {
+			this.bucket = bucket;
 		}
 
 	}

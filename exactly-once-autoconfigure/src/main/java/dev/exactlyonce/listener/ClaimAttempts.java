@@ -53,7 +53,7 @@ final class ClaimAttempts {
 	 * @return {@code <instance>#<stream sequence>}
 	 */
 	static String ownerOf(String instance, Delivery delivery) {
-		return instance + "#" + delivery.streamSequence();
+		return ClaimOwners.of(instance, delivery.streamSequence());
 	}
 
 	/**

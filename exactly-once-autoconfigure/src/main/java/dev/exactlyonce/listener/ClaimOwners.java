@@ -15,6 +15,16 @@ public final class ClaimOwners {
 	}
 
 	/**
+	 * The owner an instance claims a message's key as.
+	 * @param instance the instance's name
+	 * @param streamSequence the message's stream sequence
+	 * @return {@code <instance>#<stream sequence>}
+	 */
+	public static String of(String instance, long streamSequence) {
+		return instance + SEPARATOR + streamSequence;
+	}
+
+	/**
 	 * The stream sequence of the message whose attempt an owner made.
 	 * @param owner a claim's owner, may be {@code null}
 	 * @return the sequence, or empty when the owner names none (an owner written without one)

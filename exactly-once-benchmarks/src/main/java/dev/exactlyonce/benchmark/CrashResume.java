@@ -52,10 +52,11 @@ final class CrashResume {
 		Worker second = new Worker("resume", arguments);
 		try {
 			double resumed = (second.await(2, 1) - killed) / 1e9;
-			second.await(3, TASKS);
+			long lastStep3 = second.await(3, TASKS);
 			long againStep1 = second.steps.stream().filter((line) -> line.endsWith(" 1")).count();
-			return String.format(Locale.ROOT, "| %s | %d | %.1f | %d of %d | %d of %d |", label, TASKS, resumed, againStep1,
-					TASKS, second.seen(3), TASKS);
+			String started = (second.started != 0) ? String.format(Locale.ROOT, "%.1f", (second.started - killed) / 1e9) : "—";
+			return String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %.1f | %d of %d | %d of %d |", label, TASKS, resumed,
+					started, (lastStep3 - killed) / 1e9, againStep1, TASKS, second.seen(3), TASKS);
 		}
 		finally {
 			second.process.destroyForcibly().waitFor();
@@ -70,6 +71,9 @@ final class CrashResume {
 		private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
 
 		private final List<String> steps = new ArrayList<>();
+
+		/** When the worker said its system had started, or 0. */
+		private volatile long started;
 
 		Worker(String mode, List<String> system) throws Exception {
 			List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -87,6 +91,9 @@ final class CrashResume {
 				for (String line = reader.readLine(); line != null; line = reader.readLine()) {
 					if (line.startsWith(CrashResumeWorker.STEP)) {
 						this.lines.add(line);
+					}
+					else if (line.equals(CrashResumeWorker.STARTED)) {
+						this.started = System.nanoTime();
 					}
 				}
 			}

@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The worker JVM of {@link CrashResume}: starts one system's workers and prints
- * {@code PEERS-STEP <task> <step>} as each step's action starts. Run {@code first}, it hands the
+ * {@code PEERS-STEP <task> <step>} as each step's action starts, and {@code PEERS-STARTED} once its
+ * workers have started. Run {@code first}, it hands the
  * tasks over and holds every task in step 2 (its action sleeps for ten minutes) until the parent
  * kills it with SIGKILL; run {@code resume}, its steps return at once and it hands nothing over:
  * what it runs is what the system resumed.
@@ -21,6 +22,9 @@ public final class CrashResumeWorker {
 
 	/** The line a step prints as its action starts. */
 	static final String STEP = "PEERS-STEP";
+
+	/** The line printed once the system's workers have started. */
+	static final String STARTED = "PEERS-STARTED";
 
 	private static volatile boolean reporting;
 
@@ -43,6 +47,8 @@ public final class CrashResumeWorker {
 		PeerSystem system = "dbos".equals(args[3]) ? new DbosPeer(args[4], args[5], List.of(), "dbos")
 				: new StarterPeer(scenario, args[4], Integer.parseInt(args[5]), properties(args), List.of(), null);
 		PeerSystem.Workers workers = system.start(scenario, 2 * tasks, 0, new AtomicReference<>());
+		System.out.println(STARTED);
+		System.out.flush();
 		if (first) {
 			for (int i = 0; i < tasks; i++) {
 				workers.handOver(scenario + "-" + i);

@@ -29,8 +29,9 @@ import dev.exactlyonce.test.ServerProcess;
  * {@code -Dbenchmark.peers.warm-up=300}, {@code -Dbenchmark.peers.concurrency=8,64},
  * {@code -Dbenchmark.peers.work=0,50}, {@code -Dbenchmark.peers.rows=dbos,jdbc,nats-kv,nats-kv-sync,redis,r3}; {@code nats-kv-sync} needs a
  * nats-server that knows {@code sync_interval: always}, 2.10 or newer),
- * {@code -Dbenchmark.peers.signals=false} and {@code -Dbenchmark.peers.crash=false} to leave out
- * {@link SignalResume} and {@link CrashResume}).
+ * {@code -Dbenchmark.peers.throughput=false}, {@code -Dbenchmark.peers.signals=false} and
+ * {@code -Dbenchmark.peers.crash=false} to leave out the tasks/s rows, {@link SignalResume} and
+ * {@link CrashResume}).
  * <p>
  * A closed loop: as many tasks are handed over and not yet finished as the concurrency, a new one
  * handed over as one finishes, so the latency (hand-over to the end of the task's function, its
@@ -58,10 +59,14 @@ public final class PeersBenchmark {
 
 	private static final boolean CRASH = Boolean.parseBoolean(System.getProperty("benchmark.peers.crash", "true"));
 
+	private static final boolean THROUGHPUT = Boolean
+		.parseBoolean(System.getProperty("benchmark.peers.throughput", "true"));
+
 	private static final boolean SIGNALS = Boolean.parseBoolean(System.getProperty("benchmark.peers.signals", "true"));
 
 	private static final String CRASH_HEADER = "| system | tasks in step 2 at the kill -9 | seconds from the kill to the "
-			+ "first step 2 resumed (new JVM's start included) | step 1 ran again | tasks that reached step 3 |";
+			+ "first step 2 resumed (new JVM's start included) | … to the new JVM's system started | … to the last task's "
+			+ "step 3 | step 1 ran again | tasks that reached step 3 |";
 
 	private final List<String> lines = new ArrayList<>();
 
@@ -163,7 +168,7 @@ public final class PeersBenchmark {
 		if (!this.crashLines.isEmpty()) {
 			System.out.println();
 			System.out.println(CRASH_HEADER);
-			System.out.println("|---|---:|---:|---:|---:|");
+			System.out.println("|---|---:|---:|---:|---:|---:|---:|");
 			this.crashLines.forEach(System.out::println);
 		}
 	}
@@ -182,7 +187,7 @@ public final class PeersBenchmark {
 	}
 
 	private void measureRow(PeerSystem system, PeerDatabases postgres) throws Exception {
-		for (String work : WORK) {
+		for (String work : THROUGHPUT ? WORK : new String[0]) {
 			for (String concurrency : CONCURRENCIES) {
 				String line = measure(system, postgres, Integer.parseInt(concurrency.trim()), Integer.parseInt(work.trim()));
 				this.lines.add(line);
@@ -211,7 +216,7 @@ public final class PeersBenchmark {
 			line = CrashResume.measure(label, scenario, workerArguments);
 		}
 		catch (RuntimeException ex) {
-			line = "| " + label + " | failed: " + ex.getMessage() + " | | | |";
+			line = "| " + label + " | failed: " + ex.getMessage() + " | | | | | |";
 		}
 		this.crashLines.add(line);
 		System.out.println(line);

@@ -52,7 +52,8 @@ record StarterPeer(String label, String natsUrls, int replicas, Map<String, Stri
 				"exactlyonce.store.nats-kv.replicas=" + this.replicas,
 				"exactlyonce.consumers." + consumer + ".stream=" + stream,
 				"exactlyonce.consumers." + consumer + ".concurrency=" + concurrency, "exactlyonce.dead-letter.stream=",
-				"benchmark.consumer=" + consumer, "benchmark.work-millis=" + workMillis, "spring.main.banner-mode=off",
+				// one id for the JVMs of one scenario, as DBOS's executor id: a crash's restart takes over its tasks
+				"exactlyonce.instance-id=peers-" + scenario, "exactlyonce.takeover.enabled=true", "benchmark.consumer=" + consumer, "benchmark.work-millis=" + workMillis, "spring.main.banner-mode=off",
 				"logging.level.root=WARN", "spring.cloud.gcp.core.enabled=false",
 				"spring.cloud.gcp.firestore.enabled=false"));
 		this.storeProperties.forEach((name, value) -> properties.add(name + "=" + value));

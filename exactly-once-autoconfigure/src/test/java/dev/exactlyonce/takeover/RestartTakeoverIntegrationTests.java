@@ -1,0 +1,188 @@
+package dev.exactlyonce.takeover;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.Nats;
+import io.nats.client.PublishOptions;
+import io.nats.client.impl.NatsMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.exactlyonce.store.IdempotencyRecord;
+import dev.exactlyonce.store.IdempotencyStore;
+import dev.exactlyonce.store.RecordState;
+import dev.exactlyonce.test.NatsServerProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A restarted instance (same {@code exactlyonce.instance-id}) resumes the tasks its predecessor ran
+ * when it was killed, at once rather than after the ack wait (60 s here) and the lease (40 s), without
+ * running their finished steps again; a live instance that shares the id keeps its tasks.
+ */
+class RestartTakeoverIntegrationTests {
+
+	private static final int TASKS = 3;
+
+	private NatsServerProcess nats;
+
+	private final List<ConfigurableApplicationContext> contexts = new CopyOnWriteArrayList<>();
+
+	private final List<Process> processes = new CopyOnWriteArrayList<>();
+
+	@BeforeEach
+	void startNats() {
+		this.nats = new NatsServerProcess().start();
+	}
+
+	@AfterEach
+	void stop() throws InterruptedException {
+		for (Process process : this.processes) {
+			process.destroyForcibly().waitFor();
+		}
+		this.contexts.forEach(ConfigurableApplicationContext::close);
+		this.nats.close();
+	}
+
+	@Test
+	void anInstanceKilledMidStepIsResumedByItsRestartWithinSecondsAndItsFinishedStepsAreNotRunAgain() throws Exception {
+		Worker first = new Worker("pod-0");
+		first.awaitLine("READY");
+		publish(TASKS);
+		for (int i = 0; i < TASKS; i++) {
+			first.awaitLine(TakeoverApp.STEP + " t-" + i + " 2");
+		}
+		// past the time the instance takes to list a task it claimed (InstancePresence.MIN_INTERVAL): one
+		// claimed just before the kill is not listed yet and comes back after its ack wait instead
+		Thread.sleep(InstancePresence.MIN_INTERVAL.multipliedBy(10).toMillis());
+		first.process.destroyForcibly().waitFor();
+		long killed = System.nanoTime();
+		ConfigurableApplicationContext restarted = start("pod-0");
+		long started = System.nanoTime();
+		TakeoverApp.Steps steps = restarted.getBean(TakeoverApp.Steps.class);
+		IdempotencyStore store = restarted.getBean(IdempotencyStore.class);
+		await().atMost(Duration.ofSeconds(30)).until(() -> completed(store) == TASKS);
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("from the restarted instance's start")
+			.isLessThan(Duration.ofSeconds(10));
+		assertThat(Duration.ofNanos(System.nanoTime() - killed))
+			.as("before the killed attempts' lease (40 s) ran out, let alone their ack wait (60 s)")
+			.isLessThan(Duration.ofSeconds(40));
+		for (int i = 0; i < TASKS; i++) {
+			assertThat(steps.runs("t-" + i, 1)).as("step 1 of t-%d, finished before the kill", i).isZero();
+			assertThat(steps.runs("t-" + i, 2)).as("step 2 of t-%d, cut off by the kill", i).isEqualTo(1);
+			assertThat(steps.runs("t-" + i, 3)).isEqualTo(1);
+			IdempotencyRecord record = store.find("worker:t-" + i).orElseThrow();
+			assertThat(record.previousAttempt()).as("the killed attempt, taken over as an abandoned one").isNotNull();
+			assertThat(record.previousAttempt().abandoned()).isTrue();
+			assertThat(record.previousAttempt().owner()).startsWith("pod-0#");
+		}
+	}
+
+	@Test
+	void aLiveInstanceWithTheSameIdKeepsItsTasks() throws Exception {
+		ConfigurableApplicationContext running = start("pod-0", "test.hold=true");
+		TakeoverApp.Steps holding = running.getBean(TakeoverApp.Steps.class);
+		publish(1);
+		await().atMost(Duration.ofSeconds(20)).until(() -> holding.runs("t-0", 2) == 1);
+		IdempotencyStore store = running.getBean(IdempotencyStore.class);
+		String token = store.find("worker:t-0").orElseThrow().token();
+		ConfigurableApplicationContext twin = start("pod-0");
+		TakeoverApp.Steps twinSteps = twin.getBean(TakeoverApp.Steps.class);
+		// longer than the takeover's wait for a silent record (RestartTakeover.SILENCE)
+		Thread.sleep(RestartTakeover.SILENCE.plusSeconds(2).toMillis());
+		IdempotencyRecord held = store.find("worker:t-0").orElseThrow();
+		assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
+		assertThat(held.token()).as("the live instance's claim, not taken over").isEqualTo(token);
+		assertThat(held.leaseUntil()).isAfter(java.time.Instant.now().plusSeconds(20));
+		assertThat(twinSteps.runs("t-0", 1) + twinSteps.runs("t-0", 2)).isZero();
+		holding.release();
+		await().atMost(Duration.ofSeconds(20)).until(() -> completed(store) == 1);
+		assertThat(holding.runs("t-0", 3)).isEqualTo(1);
+		assertThat(twinSteps.runs("t-0", 2) + twinSteps.runs("t-0", 3)).isZero();
+		assertThat(store.find("worker:t-0").orElseThrow().token()).isEqualTo(token);
+	}
+
+	private ConfigurableApplicationContext start(String instanceId, String... extra) {
+		ConfigurableApplicationContext context = TakeoverApp.start(this.nats.url(), instanceId, extra);
+		this.contexts.add(context);
+		return context;
+	}
+
+	private void publish(int tasks) throws Exception {
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			JetStream jetStream = connection.jetStream();
+			for (int i = 0; i < tasks; i++) {
+				jetStream.publish(NatsMessage.builder().subject("tasks.t").data("\"t-" + i + "\"", StandardCharsets.UTF_8).build(),
+						PublishOptions.builder().messageId("t-" + i).build());
+			}
+		}
+	}
+
+	private static long completed(IdempotencyStore store) {
+		long completed = 0;
+		for (int i = 0; i < TASKS; i++) {
+			completed += store.find("worker:t-" + i).filter((record) -> record.state() == RecordState.COMPLETED).isPresent()
+					? 1 : 0;
+		}
+		return completed;
+	}
+
+	/** An instance in a JVM of its own, killed with SIGKILL. */
+	private final class Worker {
+
+		private final Process process;
+
+		private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+		private final java.util.Set<String> seen = new java.util.HashSet<>();
+
+		Worker(String instanceId) throws Exception {
+			this.process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+					System.getProperty("java.class.path"), TakeoverApp.class.getName(), RestartTakeoverIntegrationTests.this.nats.url(),
+					instanceId)
+				.redirectErrorStream(true)
+				.start();
+			RestartTakeoverIntegrationTests.this.processes.add(this.process);
+			Thread reader = new Thread(this::read, "worker-output");
+			reader.setDaemon(true);
+			reader.start();
+		}
+
+		private void read() {
+			try (BufferedReader reader = new BufferedReader(
+					new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
+				for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+					this.lines.add(line);
+				}
+			}
+			catch (java.io.IOException ex) {
+				// killed
+			}
+		}
+
+		void awaitLine(String expected) throws InterruptedException {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+			while (!this.seen.contains(expected)) {
+				String line = this.lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+				assertThat(line).as("worker line '" + expected + "' within 60 s").isNotNull();
+				this.seen.add(line);
+			}
+		}
+
+	}
+
+}
