@@ -166,7 +166,7 @@ for post in "${POSTS[@]}"; do
 done
 wait_for WAITING "$CAMPAIGN" ceo-campaign-worker
 view="$(task_view "$CAMPAIGN" ceo-campaign-worker)"
-printf '    %-52s %s: %s (its posts run; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
+printf '    %-52s %s: %s (it waits for all three posts, the one named now; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
   "$(field resultSummary <<< "$view")"
 echo "==> a person approves the campaign's three drafts (same endpoint; their keys hold '/', so the key goes in the body)"
 for post in "${POSTS[@]}"; do
