@@ -188,11 +188,12 @@ echo
 echo "posts:   curl http://localhost:$PORT/posts"
 echo "health:  curl http://localhost:$PORT/actuator/health"
 echo "metrics: curl http://localhost:$PORT/actuator/prometheus | grep exactlyonce"
-echo "dashboard: http://localhost:$PORT/exactlyonce   (tasks, waiting tasks, dead letters with replay / discard, monthly table;"
-echo "           KEEP_RUNNING=1 keeps the app up to open it)"
+echo "dashboard: http://localhost:$PORT/exactlyonce   (tasks, waiting tasks, dead letters with replay / discard, monthly table)"
 if [ "${KEEP_RUNNING:-0}" = "1" ]; then
   echo "sample-agent-app keeps running (pid $APP_PID); stop it with: kill $APP_PID"
   [ -z "$NATS_PID" ] || echo "nats-server keeps running (pid $NATS_PID); stop it with: kill $NATS_PID"
+else
+  echo "(the app, and the nats-server the demo started, stop now: KEEP_RUNNING=1 scripts/demo.sh keeps them up for these)"
 fi
 [ "$EXECUTED" -eq ${#TASKS[@]} ] && [ "$(commits_of "${TASKS[0]}")" -eq 1 ] && [ "$(commits_of "${TASKS[1]}")" -eq 0 ] \
   && [ "$(task_view "$CAMPAIGN" ceo-campaign-worker | field status)" = "COMPLETED" ] && [ "$(lines_of "$CAMPAIGN" "$DEPLOYS")" -eq 1 ]
