@@ -39,7 +39,7 @@ expect '^    demo-[0-9]+-2 +1 +0 +0  COMPLETED rejected by demo: off brand$' \
   "the rejected task drafted once, completed as rejected, not committed"
 [ "$(grep -Ec "^    ceo-campaign-worker/campaign-[0-9]+/(blog-post|newsletter|social-post) +WAITING: signal 'approval' until " "$OUTPUT")" = "3" ] \
   || failures+=("not the campaign's three drafts waiting for their approval")
-expect '^    campaign-[0-9]+ +WAITING: .* \(its posts run; it holds no worker\)$' "the campaign waiting for its posts"
+expect '^    campaign-[0-9]+ +WAITING: .* \(it waits for all three posts, the one named now; it holds no worker\)$' "the campaign waiting for its posts"
 [ "$(grep -Ec '^    approve ceo-campaign-worker/campaign-[0-9]+/[a-z-]+ -> RESUMED \(' "$OUTPUT")" = "3" ] \
   || failures+=("not the campaign's three approvals resuming their posts")
 expect '^    campaign-[0-9]+ +COMPLETED deployed 3 of 3 posts \(blog-post [0-9a-f]{7}, newsletter [0-9a-f]{7}, social-post [0-9a-f]{7}\)$' \

@@ -166,7 +166,7 @@ for post in "${POSTS[@]}"; do
 done
 wait_for WAITING "$CAMPAIGN" ceo-campaign-worker
 view="$(task_view "$CAMPAIGN" ceo-campaign-worker)"
-printf '    %-52s %s: %s (its posts run; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
+printf '    %-52s %s: %s (it waits for all three posts, the one named now; it holds no worker)\n' "$CAMPAIGN" "$(field status <<< "$view")" \
   "$(field resultSummary <<< "$view")"
 echo "==> a person approves the campaign's three drafts (same endpoint; their keys hold '/', so the key goes in the body)"
 for post in "${POSTS[@]}"; do
@@ -188,11 +188,12 @@ echo
 echo "posts:   curl http://localhost:$PORT/posts"
 echo "health:  curl http://localhost:$PORT/actuator/health"
 echo "metrics: curl http://localhost:$PORT/actuator/prometheus | grep exactlyonce"
-echo "dashboard: http://localhost:$PORT/exactlyonce   (tasks, waiting tasks, dead letters with replay / discard, monthly table;"
-echo "           KEEP_RUNNING=1 keeps the app up to open it)"
+echo "dashboard: http://localhost:$PORT/exactlyonce   (tasks, waiting tasks, dead letters with replay / discard, monthly table)"
 if [ "${KEEP_RUNNING:-0}" = "1" ]; then
   echo "sample-agent-app keeps running (pid $APP_PID); stop it with: kill $APP_PID"
   [ -z "$NATS_PID" ] || echo "nats-server keeps running (pid $NATS_PID); stop it with: kill $NATS_PID"
+else
+  echo "(the app, and the nats-server the demo started, stop now: KEEP_RUNNING=1 scripts/demo.sh keeps them up for these)"
 fi
 [ "$EXECUTED" -eq ${#TASKS[@]} ] && [ "$(commits_of "${TASKS[0]}")" -eq 1 ] && [ "$(commits_of "${TASKS[1]}")" -eq 0 ] \
   && [ "$(task_view "$CAMPAIGN" ceo-campaign-worker | field status)" = "COMPLETED" ] && [ "$(lines_of "$CAMPAIGN" "$DEPLOYS")" -eq 1 ]
