@@ -92,7 +92,8 @@ public class ExactlyOnceListenerAnnotationBeanPostProcessor extends AbstractAdvi
 		}
 		String namespace = this.attributes.resolve(annotation.namespace());
 		if (namespace != null && !namespace.isEmpty()) {
-			StoreNamespaces.check(namespace, "The namespace of @ExactlyOnceListener method " + method);
+			StoreNamespaces.check(namespace, "the namespace of @ExactlyOnceListener on " + beanName + "."
+					+ method.getName() + " (consumer '" + consumer + "')");
 		}
 		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
 		ReflectionUtils.makeAccessible(invocable);

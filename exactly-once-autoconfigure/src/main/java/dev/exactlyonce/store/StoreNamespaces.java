@@ -19,13 +19,15 @@ public final class StoreNamespaces {
 	/**
 	 * Fails start-up unless a namespace follows the rule.
 	 * @param namespace the namespace
-	 * @param where what sets it (a property, or a listener's annotation), for the message
+	 * @param where what sets it, as the object of "Set ... to": a property, or "the namespace of" a listener's
+	 * annotation
 	 * @throws ExactlyOnceConfigurationException when it breaks the rule
 	 */
 	public static void check(String namespace, String where) {
 		String problem = problem(namespace);
 		if (problem != null) {
-			throw new ExactlyOnceConfigurationException(where + " is '" + escaped(namespace) + "', which " + problem,
+			throw new ExactlyOnceConfigurationException(Character.toUpperCase(where.charAt(0)) + where.substring(1)
+					+ " is '" + escaped(namespace) + "', which " + problem,
 					"Set " + where + " to a name without ':', whitespace or control characters (letters, digits, "
 							+ "'-', '_' and '.' are safe), or remove it to use the consumer's name.");
 		}

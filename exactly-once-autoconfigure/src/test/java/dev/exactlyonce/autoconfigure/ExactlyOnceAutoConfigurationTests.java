@@ -340,11 +340,13 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 		assertStartupError(declaration("exactlyonce.consumers.%c.namespace=a b"),
 				".namespace is 'a b', which holds whitespace");
 		assertStartupError(declaration("exactlyonce.consumers.%c.namespace="), ".namespace is '', which is empty");
+		String[] listener = declaration("test.consumer=%c", "test.namespace=books:2");
 		this.runner.withUserConfiguration(NamespacedListener.class)
-			.withPropertyValues(declaration("test.consumer=%c", "test.namespace=books:2"))
+			.withPropertyValues(listener)
 			.run((context) -> assertThat(cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class))
-				.hasMessageContaining("The namespace of @ExactlyOnceListener method ")
-				.hasMessageContaining("NamespacedHandler.handle(java.lang.String) is 'books:2', which holds ':'"));
+				.hasMessageContaining("The namespace of @ExactlyOnceListener on ")
+				.hasMessageContaining(".handle (consumer '" + consumerOf(listener) + "') is 'books:2', which holds ':'")
+				.hasMessageContaining("Set the namespace of @ExactlyOnceListener on "));
 	}
 
 	@Test
