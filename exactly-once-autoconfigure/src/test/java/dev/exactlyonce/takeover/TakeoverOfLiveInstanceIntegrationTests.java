@@ -75,6 +75,43 @@ class TakeoverOfLiveInstanceIntegrationTests {
 		assertPausedTwinKeepsItsTask("exactlyonce.nats.request-timeout=10s");
 	}
 
+	/**
+	 * Known limitation (docs/guarantees.md), measured: a live twin whose NATS connection drops for a few
+	 * seconds (a NATS server restart, a network blip: jnats reconnects after
+	 * {@code nats.reconnect-wait}, 2 s, longer than the 1.5 s silence) while a process with its id
+	 * starts is taken over, and its step in flight runs a second time while it is still running.
+	 */
+	@Test
+	@Disabled("known limitation found by breaktakeover (fails: the new process runs step 2): enable with a fix")
+	void aLiveTwinWhoseConnectionDropsForSecondsKeepsItsTask() throws Exception {
+		try (CuttableProxy proxy = new CuttableProxy(this.nats.port())) {
+			Process twin = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+					System.getProperty("java.class.path"), TakeoverApp.class.getName(),
+					"nats://127.0.0.1:" + proxy.port(), "pod-0")
+				.redirectErrorStream(true)
+				.start();
+			this.processes.add(twin);
+			BlockingQueue<String> lines = output(twin);
+			awaitLine(lines, "READY");
+			publish("t-0");
+			awaitLine(lines, TakeoverApp.STEP + " t-0 2");
+			Thread.sleep(InstancePresence.MIN_INTERVAL.multipliedBy(10).toMillis());
+			proxy.cut();
+			long cut = System.nanoTime();
+			ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0");
+			this.contexts.add(restarted);
+			TakeoverApp.Steps steps = restarted.getBean(TakeoverApp.Steps.class);
+			Thread.sleep(2_000);
+			proxy.restore();
+			System.out.println("TAKEOVER-CUT connection refused for " + Duration.ofNanos(System.nanoTime() - cut));
+			await().during(Duration.ofSeconds(15))
+				.atMost(Duration.ofSeconds(20))
+				.untilAsserted(() -> assertThat(steps.runs("t-0", 2)).as("step 2 of t-0 run by the new process while the "
+						+ "twin, reconnected, is still in it").isZero());
+			assertThat(twin.isAlive()).isTrue();
+		}
+	}
+
 	private void assertPausedTwinKeepsItsTask(String... restartedProperties) throws Exception {
 		Process twin = worker("pod-0");
 		BlockingQueue<String> lines = output(twin);
@@ -180,6 +217,92 @@ class TakeoverOfLiveInstanceIntegrationTests {
 					(double) puts.get() / tasks, bytes.get(), (double) bytes.get() / tasks, largest.get());
 			assertThat(idle).isPositive();
 		}
+	}
+
+	/** A TCP proxy whose connections can be cut, refusing new ones until restored. */
+	private static final class CuttableProxy implements AutoCloseable {
+
+		private final int target;
+
+		private final java.net.ServerSocket server;
+
+		private final List<java.net.Socket> sockets = new CopyOnWriteArrayList<>();
+
+		private volatile boolean open = true;
+
+		CuttableProxy(int target) throws java.io.IOException {
+			this.target = target;
+			this.server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+			Thread acceptor = new Thread(this::accept, "cuttable-proxy");
+			acceptor.setDaemon(true);
+			acceptor.start();
+		}
+
+		int port() {
+			return this.server.getLocalPort();
+		}
+
+		private void accept() {
+			while (!this.server.isClosed()) {
+				try {
+					java.net.Socket client = this.server.accept();
+					if (!this.open) {
+						client.close();
+						continue;
+					}
+					java.net.Socket upstream = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), this.target);
+					this.sockets.add(client);
+					this.sockets.add(upstream);
+					pump(client, upstream);
+					pump(upstream, client);
+				}
+				catch (java.io.IOException ex) {
+					// closed
+				}
+			}
+		}
+
+		private void pump(java.net.Socket from, java.net.Socket to) {
+			Thread thread = new Thread(() -> {
+				try {
+					from.getInputStream().transferTo(to.getOutputStream());
+				}
+				catch (java.io.IOException ex) {
+					// cut
+				}
+				closeQuietly(from);
+				closeQuietly(to);
+			}, "cuttable-proxy-pump");
+			thread.setDaemon(true);
+			thread.start();
+		}
+
+		/** Closes every connection and refuses new ones. */
+		void cut() {
+			this.open = false;
+			this.sockets.forEach(CuttableProxy::closeQuietly);
+			this.sockets.clear();
+		}
+
+		void restore() {
+			this.open = true;
+		}
+
+		private static void closeQuietly(java.net.Socket socket) {
+			try {
+				socket.close();
+			}
+			catch (java.io.IOException ex) {
+				// already closed
+			}
+		}
+
+		@Override
+		public void close() throws java.io.IOException {
+			cut();
+			this.server.close();
+		}
+
 	}
 
 }
