@@ -3,6 +3,7 @@ package dev.exactlyonce.takeover;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -123,7 +124,7 @@ final class RestartTakeover {
 		}
 		InstanceRecord gone = earlier.record();
 		logger.info("Instance '" + gone.instanceId() + "' incarnation " + gone.incarnation() + " is gone (not subscribed, "
-				+ "record unchanged for " + DurationText.of(earlier.ageAt(now.get())) + "); taking over its "
+				+ "record unchanged for " + DurationText.of(earlier.ageAt(now.get()).truncatedTo(ChronoUnit.MILLIS)) + "); taking over its "
 				+ gone.tasks().size() + " running task(s)");
 		List<RunningTask> taken = gone.tasks().stream().filter(this::endLease).toList();
 		this.pending.nak(taken);

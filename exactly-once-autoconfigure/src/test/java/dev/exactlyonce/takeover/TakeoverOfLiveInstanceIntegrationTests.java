@@ -56,7 +56,7 @@ class TakeoverOfLiveInstanceIntegrationTests {
 	/** Control: with the default request timeout (5 s) the paused, connected twin keeps its task. */
 	@Test
 	void aConnectedTwinPausedLongerThanTheSilenceKeepsItsTaskWithTheDefaultRequestTimeout() throws Exception {
-		assertPausedTwinKeepsItsTask();
+		assertPausedTwinKeepsItsTask(Duration.ofSeconds(5));
 	}
 
 	/**
@@ -67,7 +67,7 @@ class TakeoverOfLiveInstanceIntegrationTests {
 	 */
 	@Test
 	void aConnectedTwinPausedLongerThanTheSilenceKeepsItsTaskWithALongRequestTimeout() throws Exception {
-		assertPausedTwinKeepsItsTask("exactlyonce.nats.request-timeout=10s");
+		assertPausedTwinKeepsItsTask(Duration.ofSeconds(10));
 	}
 
 	/**
@@ -100,7 +100,7 @@ class TakeoverOfLiveInstanceIntegrationTests {
 		}
 	}
 
-	private void assertPausedTwinKeepsItsTask(String... restartedProperties) throws Exception {
+	private void assertPausedTwinKeepsItsTask(Duration requestTimeout) throws Exception {
 		TakeoverWorker twin = new TakeoverWorker(this.nats.url(), "pod-0");
 		this.workers.add(twin);
 		publish("t-0");
@@ -109,11 +109,14 @@ class TakeoverOfLiveInstanceIntegrationTests {
 		twin.signal("STOP");
 		// the twin's record goes unwritten for longer than the silence; its connection stays open
 		Thread.sleep(TakeoverApp.SILENCE.plusMillis(500).toMillis());
-		ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0", restartedProperties);
+		ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0",
+				"exactlyonce.nats.request-timeout=" + requestTimeout.toMillis() + "ms");
 		this.contexts.add(restarted);
 		TakeoverApp.Steps steps = restarted.getBean(TakeoverApp.Steps.class);
-		await().during(Duration.ofSeconds(20))
-			.atMost(Duration.ofSeconds(25))
+		// past the new process's own silence and its last presence request
+		Duration decided = RestartTakeover.silence(Duration.ofSeconds(2), requestTimeout).plus(requestTimeout).plusSeconds(5);
+		await().during(decided)
+			.atMost(decided.plusSeconds(5))
 			.untilAsserted(() -> assertThat(steps.runs("t-0", 2)).as("step 2 of t-0 run by the new process while the "
 					+ "paused twin, still connected, is in it").isZero());
 		assertThat(twin.isAlive()).isTrue();
