@@ -123,9 +123,10 @@ final class RestartTakeover {
 			return 0;
 		}
 		InstanceRecord gone = earlier.record();
+		Duration unchanged = earlier.ageAt(now.get()).truncatedTo(ChronoUnit.MILLIS);
 		logger.info("Instance '" + gone.instanceId() + "' incarnation " + gone.incarnation() + " is gone (not subscribed, "
-				+ "record unchanged for " + DurationText.of(earlier.ageAt(now.get()).truncatedTo(ChronoUnit.MILLIS)) + "); taking over its "
-				+ gone.tasks().size() + " running task(s)");
+				+ "record unchanged for " + DurationText.of(unchanged) + "); taking over its " + gone.tasks().size()
+				+ " running task(s)");
 		List<RunningTask> taken = gone.tasks().stream().filter(this::endLease).toList();
 		this.pending.nak(taken);
 		this.records.delete(key, earlier.revision());

@@ -55,7 +55,7 @@ class RestartTakeoverIntegrationTests {
 	}
 
 	@Test
-	void anInstanceKilledMidStepIsResumedByItsRestartSoonAfterTheSilenceAndItsFinishedStepsAreNotRunAgain() throws Exception {
+	void aKilledInstanceIsResumedByItsRestartSoonAfterTheSilenceWithoutRunningItsFinishedStepsAgain() throws Exception {
 		TakeoverWorker first = new TakeoverWorker(this.nats.url(), "pod-0");
 		this.workers.add(first);
 		publish(TASKS);
