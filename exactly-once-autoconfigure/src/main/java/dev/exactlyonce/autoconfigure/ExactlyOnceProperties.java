@@ -501,8 +501,8 @@ public class ExactlyOnceProperties {
 		/**
 		 * Whether each process lists its running tasks in the instances bucket and, as it starts,
 		 * resumes at once the tasks an earlier process of the same instance id left when it died. Off by
-		 * default: it needs an instance id that a restarted process keeps, the bucket, and the worker's
-		 * permissions for it.
+		 * default: it needs {@code instance-id} set explicitly, to a name that a restarted process keeps
+		 * and no other live process has, the bucket, and the worker's permissions for it.
 		 */
 		private boolean enabled;
 

@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.provision.ProvisioningMode;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -23,11 +24,13 @@ import dev.exactlyonce.takeover.RunningTasks;
 @ConditionalOnBooleanProperty(name = "exactlyonce.takeover.enabled")
 public final class ExactlyOnceTakeoverAutoConfiguration {
 
+	private static final String DISABLE = "exactlyonce.takeover.enabled=false";
+
 	@Bean
 	@ConditionalOnMissingBean
 	RunningTasks exactlyOnceRunningTasks(ExactlyOnceProperties properties,
 			ObjectProvider<ExactlyOnceListenerRegistry> registry) {
-		return new RunningTasks(ExactlyOnceAutoConfiguration.instanceId(properties),
+		return new RunningTasks(explicitInstanceId(properties),
 				(consumer) -> registry.getObject().namespace(consumer).orElse(consumer));
 	}
 
@@ -36,10 +39,36 @@ public final class ExactlyOnceTakeoverAutoConfiguration {
 	InstancePresence exactlyOnceInstancePresence(Connection connection, ExactlyOnceProperties properties,
 			IdempotencyStore store, RunningTasks tasks) {
 		JetStreamRequirement.check(connection);
-		return StartupRetry.call("Opening the instances bucket", connection,
-				() -> InstancePresence.open(connection, ExactlyOnceAutoConfiguration.instanceId(properties),
-						properties.getTakeover().getBucket(), properties.getNats().getRequestTimeout(),
-						properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE, store, tasks));
+		String instanceId = explicitInstanceId(properties);
+		try {
+			return StartupRetry.call("Opening the instances bucket", connection,
+					() -> InstancePresence.open(connection, instanceId, properties.getTakeover().getBucket(),
+							properties.getNats().getRequestTimeout(), properties.getNats().getReconnectWait(),
+							properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE, store, tasks));
+		}
+		catch (ExactlyOnceConfigurationException ex) {
+			if (ex.getAction().contains(DISABLE)) {
+				throw ex;
+			}
+			throw new ExactlyOnceConfigurationException(ex.getProblem(), ex.getAction() + " Or set " + DISABLE
+					+ " (a restarted instance then resumes its predecessor's tasks at their redelivery, after the ack wait).",
+					ex.getCause());
+		}
+	}
+
+	/**
+	 * The instance id a takeover needs: set explicitly, since the default (host name and process id)
+	 * can be the same in two live replicas (containers often run as process 1), and a replica would
+	 * then see its twin's tasks as its predecessor's.
+	 */
+	private static String explicitInstanceId(ExactlyOnceProperties properties) {
+		if (properties.getInstanceId() == null || properties.getInstanceId().isBlank()) {
+			throw new ExactlyOnceConfigurationException("exactlyonce.takeover.enabled=true needs exactlyonce.instance-id "
+					+ "set explicitly (its default, host name and process id, can be the same in two live replicas)",
+					"Set exactlyonce.instance-id to a name each replica has alone and a restarted process of it keeps "
+							+ "(in Kubernetes, the pod name: ${HOSTNAME}; docs/kubernetes.md), or set " + DISABLE + ".");
+		}
+		return properties.getInstanceId();
 	}
 
 }

@@ -17,6 +17,9 @@ public record PermissionViolation(Operation operation, String subject, String in
 	/** The reply inbox prefix of a connection that keeps the client's default. */
 	public static final String DEFAULT_INBOX_PREFIX = "_INBOX.";
 
+	/** The prefix of the restart takeover's presence subjects, a new one at every start. */
+	private static final String PRESENCE_PREFIX = "exactlyonce.instance.";
+
 	/**
 	 * A violation on a connection with the default reply inbox prefix.
 	 * @param operation what the connection tried
@@ -43,13 +46,18 @@ public record PermissionViolation(Operation operation, String subject, String in
 	 * {@code $KV.<bucket>.>} for a key, {@code $JS.FC.<stream>.>} for flow control,
 	 * {@code $JS.API.DIRECT.GET.<stream>.>} for a read by subject, the durable consumer's
 	 * {@code $JS.API.CONSUMER.CREATE.<stream>.<consumer>.>}, and {@code $JS.API.CONSUMER.CREATE.KV_<bucket>.>}
-	 * or {@code ...INFO.KV_<bucket>.>} for a bucket's watchers (their names are random); else the subject.
+	 * or {@code ...INFO.KV_<bucket>.>} for a bucket's watchers (their names are random), and
+	 * {@code exactlyonce.instance.>} for the restart takeover's presence subject (one per start); else the
+	 * subject.
 	 * @return the subject or pattern to add to the user's allow list
 	 */
 	public String toAllow() {
 		String[] tokens = this.subject.split("\\.");
 		if (this.subject.startsWith(this.inboxPrefix)) {
 			return this.inboxPrefix + ">";
+		}
+		if (this.subject.startsWith(PRESENCE_PREFIX)) {
+			return PRESENCE_PREFIX + ">";
 		}
 		if (this.subject.startsWith("$JS.ACK.") && tokens.length > 4) {
 			return prefix(tokens, 4) + ".>";

@@ -28,7 +28,8 @@ class PermissionViolationTests {
 			"$JS.API.CONSUMER.INFO.KV_EXACTLYONCE_TALLIES.Ab12Cd, $JS.API.CONSUMER.INFO.KV_EXACTLYONCE_TALLIES.>",
 			"$JS.API.CONSUMER.INFO.TASKS.worker, $JS.API.CONSUMER.INFO.TASKS.worker",
 			"$JS.API.CONSUMER.MSG.NEXT.TASKS.worker, $JS.API.CONSUMER.MSG.NEXT.TASKS.worker",
-			"$JS.API.STREAM.INFO.TASKS, $JS.API.STREAM.INFO.TASKS" })
+			"$JS.API.STREAM.INFO.TASKS, $JS.API.STREAM.INFO.TASKS",
+			"exactlyonce.instance.cG9kLTA.0b4d6f1e-8a2c-4e55-9a7b-3c1d2e4f5a6b, exactlyonce.instance.>" })
 	void theAdviceNamesThePatternForEverySubjectOfTheKind(String refused, String toAllow) {
 		PermissionViolation violation = new PermissionViolation(Operation.PUBLISH, refused);
 

@@ -1,5 +1,6 @@
 package dev.exactlyonce.takeover;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -26,6 +27,9 @@ import dev.exactlyonce.listener.ExactlyOnceContext;
 public class TakeoverApp {
 
 	static final String STEP = "STEP";
+
+	/** How long a takeover waits for a silent record with the NATS defaults this application keeps. */
+	static final Duration SILENCE = RestartTakeover.silence(Duration.ofSeconds(2), Duration.ofSeconds(5));
 
 	@Bean
 	Steps steps(org.springframework.core.env.Environment environment) {

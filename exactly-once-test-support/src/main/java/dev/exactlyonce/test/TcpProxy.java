@@ -21,7 +21,8 @@ import java.util.concurrent.LinkedBlockingQueue;
  * A TCP proxy on a free loopback port in front of a server's port that can hold back or delay the
  * server's replies (requests reach the server and are applied, while the client sees the answers
  * late, as after a network stall) and delay the client's requests, as a slow network would. Order
- * is kept in each direction; nothing is dropped.
+ * is kept in each direction; nothing is dropped, unless the proxy is {@link #cut()}: its connections
+ * are closed and new ones refused until {@link #restore()}, as while a server restarts.
  */
 public class TcpProxy implements AutoCloseable {
 
@@ -50,6 +51,8 @@ public class TcpProxy implements AutoCloseable {
 	private Duration delay = Duration.ZERO;
 
 	private Duration requestDelay = Duration.ZERO;
+
+	private volatile boolean cut;
 
 	/**
 	 * Starts the proxy.
@@ -129,6 +132,18 @@ public class TcpProxy implements AutoCloseable {
 		return List.copyOf(this.requestsWhileHeld);
 	}
 
+	/** Closes every connection through the proxy and refuses new ones until {@link #restore()}. */
+	public void cut() {
+		this.cut = true;
+		this.sockets.forEach(TcpProxy::closeQuietly);
+		this.sockets.clear();
+	}
+
+	/** Accepts connections again after {@link #cut()}. */
+	public void restore() {
+		this.cut = false;
+	}
+
 	@Override
 	public void close() {
 		this.threads.shutdownNow();
@@ -140,6 +155,10 @@ public class TcpProxy implements AutoCloseable {
 		while (!this.listener.isClosed()) {
 			try {
 				Socket client = this.listener.accept();
+				if (this.cut) {
+					closeQuietly(client);
+					continue;
+				}
 				Socket server = new Socket(InetAddress.getLoopbackAddress(), this.targetPort);
 				client.setTcpNoDelay(true);
 				server.setTcpNoDelay(true);

@@ -1,0 +1,171 @@
+package dev.exactlyonce.takeover;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.PublishOptions;
+import io.nats.client.impl.NatsMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.exactlyonce.test.NatsServerProcess;
+import dev.exactlyonce.test.TcpProxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Attacks on the restart takeover: a process that is alive and still connected to NATS (its presence
+ * subscription registered at the server) but paused, as in a long GC pause or a frozen container,
+ * while another process with the same {@code exactlyonce.instance-id} starts (a fixed id on every
+ * replica, or a default id two replicas share). The paused process is stopped with SIGSTOP, so its
+ * TCP connection, and with it its subscription, stays open. And a live process whose connection
+ * drops for seconds while the other starts.
+ */
+class TakeoverOfLiveInstanceIntegrationTests {
+
+	/** How long the twin's connection is refused at least (the new process's start may take longer). */
+	private static final Duration CONNECTION_DROP = Duration.ofSeconds(8);
+
+	private NatsServerProcess nats;
+
+	private final List<ConfigurableApplicationContext> contexts = new CopyOnWriteArrayList<>();
+
+	private final List<TakeoverWorker> workers = new CopyOnWriteArrayList<>();
+
+	@BeforeEach
+	void startNats() {
+		this.nats = new NatsServerProcess().start();
+	}
+
+	@AfterEach
+	void stop() throws Exception {
+		for (TakeoverWorker worker : this.workers) {
+			worker.close();
+		}
+		this.contexts.forEach(ConfigurableApplicationContext::close);
+		this.nats.close();
+	}
+
+	/** Control: with the default request timeout (5 s) the paused, connected twin keeps its task. */
+	@Test
+	void aConnectedTwinPausedLongerThanTheSilenceKeepsItsTaskWithTheDefaultRequestTimeout() throws Exception {
+		assertPausedTwinKeepsItsTask(Duration.ofSeconds(5));
+	}
+
+	/**
+	 * With {@code exactlyonce.nats.request-timeout} above jnats' request clean-up interval (5 s), jnats
+	 * cancels the presence request to a connected but silent incarnation as it times out; only the
+	 * server's "no responders" counts as gone, so the twin keeps its task (found by a review: the
+	 * cancellation was read as "no responders" and step 2 ran in both processes).
+	 */
+	@Test
+	void aConnectedTwinPausedLongerThanTheSilenceKeepsItsTaskWithALongRequestTimeout() throws Exception {
+		assertPausedTwinKeepsItsTask(Duration.ofSeconds(10));
+	}
+
+	/**
+	 * A live twin whose NATS connection drops for seconds (a NATS server restart, a network blip; jnats
+	 * reconnects after {@code nats.reconnect-wait}, 2 s) while a process with its id starts keeps its
+	 * task: the silence a takeover waits for outlasts the drop and the reconnect.
+	 */
+	@Test
+	void aLiveTwinWhoseConnectionDropsForSecondsKeepsItsTask() throws Exception {
+		try (TcpProxy proxy = new TcpProxy(this.nats.port())) {
+			TakeoverWorker twin = new TakeoverWorker("nats://127.0.0.1:" + proxy.port(), "pod-0");
+			this.workers.add(twin);
+			publish("t-0");
+			twin.awaitLine(TakeoverApp.STEP + " t-0 2");
+			Thread.sleep(InstancePresence.MIN_INTERVAL.multipliedBy(10).toMillis());
+			proxy.cut();
+			long cut = System.nanoTime();
+			ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0");
+			this.contexts.add(restarted);
+			TakeoverApp.Steps steps = restarted.getBean(TakeoverApp.Steps.class);
+			// as long as a NATS server's restart takes, at least, and past the new process's start
+			Thread.sleep(Math.max(0, CONNECTION_DROP.toMillis() - Duration.ofNanos(System.nanoTime() - cut).toMillis()));
+			proxy.restore();
+			System.out.println("TAKEOVER-CUT connection refused for " + Duration.ofNanos(System.nanoTime() - cut));
+			await().during(Duration.ofSeconds(15))
+				.atMost(Duration.ofSeconds(20))
+				.untilAsserted(() -> assertThat(steps.runs("t-0", 2)).as("step 2 of t-0 run by the new process while the "
+						+ "twin, reconnected, is still in it").isZero());
+			assertThat(twin.isAlive()).isTrue();
+		}
+	}
+
+	private void assertPausedTwinKeepsItsTask(Duration requestTimeout) throws Exception {
+		TakeoverWorker twin = new TakeoverWorker(this.nats.url(), "pod-0");
+		this.workers.add(twin);
+		publish("t-0");
+		twin.awaitLine(TakeoverApp.STEP + " t-0 2");
+		Thread.sleep(InstancePresence.MIN_INTERVAL.multipliedBy(10).toMillis());
+		twin.signal("STOP");
+		// the twin's record goes unwritten for longer than the silence; its connection stays open
+		Thread.sleep(TakeoverApp.SILENCE.plusMillis(500).toMillis());
+		ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0",
+				"exactlyonce.nats.request-timeout=" + requestTimeout.toMillis() + "ms");
+		this.contexts.add(restarted);
+		TakeoverApp.Steps steps = restarted.getBean(TakeoverApp.Steps.class);
+		// past the new process's own silence and its last presence request
+		Duration decided = RestartTakeover.silence(Duration.ofSeconds(2), requestTimeout).plus(requestTimeout).plusSeconds(5);
+		await().during(decided)
+			.atMost(decided.plusSeconds(5))
+			.untilAsserted(() -> assertThat(steps.runs("t-0", 2)).as("step 2 of t-0 run by the new process while the "
+					+ "paused twin, still connected, is in it").isZero());
+		assertThat(twin.isAlive()).isTrue();
+	}
+
+	private void publish(String key) throws Exception {
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			connection.jetStream()
+				.publish(NatsMessage.builder().subject("tasks.t").data("\"" + key + "\"", StandardCharsets.UTF_8).build(),
+						PublishOptions.builder().messageId(key).build());
+		}
+	}
+
+	/**
+	 * What the takeover costs a process: the puts to the instances
+	 * bucket while idle and while running tasks, counted and sized by a subscriber to their subject (printed).
+	 */
+	@Test
+	void costOfTheInstancesBucketIdleAndUnderLoad() throws Exception {
+		ConfigurableApplicationContext app = TakeoverApp.start(this.nats.url(), "pod-0");
+		this.contexts.add(app);
+		java.util.concurrent.atomic.AtomicLong puts = new java.util.concurrent.atomic.AtomicLong();
+		java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
+		java.util.concurrent.atomic.AtomicLong largest = new java.util.concurrent.atomic.AtomicLong();
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			connection.createDispatcher((message) -> {
+				puts.incrementAndGet();
+				bytes.addAndGet(message.getData().length);
+				largest.accumulateAndGet(message.getData().length, Math::max);
+			}).subscribe("$KV.EXACTLYONCE_INSTANCES.>");
+			connection.flush(Duration.ofSeconds(5));
+			Thread.sleep(10_000);
+			long idle = puts.getAndSet(0);
+			bytes.set(0);
+			int tasks = 500;
+			long started = System.nanoTime();
+			for (int i = 0; i < tasks; i++) {
+				connection.jetStream()
+					.publish(NatsMessage.builder().subject("tasks.t").data("\"c-" + i + "\"", StandardCharsets.UTF_8).build(),
+							PublishOptions.builder().messageId("c-" + i).build());
+			}
+			TakeoverApp.Steps steps = app.getBean(TakeoverApp.Steps.class);
+			await().atMost(Duration.ofSeconds(60)).until(() -> steps.runs("c-" + (tasks - 1), 3) == 1);
+			double seconds = (System.nanoTime() - started) / 1e9;
+			System.out.printf("TAKEOVER-COST idle: %d puts in 10 s; load: %d tasks in %.1f s, %d puts (%.2f per task), "
+					+ "%d bytes (%.0f per task), largest record %d bytes%n", idle, tasks, seconds, puts.get(),
+					(double) puts.get() / tasks, bytes.get(), (double) bytes.get() / tasks, largest.get());
+			assertThat(idle).isPositive();
+		}
+	}
+
+}
