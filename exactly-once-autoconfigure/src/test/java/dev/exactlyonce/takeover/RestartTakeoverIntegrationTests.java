@@ -2,16 +2,12 @@ package dev.exactlyonce.takeover;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.Nats;
 import io.nats.client.PublishOptions;
 import io.nats.client.impl.NatsMessage;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -19,7 +15,6 @@ import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
 import dev.exactlyonce.store.RecordState;
-import dev.exactlyonce.test.NatsServerProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -30,29 +25,9 @@ import static org.awaitility.Awaitility.await;
  * when it was killed, at once rather than after the ack wait (60 s here) and the lease (40 s), without
  * running their finished steps again; a live instance that shares the id keeps its tasks.
  */
-class RestartTakeoverIntegrationTests {
+class RestartTakeoverIntegrationTests extends TakeoverTestsBase {
 
 	private static final int TASKS = 3;
-
-	private NatsServerProcess nats;
-
-	private final List<ConfigurableApplicationContext> contexts = new CopyOnWriteArrayList<>();
-
-	private final List<TakeoverWorker> workers = new CopyOnWriteArrayList<>();
-
-	@BeforeEach
-	void startNats() {
-		this.nats = new NatsServerProcess().start();
-	}
-
-	@AfterEach
-	void stop() throws Exception {
-		for (TakeoverWorker worker : this.workers) {
-			worker.close();
-		}
-		this.contexts.forEach(ConfigurableApplicationContext::close);
-		this.nats.close();
-	}
 
 	@Test
 	void aKilledInstanceIsResumedByItsRestartSoonAfterTheSilenceWithoutRunningItsFinishedStepsAgain() throws Exception {

@@ -2,19 +2,14 @@ package dev.exactlyonce.takeover;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.PublishOptions;
 import io.nats.client.impl.NatsMessage;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import dev.exactlyonce.test.NatsServerProcess;
 import dev.exactlyonce.test.TcpProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,30 +23,10 @@ import static org.awaitility.Awaitility.await;
  * TCP connection, and with it its subscription, stays open. And a live process whose connection
  * drops for seconds while the other starts.
  */
-class TakeoverOfLiveInstanceIntegrationTests {
+class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 
 	/** How long the twin's connection is refused at least (the new process's start may take longer). */
 	private static final Duration CONNECTION_DROP = Duration.ofSeconds(8);
-
-	private NatsServerProcess nats;
-
-	private final List<ConfigurableApplicationContext> contexts = new CopyOnWriteArrayList<>();
-
-	private final List<TakeoverWorker> workers = new CopyOnWriteArrayList<>();
-
-	@BeforeEach
-	void startNats() {
-		this.nats = new NatsServerProcess().start();
-	}
-
-	@AfterEach
-	void stop() throws Exception {
-		for (TakeoverWorker worker : this.workers) {
-			worker.close();
-		}
-		this.contexts.forEach(ConfigurableApplicationContext::close);
-		this.nats.close();
-	}
 
 	/** Control: with the default request timeout (5 s) the paused, connected twin keeps its task. */
 	@Test
