@@ -37,9 +37,9 @@ class RestartTakeoverIntegrationTests extends TakeoverTestsBase {
 		for (int i = 0; i < TASKS; i++) {
 			first.awaitLine(TakeoverApp.STEP + " t-" + i + " 2");
 		}
-		// past the time the instance takes to list a task it claimed (InstancePresence.MIN_INTERVAL): one
-		// claimed just before the kill is not listed yet and comes back after its ack wait instead
-		Thread.sleep(InstancePresence.MIN_INTERVAL.multipliedBy(10).toMillis());
+		for (int i = 0; i < TASKS; i++) {
+			awaitListed("worker:t-" + i);
+		}
 		first.close();
 		long killed = System.nanoTime();
 		ConfigurableApplicationContext restarted = start("pod-0");

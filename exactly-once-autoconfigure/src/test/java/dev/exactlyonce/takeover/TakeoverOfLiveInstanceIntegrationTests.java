@@ -57,7 +57,7 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 			this.workers.add(twin);
 			publish("t-0");
 			twin.awaitLine(TakeoverApp.STEP + " t-0 2");
-			Thread.sleep(InstancePresence.MIN_INTERVAL.multipliedBy(10).toMillis());
+			awaitListed("worker:t-0");
 			proxy.cut();
 			long cut = System.nanoTime();
 			ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0");
@@ -80,7 +80,7 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 		this.workers.add(twin);
 		publish("t-0");
 		twin.awaitLine(TakeoverApp.STEP + " t-0 2");
-		Thread.sleep(InstancePresence.MIN_INTERVAL.multipliedBy(10).toMillis());
+		awaitListed("worker:t-0");
 		twin.signal("STOP");
 		// the twin's record goes unwritten for longer than the silence; its connection stays open
 		Thread.sleep(TakeoverApp.SILENCE.plusMillis(500).toMillis());

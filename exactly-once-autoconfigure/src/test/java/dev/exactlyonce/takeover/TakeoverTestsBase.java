@@ -1,13 +1,22 @@
 package dev.exactlyonce.takeover;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.nats.client.Connection;
+import io.nats.client.KeyValue;
+import io.nats.client.Nats;
+import io.nats.client.api.KeyValueEntry;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.exactlyonce.test.NatsServerProcess;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * What the takeover's integration tests share: a nats-server of their own per test, and the worker
@@ -33,6 +42,27 @@ abstract class TakeoverTestsBase {
 		}
 		this.contexts.forEach(ConfigurableApplicationContext::close);
 		this.nats.close();
+	}
+
+	/**
+	 * Waits until a running process's record in the instances bucket lists the task (a task claimed just
+	 * before a crash is not listed yet and takes the ack-wait path instead).
+	 * @param storeKey the task's store key, e.g. {@code worker:t-0}
+	 */
+	protected void awaitListed(String storeKey) throws Exception {
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			KeyValue bucket = connection.keyValue("EXACTLYONCE_INSTANCES");
+			await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+				for (String key : bucket.keys()) {
+					KeyValueEntry entry = bucket.get(key);
+					if (entry != null && entry.getValue() != null
+							&& new String(entry.getValue(), StandardCharsets.UTF_8).contains("\"" + storeKey + "\"")) {
+						return true;
+					}
+				}
+				return false;
+			});
+		}
 	}
 
 }
