@@ -1,5 +1,6 @@
 package dev.exactlyonce.store;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import tools.jackson.core.JacksonException;
@@ -27,7 +28,7 @@ public final class RecordCodec {
 	 * @return its JSON bytes
 	 */
 	public byte[] encode(IdempotencyRecord record) {
-		return MAPPER.writeValueAsBytes(record);
+		return RecordJson.record(record);
 	}
 
 	/**
@@ -51,7 +52,7 @@ public final class RecordCodec {
 	 * @return a JSON array
 	 */
 	public String encodeJournal(StepJournal journal) {
-		return MAPPER.writeValueAsString(journal);
+		return new String(RecordJson.journal(journal), StandardCharsets.UTF_8);
 	}
 
 	/**
@@ -60,7 +61,7 @@ public final class RecordCodec {
 	 * @return a JSON object
 	 */
 	public String encodeStep(StepRecord step) {
-		return MAPPER.writeValueAsString(step);
+		return new String(RecordJson.step(step), StandardCharsets.UTF_8);
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -208,19 +209,18 @@ public final class SealedJournal {
 	 * @param step the entry
 	 * @param writer the fencing token of the claim journaling it
 	 * @param write a name of this write that no other write of the claim uses (the revision its
-	 * compare-and-set expects, or a random one)
+	 * compare-and-set expects, or a random one), asked for only when the tail is sealed
 	 * @return the stored form and tail to write with the record
 	 */
-	public Appended append(String storeKey, Appended before, StepRecord step, String writer, String write) {
+	public Appended append(String storeKey, Appended before, StepRecord step, String writer, Supplier<String> write) {
 		StepJournal grown = before.tail().with(step);
-		int tailBytes = (before.tailBytes() >= 0) ? before.tailBytes() : this.mapper.writeValueAsBytes(before.tail()).length;
-		int replacedBytes = before.tail().find(step.name()).map((replaced) -> this.mapper.writeValueAsBytes(replaced).length)
-			.orElse(0);
-		int grownBytes = tailBytes - replacedBytes + this.mapper.writeValueAsBytes(step).length;
+		int tailBytes = (before.tailBytes() >= 0) ? before.tailBytes() : RecordJson.journal(before.tail()).length;
+		int replacedBytes = before.tail().find(step.name()).map((replaced) -> RecordJson.step(replaced).length).orElse(0);
+		int grownBytes = tailBytes - replacedBytes + RecordJson.step(step).length;
 		if (grownBytes <= SEAL_BYTES) {
 			return new Appended(before.stored(), grown, grownBytes);
 		}
-		String name = writer + "." + write;
+		String name = writer + "." + write.get();
 		List<Ref> sealed = new ArrayList<>(before.stored().sealed());
 		sealed.add(write(storeKey, name + ".s", this.mapper.writeValueAsBytes(grown)));
 		Ref previous = before.stored().previous();

@@ -19,14 +19,7 @@ final class StepJournalSerializer extends StdSerializer<StepJournal> {
 
 	@Override
 	public void serialize(StepJournal journal, JsonGenerator generator, SerializationContext context) {
-		generator.writeStartArray(journal, journal.steps().size());
-		if (!journal.steps().isEmpty()) {
-			ValueSerializer<Object> entries = context.findValueSerializer(StepRecord.class);
-			for (StepRecord step : journal.steps()) {
-				entries.serialize(step, generator, context);
-			}
-		}
-		generator.writeEndArray();
+		RecordJson.writeJournal(generator, journal);
 	}
 
 }

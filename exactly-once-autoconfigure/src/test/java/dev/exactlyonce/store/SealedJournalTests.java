@@ -45,9 +45,10 @@ class SealedJournalTests {
 		while (appended.stored().isPlain()) {
 			steps++;
 			StepRecord started = StepRecord.started("step-" + steps, 1, "token", Instant.EPOCH);
-			appended = this.journal.append("key", appended, started, "token", "w" + steps + "s");
+			String write = "w" + steps;
+			appended = this.journal.append("key", appended, started, "token", () -> write + "s");
 			appended = this.journal.append("key", appended, started.done(JournalSteps.RESULT, Instant.EPOCH), "token",
-					"w" + steps + "d");
+					() -> write + "d");
 		}
 		int doneBytes = RecordCodec.mapper()
 			.writeValueAsBytes(StepRecord.started("step-1", 1, "token", Instant.EPOCH).done(JournalSteps.RESULT,

@@ -288,7 +288,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 		SealedJournal.Appended journaled;
 		if (step != null) {
 			journaled = this.journalValues.writingIn(transaction, next.expiresAt(), () -> this.journal
-				.append(document.getId(), current.journaled(), step, next.token(), UUID.randomUUID().toString()));
+				.append(document.getId(), current.journaled(), step, next.token(), () -> UUID.randomUUID().toString()));
 		}
 		else if (current != null && keepsJournal) {
 			journaled = current.journaled();

@@ -305,7 +305,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 		SealedJournal.Appended journaled;
 		if (step != null) {
 			journaled = this.journal.append(storeKey, current.journaled(), step, next.token(),
-					UUID.randomUUID().toString());
+					() -> UUID.randomUUID().toString());
 		}
 		else if (current != null && keepsJournal) {
 			journaled = current.journaled();

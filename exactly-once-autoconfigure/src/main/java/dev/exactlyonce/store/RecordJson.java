@@ -1,0 +1,218 @@
+package dev.exactlyonce.store;
+
+import java.io.ByteArrayOutputStream;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+
+import tools.jackson.core.JsonGenerator;
+
+/**
+ * Writes records and journal entries as JSON straight to a generator, the bytes
+ * {@link RecordCodec#mapper()} writes for them through data binding (component order, nulls
+ * written, instants as ISO-8601, the record's {@code final} last), at a fraction of the CPU: every
+ * journaled step writes its task's whole record, and binding it (properties read through method
+ * handles, instants through {@code DateTimeFormatter}) was a third of a 3-step task's JVM CPU on
+ * NATS KV (docs/benchmarks.md, "Where a task's JVM CPU goes").
+ */
+final class RecordJson {
+
+	/** 0000-01-01T00:00:00Z: earlier years are written with a sign. */
+	private static final long FIRST_FOUR_DIGIT_SECOND = -62_167_219_200L;
+
+	/** 9999-12-31T23:59:59Z: later years are written with a sign and more digits. */
+	private static final long LAST_FOUR_DIGIT_SECOND = 253_402_300_799L;
+
+	private RecordJson() {
+	}
+
+	/**
+	 * A record as JSON.
+	 * @param record the record
+	 * @return its bytes
+	 */
+	static byte[] record(IdempotencyRecord record) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream(512 + 256 * record.journal().steps().size());
+		try (JsonGenerator generator = RecordCodec.mapper().createGenerator(out)) {
+			writeRecord(generator, record);
+		}
+		return out.toByteArray();
+	}
+
+	/**
+	 * A journal entry as JSON.
+	 * @param step the entry
+	 * @return its bytes
+	 */
+	static byte[] step(StepRecord step) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+		try (JsonGenerator generator = RecordCodec.mapper().createGenerator(out)) {
+			writeStep(generator, step);
+		}
+		return out.toByteArray();
+	}
+
+	/**
+	 * A journal as the JSON array of its entries.
+	 * @param journal the journal
+	 * @return its bytes
+	 */
+	static byte[] journal(StepJournal journal) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream(2 + 256 * journal.steps().size());
+		try (JsonGenerator generator = RecordCodec.mapper().createGenerator(out)) {
+			writeJournal(generator, journal);
+		}
+		return out.toByteArray();
+	}
+
+	/**
+	 * Writes a journal as the array of its entries.
+	 * @param generator where to
+	 * @param journal the journal
+	 */
+	static void writeJournal(JsonGenerator generator, StepJournal journal) {
+		generator.writeStartArray(journal, journal.steps().size());
+		for (StepRecord step : journal.steps()) {
+			writeStep(generator, step);
+		}
+		generator.writeEndArray();
+	}
+
+	private static void writeRecord(JsonGenerator generator, IdempotencyRecord record) {
+		generator.writeStartObject(record);
+		generator.writeStringProperty("key", record.key());
+		generator.writeStringProperty("listener", record.listener());
+		generator.writeStringProperty("owner", record.owner());
+		generator.writeStringProperty("token", record.token());
+		writeEnum(generator, "state", record.state());
+		generator.writeNumberProperty("attempts", record.attempts());
+		writeInstant(generator, "startedAt", record.startedAt());
+		writeInstant(generator, "leaseUntil", record.leaseUntil());
+		generator.writeNumberProperty("streamSequence", record.streamSequence());
+		writeInstant(generator, "completedAt", record.completedAt());
+		writeInstant(generator, "expiresAt", record.expiresAt());
+		generator.writeStringProperty("resultSummary", record.resultSummary());
+		generator.writeName("previousAttempt");
+		writePreviousAttempt(generator, record.previousAttempt());
+		generator.writeName("journal");
+		writeJournal(generator, record.journal());
+		generator.writeName("duplicateSequences");
+		writeSequences(generator, record.duplicateSequences());
+		generator.writeName("audit");
+		generator.writeStartArray(record.audit(), record.audit().size());
+		for (OperatorAction action : record.audit()) {
+			writeAction(generator, action);
+		}
+		generator.writeEndArray();
+		generator.writeBooleanProperty("final", record.isFinal());
+		generator.writeEndObject();
+	}
+
+	private static void writeStep(JsonGenerator generator, StepRecord step) {
+		generator.writeStartObject(step);
+		generator.writeStringProperty("name", step.name());
+		writeEnum(generator, "state", step.state());
+		generator.writeNumberProperty("attempt", step.attempt());
+		generator.writeStringProperty("result", step.result());
+		writeInstant(generator, "startedAt", step.startedAt());
+		writeInstant(generator, "doneAt", step.doneAt());
+		generator.writeStringProperty("origin", step.origin());
+		generator.writeEndObject();
+	}
+
+	private static void writePreviousAttempt(JsonGenerator generator, PreviousAttempt previous) {
+		if (previous == null) {
+			generator.writeNull();
+			return;
+		}
+		generator.writeStartObject(previous);
+		generator.writeStringProperty("owner", previous.owner());
+		writeInstant(generator, "startedAt", previous.startedAt());
+		generator.writeNumberProperty("attempts", previous.attempts());
+		writeEnum(generator, "state", previous.state());
+		generator.writeStringProperty("failure", previous.failure());
+		generator.writeStringProperty("unfinishedStep", previous.unfinishedStep());
+		generator.writeStringProperty("token", previous.token());
+		generator.writeEndObject();
+	}
+
+	private static void writeAction(JsonGenerator generator, OperatorAction action) {
+		generator.writeStartObject(action);
+		writeEnum(generator, "kind", action.kind());
+		generator.writeNumberProperty("number", action.number());
+		generator.writeStringProperty("operator", action.operator());
+		generator.writeStringProperty("reason", action.reason());
+		writeInstant(generator, "at", action.at());
+		generator.writeNumberProperty("deadLetterSequence", action.deadLetterSequence());
+		generator.writeEndObject();
+	}
+
+	private static void writeSequences(JsonGenerator generator, List<Long> sequences) {
+		generator.writeStartArray(sequences, sequences.size());
+		for (Long sequence : sequences) {
+			generator.writeNumber(sequence);
+		}
+		generator.writeEndArray();
+	}
+
+	private static void writeEnum(JsonGenerator generator, String name, Enum<?> value) {
+		generator.writeStringProperty(name, (value != null) ? value.name() : null);
+	}
+
+	private static void writeInstant(JsonGenerator generator, String name, Instant instant) {
+		generator.writeStringProperty(name, (instant != null) ? iso(instant) : null);
+	}
+
+	/**
+	 * What {@link Instant#toString()} writes (ISO-8601 in UTC, the fraction in groups of three
+	 * digits, none when whole), without a {@code DateTimeFormatter}; years outside 0-9999 are left
+	 * to it.
+	 * @param instant the instant
+	 * @return its text
+	 */
+	static String iso(Instant instant) {
+		long seconds = instant.getEpochSecond();
+		if (seconds < FIRST_FOUR_DIGIT_SECOND || seconds > LAST_FOUR_DIGIT_SECOND) {
+			return instant.toString();
+		}
+		LocalDateTime time = LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC);
+		StringBuilder text = new StringBuilder(30);
+		digits(text, time.getYear(), 4).append('-');
+		digits(text, time.getMonthValue(), 2).append('-');
+		digits(text, time.getDayOfMonth(), 2).append('T');
+		digits(text, time.getHour(), 2).append(':');
+		digits(text, time.getMinute(), 2).append(':');
+		digits(text, time.getSecond(), 2);
+		int nanos = instant.getNano();
+		if (nanos != 0) {
+			text.append('.');
+			if (nanos % 1_000_000 == 0) {
+				digits(text, nanos / 1_000_000, 3);
+			}
+			else if (nanos % 1_000 == 0) {
+				digits(text, nanos / 1_000, 6);
+			}
+			else {
+				digits(text, nanos, 9);
+			}
+		}
+		return text.append('Z').toString();
+	}
+
+	private static StringBuilder digits(StringBuilder text, int value, int width) {
+		for (int divisor = pow10(width - 1); divisor > 0; divisor /= 10) {
+			text.append((char) ('0' + (value / divisor) % 10));
+		}
+		return text;
+	}
+
+	private static int pow10(int exponent) {
+		int value = 1;
+		for (int i = 0; i < exponent; i++) {
+			value *= 10;
+		}
+		return value;
+	}
+
+}
