@@ -2,8 +2,7 @@ package dev.exactlyonce.store;
 
 import java.io.ByteArrayOutputStream;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
+import java.time.LocalDate;
 import java.util.List;
 
 import tools.jackson.core.JsonGenerator;
@@ -17,6 +16,8 @@ import tools.jackson.core.JsonGenerator;
  * NATS KV (docs/benchmarks.md, "Where a task's JVM CPU goes").
  */
 final class RecordJson {
+
+	private static final long SECONDS_PER_DAY = 86_400;
 
 	/** 0000-01-01T00:00:00Z: earlier years are written with a sign. */
 	private static final long FIRST_FOUR_DIGIT_SECOND = -62_167_219_200L;
@@ -161,13 +162,23 @@ final class RecordJson {
 	}
 
 	private static void writeInstant(JsonGenerator generator, String name, Instant instant) {
-		generator.writeStringProperty(name, (instant != null) ? iso(instant) : null);
+		generator.writeName(name);
+		if (instant == null) {
+			generator.writeNull();
+			return;
+		}
+		long seconds = instant.getEpochSecond();
+		if (seconds < FIRST_FOUR_DIGIT_SECOND || seconds > LAST_FOUR_DIGIT_SECOND) {
+			generator.writeString(instant.toString());
+			return;
+		}
+		char[] text = new char[30];
+		generator.writeString(text, 0, iso(seconds, instant.getNano(), text));
 	}
 
 	/**
 	 * What {@link Instant#toString()} writes (ISO-8601 in UTC, the fraction in groups of three
-	 * digits, none when whole), without a {@code DateTimeFormatter}; years outside 0-9999 are left
-	 * to it.
+	 * digits, none when whole), without a {@code DateTimeFormatter}.
 	 * @param instant the instant
 	 * @return its text
 	 */
@@ -176,43 +187,50 @@ final class RecordJson {
 		if (seconds < FIRST_FOUR_DIGIT_SECOND || seconds > LAST_FOUR_DIGIT_SECOND) {
 			return instant.toString();
 		}
-		LocalDateTime time = LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC);
-		StringBuilder text = new StringBuilder(30);
-		digits(text, time.getYear(), 4).append('-');
-		digits(text, time.getMonthValue(), 2).append('-');
-		digits(text, time.getDayOfMonth(), 2).append('T');
-		digits(text, time.getHour(), 2).append(':');
-		digits(text, time.getMinute(), 2).append(':');
-		digits(text, time.getSecond(), 2);
-		int nanos = instant.getNano();
+		char[] text = new char[30];
+		return new String(text, 0, iso(seconds, instant.getNano(), text));
+	}
+
+	/** Writes a four-digit year's instant into {@code text}; returns its length. */
+	private static int iso(long seconds, int nanos, char[] text) {
+		LocalDate date = LocalDate.ofEpochDay(Math.floorDiv(seconds, SECONDS_PER_DAY));
+		int second = (int) Math.floorMod(seconds, SECONDS_PER_DAY);
+		digits(text, 0, date.getYear(), 4);
+		text[4] = '-';
+		digits(text, 5, date.getMonthValue(), 2);
+		text[7] = '-';
+		digits(text, 8, date.getDayOfMonth(), 2);
+		text[10] = 'T';
+		digits(text, 11, second / 3600, 2);
+		text[13] = ':';
+		digits(text, 14, second / 60 % 60, 2);
+		text[16] = ':';
+		digits(text, 17, second % 60, 2);
+		int end = 19;
 		if (nanos != 0) {
-			text.append('.');
+			text[end++] = '.';
 			if (nanos % 1_000_000 == 0) {
-				digits(text, nanos / 1_000_000, 3);
+				end = digits(text, end, nanos / 1_000_000, 3);
 			}
 			else if (nanos % 1_000 == 0) {
-				digits(text, nanos / 1_000, 6);
+				end = digits(text, end, nanos / 1_000, 6);
 			}
 			else {
-				digits(text, nanos, 9);
+				end = digits(text, end, nanos, 9);
 			}
 		}
-		return text.append('Z').toString();
+		text[end] = 'Z';
+		return end + 1;
 	}
 
-	private static StringBuilder digits(StringBuilder text, int value, int width) {
-		for (int divisor = pow10(width - 1); divisor > 0; divisor /= 10) {
-			text.append((char) ('0' + (value / divisor) % 10));
+	/** Writes {@code value} zero-padded to {@code width} digits at {@code from}; returns where it ends. */
+	private static int digits(char[] text, int from, int value, int width) {
+		int remaining = value;
+		for (int i = from + width - 1; i >= from; i--) {
+			text[i] = (char) ('0' + remaining % 10);
+			remaining /= 10;
 		}
-		return text;
-	}
-
-	private static int pow10(int exponent) {
-		int value = 1;
-		for (int i = 0; i < exponent; i++) {
-			value *= 10;
-		}
-		return value;
+		return from + width;
 	}
 
 }
