@@ -509,6 +509,18 @@ public class ExactlyOnceProperties {
 		/** NATS KV bucket of the live processes and the tasks they run. */
 		private String bucket = "EXACTLYONCE_INSTANCES";
 
+		/**
+		 * How long an earlier process's record must have gone unwritten before a starting process may
+		 * take its tasks over (it must also be refused with "no responders" and its record read again
+		 * unchanged, whatever this is). Unset: twice {@code nats.reconnect-wait} + 500 ms +
+		 * {@code nats.request-timeout} (15 s with the defaults), so that a live process whose NATS
+		 * connection drops and comes back is never taken for dead. Shorter (down to 0) is safe only where
+		 * the platform guarantees that two processes never run with one instance id at the same time (a
+		 * StatefulSet pod, a systemd unit, one VM), as DBOS assumes of its executor id; otherwise a live
+		 * process briefly disconnected from NATS is taken over and a step it is in can run twice at once.
+		 */
+		private Duration silence;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -523,6 +535,14 @@ public class ExactlyOnceProperties {
 
 		public void setBucket(String bucket) {
 			this.bucket = bucket;
+		}
+
+		public Duration getSilence() {
+			return this.silence;
+		}
+
+		public void setSilence(Duration silence) {
+			this.silence = silence;
 		}
 
 	}

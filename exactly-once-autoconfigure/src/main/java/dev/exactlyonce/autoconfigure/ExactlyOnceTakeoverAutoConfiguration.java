@@ -1,5 +1,7 @@
 package dev.exactlyonce.autoconfigure;
 
+import java.time.Duration;
+
 import io.nats.client.Connection;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -40,11 +42,13 @@ public final class ExactlyOnceTakeoverAutoConfiguration {
 			IdempotencyStore store, RunningTasks tasks) {
 		JetStreamRequirement.check(connection);
 		String instanceId = explicitInstanceId(properties);
+		Duration silence = silence(properties);
 		try {
 			return StartupRetry.call("Opening the instances bucket", connection,
 					() -> InstancePresence.open(connection, instanceId, properties.getTakeover().getBucket(),
 							properties.getNats().getRequestTimeout(), properties.getNats().getReconnectWait(),
-							properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE, store, tasks));
+							silence, properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE, store,
+							tasks));
 		}
 		catch (ExactlyOnceConfigurationException ex) {
 			if (ex.getAction().contains(DISABLE)) {
@@ -54,6 +58,19 @@ public final class ExactlyOnceTakeoverAutoConfiguration {
 					+ " (a restarted instance then resumes its predecessor's tasks at their redelivery, after the ack wait).",
 					ex.getCause());
 		}
+	}
+
+	/** The configured silence ({@code null}: derived from the NATS timings); a negative one fails start-up. */
+	private static Duration silence(ExactlyOnceProperties properties) {
+		Duration silence = properties.getTakeover().getSilence();
+		if (silence != null && silence.isNegative()) {
+			throw new ExactlyOnceConfigurationException("exactlyonce.takeover.silence is " + silence
+					+ ": how long a dead process's record must have gone unwritten cannot be negative",
+					"Set exactlyonce.takeover.silence to 0s or more (0s only where two processes never run with one "
+							+ "instance id at the same time), or remove it for the default derived from the NATS "
+							+ "timings (15 s with the defaults).");
+		}
+		return silence;
 	}
 
 	/**

@@ -29,15 +29,16 @@ import dev.exactlyonce.store.IdempotencyStore;
  * Run once as an incarnation starts: takes over the tasks of earlier incarnations of the same
  * instance id that are gone, so that they resume soon after the restart instead of one ack wait and
  * one lease after the crash. An earlier incarnation is gone when its record went unwritten for the
- * silence (a live incarnation rewrites it every heartbeat; the silence outlasts a reconnect and a
- * request, see {@link #silence}) <em>and</em> the server refuses a request on its subject because
- * nobody subscribes to it any more ("no responders": its NATS connection is closed) <em>and</em>, read
- * again after that refusal, its record is still the same revision. For each task its record lists,
- * the claim's lease is ended at once, as a compare-and-set on the claim's fencing token (a claim
- * completed or claimed again since is left alone), so the attempt is an abandoned one and the
- * listener's {@code on-abandoned} policy applies; then the message is nak'd so the server redelivers
- * it now. Whatever fails here leaves the task to its redelivery after the ack wait, as without a
- * takeover.
+ * silence (a live incarnation rewrites it every heartbeat; the default silence outlasts a reconnect and
+ * a request, see {@link #silence}; {@code exactlyonce.takeover.silence} may shorten it, down to 0, where
+ * the platform never runs two processes with one instance id) <em>and</em> the server refuses a request
+ * on its subject because nobody subscribes to it any more ("no responders": its NATS connection is
+ * closed) <em>and</em>, read again after that refusal, its record is still the same revision. For
+ * each task its record lists, the claim's lease is ended at once, as a compare-and-set on the claim's
+ * fencing token (a claim completed or claimed again since is left alone), so the attempt is an
+ * abandoned one and the listener's {@code on-abandoned} policy applies; then the message is nak'd so
+ * the server redelivers it now. Whatever fails here leaves the task to its redelivery after the ack
+ * wait, as without a takeover.
  */
 final class RestartTakeover {
 

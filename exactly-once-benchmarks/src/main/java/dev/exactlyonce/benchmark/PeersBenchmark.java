@@ -117,9 +117,11 @@ public final class PeersBenchmark {
 				measureRow(natsKv, null);
 				if (CRASH) {
 					// what the two settings that decide when a dead worker's task comes back buy (the defaults: 30 s, 20 s)
-					List<String> shorter = new ArrayList<>(natsKv.workerArguments());
-					shorter.addAll(List.of("exactlyonce.consumers.peers-crash2.ack-wait=10s", "exactlyonce.store.lease=8s"));
-					crash(natsKv.label() + ", ack-wait 10 s, lease 8 s", "crash2", shorter);
+					crash(natsKv.label() + ", ack-wait 10 s, lease 8 s", "crash2", natsKv,
+							"exactlyonce.consumers.peers-crash2.ack-wait=10s", "exactlyonce.store.lease=8s");
+					// the takeover without its wait for a silent record, safe where one process runs per instance id
+					crash(natsKv.label() + ", takeover silence 0 s (one process per id, as DBOS assumes)", "crash3", natsKv,
+							"exactlyonce.takeover.silence=0s");
 				}
 			}
 		}
@@ -208,6 +210,13 @@ public final class PeersBenchmark {
 		if (CRASH) {
 			crash(system.label(), "crash", system.workerArguments());
 		}
+	}
+
+	/** A crash of a system's worker with further properties. */
+	private void crash(String label, String scenario, PeerSystem system, String... properties) throws Exception {
+		List<String> arguments = new ArrayList<>(system.workerArguments());
+		arguments.addAll(List.of(properties));
+		crash(label, scenario, arguments);
 	}
 
 	private void crash(String label, String scenario, List<String> workerArguments) throws Exception {
