@@ -76,12 +76,15 @@ class RestartTakeoverIntegrationTests extends TakeoverTestsBase {
 		ConfigurableApplicationContext twin = start("pod-0");
 		TakeoverApp.Steps twinSteps = twin.getBean(TakeoverApp.Steps.class);
 		// longer than the takeover's wait for a silent record
-		Thread.sleep(TakeoverApp.SILENCE.plusSeconds(2).toMillis());
-		IdempotencyRecord held = store.find("worker:t-0").orElseThrow();
-		assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
-		assertThat(held.token()).as("the live instance's claim, not taken over").isEqualTo(token);
-		assertThat(held.leaseUntil()).isAfter(java.time.Instant.now().plusSeconds(20));
-		assertThat(twinSteps.runs("t-0", 1) + twinSteps.runs("t-0", 2)).isZero();
+		await().during(TakeoverApp.SILENCE.plusSeconds(2))
+			.atMost(TakeoverApp.SILENCE.plusSeconds(7))
+			.untilAsserted(() -> {
+				IdempotencyRecord held = store.find("worker:t-0").orElseThrow();
+				assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
+				assertThat(held.token()).as("the live instance's claim, not taken over").isEqualTo(token);
+				assertThat(held.leaseUntil()).isAfter(java.time.Instant.now().plusSeconds(20));
+				assertThat(twinSteps.runs("t-0", 1) + twinSteps.runs("t-0", 2)).isZero();
+			});
 		holding.release();
 		await().atMost(Duration.ofSeconds(20)).until(() -> completed(store) == 1);
 		assertThat(holding.runs("t-0", 3)).isEqualTo(1);
