@@ -15,12 +15,16 @@ import org.springframework.context.annotation.Bean;
 
 import dev.exactlyonce.annotation.ExactlyOnceListener;
 import dev.exactlyonce.listener.ExactlyOnceContext;
+import dev.exactlyonce.nats.NatsOptionsCustomizer;
 
 /**
  * An application of three steps on consumer {@code worker} of stream {@code TASKS} (subjects
  * {@code tasks.>}, the message's id as key). Each step's action prints {@code STEP <key> <step>} as
  * it starts; with {@code test.hold=true} step 2 waits until {@link Steps#release()}. Run as a main
- * class (a separate JVM the test kills) it holds step 2 and prints {@code READY} once started.
+ * class (a separate JVM the test kills) it holds step 2 and prints {@code READY} once started. Its NATS
+ * client reconnects after {@link #RECONNECT_WAIT} and gives a request {@link #REQUEST_TIMEOUT}, shorter
+ * than the defaults (2 s and 5 s) so that the takeover's silence, derived from both, is 6 s, not 15 s;
+ * with {@code test.request-cleanup-interval} set, jnats cancels timed-out requests at that interval.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -28,12 +32,28 @@ public class TakeoverApp {
 
 	static final String STEP = "STEP";
 
-	/** How long a takeover waits for a silent record with the NATS defaults this application keeps. */
-	static final Duration SILENCE = RestartTakeover.silence(Duration.ofSeconds(2), Duration.ofSeconds(5));
+	/** {@code exactlyonce.nats.reconnect-wait} of every instance. */
+	static final Duration RECONNECT_WAIT = Duration.ofMillis(500);
+
+	/** {@code exactlyonce.nats.request-timeout} of an instance unless a test sets another. */
+	static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
+
+	/** How long a takeover waits for a silent record with this application's NATS settings. */
+	static final Duration SILENCE = RestartTakeover.silence(RECONNECT_WAIT, REQUEST_TIMEOUT);
 
 	@Bean
 	Steps steps(org.springframework.core.env.Environment environment) {
 		return new Steps(environment.getProperty("test.hold", Boolean.class, false));
+	}
+
+	@Bean
+	NatsOptionsCustomizer requestCleanupInterval(org.springframework.core.env.Environment environment) {
+		Duration interval = environment.getProperty("test.request-cleanup-interval", Duration.class);
+		return (builder) -> {
+			if (interval != null) {
+				builder.requestCleanupInterval(interval);
+			}
+		};
 	}
 
 	/**
@@ -46,6 +66,8 @@ public class TakeoverApp {
 	static ConfigurableApplicationContext start(String natsUrl, String instanceId, String... extra) {
 		String[] common = { "exactlyonce.nats.servers=" + natsUrl, "exactlyonce.instance-id=" + instanceId,
 				"exactlyonce.takeover.enabled=true",
+				"exactlyonce.nats.reconnect-wait=" + RECONNECT_WAIT.toMillis() + "ms",
+				"exactlyonce.nats.request-timeout=" + REQUEST_TIMEOUT.toMillis() + "ms",
 				"exactlyonce.streams.TASKS.subjects=tasks.>", "exactlyonce.consumers.worker.stream=TASKS",
 				"exactlyonce.consumers.worker.concurrency=4", "exactlyonce.consumers.worker.ack-wait=60s",
 				"exactlyonce.store.lease=40s", "exactlyonce.waits.enabled=false",

@@ -28,27 +28,37 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 	/** How long the twin's connection is refused at least (the new process's start may take longer). */
 	private static final Duration CONNECTION_DROP = Duration.ofSeconds(8);
 
-	/** Control: with the default request timeout (5 s) the paused, connected twin keeps its task. */
+	/** How long the cost is watched while the process has no task. */
+	private static final Duration IDLE = Duration.ofSeconds(4);
+
+	/**
+	 * Control: with a request timeout (2 s) shorter than jnats' request clean-up interval (5 s), the
+	 * paused, connected twin keeps its task.
+	 */
 	@Test
-	void aConnectedTwinPausedLongerThanTheSilenceKeepsItsTaskWithTheDefaultRequestTimeout() throws Exception {
-		assertPausedTwinKeepsItsTask(Duration.ofSeconds(5));
+	void aConnectedTwinPausedLongerThanTheSilenceKeepsItsTaskWithAShortRequestTimeout() throws Exception {
+		assertPausedTwinKeepsItsTask(TakeoverApp.REQUEST_TIMEOUT);
 	}
 
 	/**
-	 * With {@code exactlyonce.nats.request-timeout} above jnats' request clean-up interval (5 s), jnats
-	 * cancels the presence request to a connected but silent incarnation as it times out; only the
-	 * server's "no responders" counts as gone, so the twin keeps its task (found by a review: the
-	 * cancellation was read as "no responders" and step 2 ran in both processes).
+	 * With {@code exactlyonce.nats.request-timeout} above jnats' request clean-up interval (5 s by default,
+	 * 1 s here so that the test waits 3 s requests rather than 10 s ones), jnats cancels the presence
+	 * request to a connected but silent incarnation as it times out; only the server's "no responders"
+	 * counts as gone, so the twin keeps its task (found by a review: the cancellation was read as "no
+	 * responders" and step 2 ran in both processes; that presence check, a request without its own
+	 * timeout whose {@code CancellationException} counted as gone, fails this test).
 	 */
 	@Test
 	void aConnectedTwinPausedLongerThanTheSilenceKeepsItsTaskWithALongRequestTimeout() throws Exception {
-		assertPausedTwinKeepsItsTask(Duration.ofSeconds(10));
+		assertPausedTwinKeepsItsTask(Duration.ofSeconds(3), "test.request-cleanup-interval=1s");
 	}
 
 	/**
 	 * A live twin whose NATS connection drops for seconds (a NATS server restart, a network blip; jnats
-	 * reconnects after {@code nats.reconnect-wait}, 2 s) while a process with its id starts keeps its
-	 * task: the silence a takeover waits for outlasts the drop and the reconnect.
+	 * reconnects after {@code nats.reconnect-wait}) while a process with its id starts keeps its task:
+	 * the silence a takeover waits for outlasts the drop and the reconnect. The new process keeps the
+	 * NATS defaults (silence 15 s), so that its start, slow on a loaded machine, stays inside the drop
+	 * and well inside the silence.
 	 */
 	@Test
 	void aLiveTwinWhoseConnectionDropsForSecondsKeepsItsTask() throws Exception {
@@ -60,7 +70,8 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 			awaitListed("worker:t-0");
 			proxy.cut();
 			long cut = System.nanoTime();
-			ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0");
+			ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0",
+					"exactlyonce.nats.reconnect-wait=2s", requestTimeout(Duration.ofSeconds(5)));
 			this.contexts.add(restarted);
 			TakeoverApp.Steps steps = restarted.getBean(TakeoverApp.Steps.class);
 			// as long as a NATS server's restart takes, at least, and past the new process's start
@@ -75,7 +86,7 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 		}
 	}
 
-	private void assertPausedTwinKeepsItsTask(Duration requestTimeout) throws Exception {
+	private void assertPausedTwinKeepsItsTask(Duration requestTimeout, String... properties) throws Exception {
 		TakeoverWorker twin = new TakeoverWorker(this.nats.url(), "pod-0");
 		this.workers.add(twin);
 		publish("t-0");
@@ -84,17 +95,32 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 		twin.signal("STOP");
 		// the twin's record goes unwritten for longer than the silence; its connection stays open
 		Thread.sleep(TakeoverApp.SILENCE.plusMillis(500).toMillis());
-		ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0",
-				"exactlyonce.nats.request-timeout=" + requestTimeout.toMillis() + "ms");
+		String[] restartedProperties = java.util.Arrays.copyOf(properties, properties.length + 1);
+		restartedProperties[properties.length] = requestTimeout(requestTimeout);
+		ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0", restartedProperties);
 		this.contexts.add(restarted);
 		TakeoverApp.Steps steps = restarted.getBean(TakeoverApp.Steps.class);
-		// past the new process's own silence and its last presence request
-		Duration decided = RestartTakeover.silence(Duration.ofSeconds(2), requestTimeout).plus(requestTimeout).plusSeconds(5);
+		assertNotRunBeforeDecided(steps, requestTimeout,
+				"step 2 of t-0 run by the new process while the paused twin, still connected, is in it");
+		assertThat(twin.isAlive()).isTrue();
+	}
+
+	/**
+	 * Watches that the new process does not run step 2 until past its own silence and its last presence
+	 * request (and 5 s more for a redelivery), counted from when its start returned (its takeover began
+	 * before). The watch ends long before the paused twin's lease (40 s) and ack wait (60 s) run out.
+	 */
+	private static void assertNotRunBeforeDecided(TakeoverApp.Steps steps, Duration requestTimeout, String description) {
+		Duration decided = RestartTakeover.silence(TakeoverApp.RECONNECT_WAIT, requestTimeout)
+			.plus(requestTimeout)
+			.plusSeconds(5);
 		await().during(decided)
 			.atMost(decided.plusSeconds(5))
-			.untilAsserted(() -> assertThat(steps.runs("t-0", 2)).as("step 2 of t-0 run by the new process while the "
-					+ "paused twin, still connected, is in it").isZero());
-		assertThat(twin.isAlive()).isTrue();
+			.untilAsserted(() -> assertThat(steps.runs("t-0", 2)).as(description).isZero());
+	}
+
+	private static String requestTimeout(Duration requestTimeout) {
+		return "exactlyonce.nats.request-timeout=" + requestTimeout.toMillis() + "ms";
 	}
 
 	private void publish(String key) throws Exception {
@@ -123,7 +149,8 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 				largest.accumulateAndGet(message.getData().length, Math::max);
 			}).subscribe("$KV.EXACTLYONCE_INSTANCES.>");
 			connection.flush(Duration.ofSeconds(5));
-			Thread.sleep(10_000);
+			// the idle window: a process without tasks rewrites its record every heartbeat (500 ms)
+			Thread.sleep(IDLE.toMillis());
 			long idle = puts.getAndSet(0);
 			bytes.set(0);
 			int tasks = 500;
@@ -136,7 +163,7 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 			TakeoverApp.Steps steps = app.getBean(TakeoverApp.Steps.class);
 			await().atMost(Duration.ofSeconds(60)).until(() -> steps.runs("c-" + (tasks - 1), 3) == 1);
 			double seconds = (System.nanoTime() - started) / 1e9;
-			System.out.printf("TAKEOVER-COST idle: %d puts in 10 s; load: %d tasks in %.1f s, %d puts (%.2f per task), "
+			System.out.printf("TAKEOVER-COST idle: %d puts in " + IDLE.toSeconds() + " s; load: %d tasks in %.1f s, %d puts (%.2f per task), "
 					+ "%d bytes (%.0f per task), largest record %d bytes%n", idle, tasks, seconds, puts.get(),
 					(double) puts.get() / tasks, bytes.get(), (double) bytes.get() / tasks, largest.get());
 			assertThat(idle).isPositive();
