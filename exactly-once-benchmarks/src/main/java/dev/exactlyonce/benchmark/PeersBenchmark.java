@@ -68,7 +68,15 @@ public final class PeersBenchmark {
 			+ "first step 2 resumed (new JVM's start included) | … to the new JVM's system started | … to the last task's "
 			+ "step 3 | step 1 ran again | tasks that reached step 3 |";
 
+	private static final String LOOP_HEADER = "| system | work per step ms | concurrency | tasks/s | mean latency ms "
+			+ "| mean tasks in flight (tasks/s × mean latency) | mean hand-over call ms | hand-over threads' time waiting "
+			+ "for room |";
+
+	private static final int HAND_OVER_THREADS = 1;
+
 	private final List<String> lines = new ArrayList<>();
+
+	private final List<String> loopLines = new ArrayList<>();
 
 	private final List<String> crashLines = new ArrayList<>();
 
@@ -152,6 +160,10 @@ public final class PeersBenchmark {
 		System.out.println(HEADER);
 		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 		this.lines.forEach(System.out::println);
+		System.out.printf(Locale.ROOT, "%nThe closed loop: is the window of tasks in flight full?%n%n");
+		System.out.println(LOOP_HEADER);
+		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+		this.loopLines.forEach(System.out::println);
 		if (!this.statementLines.isEmpty()) {
 			System.out.printf(Locale.ROOT, "%nPostgreSQL statements, most executed first (0 ms per step, the last concurrency)%n%n");
 			System.out.println("| database | executions per task | mean ms | statement |");
@@ -236,6 +248,7 @@ public final class PeersBenchmark {
 			long start = System.nanoTime();
 			TaskCompletions run = runTasks(workers, completions, prefix + "-", TASKS, concurrency);
 			double seconds = (System.nanoTime() - start) / 1e9;
+			this.loopLines.add(loopLine(system.label(), workMillis, concurrency, run, seconds, HAND_OVER_THREADS));
 			double jvmMicros = ProcessCpu.microsPerMessageSince(cpu, TASKS);
 			double serverMicros = (serverNanos(system.servers()) - serverCpu) / 1000.0 / TASKS;
 			if (system.database() != null && workMillis == 0 && concurrency == Integer.parseInt(CONCURRENCIES[CONCURRENCIES.length - 1].trim())) {
@@ -256,12 +269,24 @@ public final class PeersBenchmark {
 		for (int i = 0; i < tasks; i++) {
 			String taskId = prefix + i;
 			run.handingOver(taskId);
+			long handOver = System.nanoTime();
 			workers.handOver(taskId);
+			run.handedOver(System.nanoTime() - handOver);
 		}
 		if (!run.await(10)) {
 			throw new IllegalStateException(prefix + ": not every task finished within 10 minutes");
 		}
 		return run;
+	}
+
+	/** Little's law: the mean number of tasks in flight is the throughput times the mean latency. */
+	private static String loopLine(String label, int workMillis, int concurrency, TaskCompletions run, double seconds,
+			int threads) {
+		double perSecond = TASKS / seconds;
+		double meanMillis = run.latency().meanMillis();
+		return String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.1f | %.1f | %.2f | %.0f %% |", label, workMillis,
+				concurrency, perSecond, meanMillis, perSecond * meanMillis / 1000, run.handOverNanos() / 1e6 / TASKS,
+				100 * run.waitingNanos() / (threads * seconds * 1e9));
 	}
 
 	private static long serverNanos(List<ServerProcess> servers) {
