@@ -5,10 +5,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.exactlyonce.test.NatsServerProcess;
@@ -34,9 +40,13 @@ import dev.exactlyonce.test.ServerProcess;
  * {@link CrashResume}).
  * <p>
  * A closed loop: as many tasks are handed over and not yet finished as the concurrency, a new one
- * handed over as one finishes, so the latency (hand-over to the end of the task's function, its
- * last step's result checkpointed) is the system's pick-up and run time, not the age of a backlog,
- * and tasks/s is the concurrency divided by it. CPU per task is this JVM's CPU
+ * handed over as one finishes, so the latency (the start of the hand-over to the end of the task's
+ * function, its last step's result checkpointed) is the system's pick-up and run time, not the age
+ * of a backlog, and tasks/s is the concurrency divided by it. As many threads as the concurrency hand
+ * over (each waits for room in the window, then makes one synchronous hand-over call), so no row is
+ * bound by one thread's hand-over round trips; a second table shows per row the mean latency, the
+ * mean tasks in flight by Little's law (a full window is the concurrency), the mean hand-over call
+ * and the share of the hand-over threads' time spent waiting for room. CPU per task is this JVM's CPU
  * time (all threads, the hand-over included) and the row's server processes' over the timed
  * window, divided by {@code N}; statements per task are {@code pg_stat_statements} calls in the
  * row's database over the same window.
@@ -71,8 +81,6 @@ public final class PeersBenchmark {
 	private static final String LOOP_HEADER = "| system | work per step ms | concurrency | tasks/s | mean latency ms "
 			+ "| mean tasks in flight (tasks/s × mean latency) | mean hand-over call ms | hand-over threads' time waiting "
 			+ "for room |";
-
-	private static final int HAND_OVER_THREADS = 1;
 
 	private final List<String> lines = new ArrayList<>();
 
@@ -248,7 +256,7 @@ public final class PeersBenchmark {
 			long start = System.nanoTime();
 			TaskCompletions run = runTasks(workers, completions, prefix + "-", TASKS, concurrency);
 			double seconds = (System.nanoTime() - start) / 1e9;
-			this.loopLines.add(loopLine(system.label(), workMillis, concurrency, run, seconds, HAND_OVER_THREADS));
+			this.loopLines.add(loopLine(system.label(), workMillis, concurrency, run, seconds, concurrency));
 			double jvmMicros = ProcessCpu.microsPerMessageSince(cpu, TASKS);
 			double serverMicros = (serverNanos(system.servers()) - serverCpu) / 1000.0 / TASKS;
 			if (system.database() != null && workMillis == 0 && concurrency == Integer.parseInt(CONCURRENCIES[CONCURRENCIES.length - 1].trim())) {
@@ -262,16 +270,33 @@ public final class PeersBenchmark {
 		}
 	}
 
+	/**
+	 * Hands {@code tasks} over from {@code concurrency} threads, each waiting for room in the window
+	 * before its next hand-over, so that no single thread's hand-over round trips bound the loop.
+	 */
 	private static TaskCompletions runTasks(PeerSystem.Workers workers, AtomicReference<TaskCompletions> completions,
 			String prefix, int tasks, int concurrency) throws Exception {
 		TaskCompletions run = new TaskCompletions(tasks, concurrency);
 		completions.set(run);
-		for (int i = 0; i < tasks; i++) {
-			String taskId = prefix + i;
-			run.handingOver(taskId);
-			long handOver = System.nanoTime();
-			workers.handOver(taskId);
-			run.handedOver(System.nanoTime() - handOver);
+		AtomicInteger next = new AtomicInteger();
+		Callable<Void> handingOver = () -> {
+			for (int i = next.getAndIncrement(); i < tasks; i = next.getAndIncrement()) {
+				String taskId = prefix + i;
+				run.handingOver(taskId);
+				long handOver = System.nanoTime();
+				workers.handOver(taskId);
+				run.handedOver(System.nanoTime() - handOver);
+			}
+			return null;
+		};
+		ExecutorService threads = Executors.newFixedThreadPool(concurrency);
+		try {
+			for (Future<Void> thread : threads.invokeAll(Collections.nCopies(concurrency, handingOver))) {
+				thread.get();
+			}
+		}
+		finally {
+			threads.shutdownNow();
 		}
 		if (!run.await(10)) {
 			throw new IllegalStateException(prefix + ": not every task finished within 10 minutes");
