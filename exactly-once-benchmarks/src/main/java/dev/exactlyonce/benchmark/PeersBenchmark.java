@@ -168,10 +168,12 @@ public final class PeersBenchmark {
 		System.out.println(HEADER);
 		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 		this.lines.forEach(System.out::println);
-		System.out.printf(Locale.ROOT, "%nThe closed loop: is the window of tasks in flight full?%n%n");
-		System.out.println(LOOP_HEADER);
-		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
-		this.loopLines.forEach(System.out::println);
+		if (!this.loopLines.isEmpty()) {
+			System.out.printf(Locale.ROOT, "%nThe closed loop: is the window of tasks in flight full?%n%n");
+			System.out.println(LOOP_HEADER);
+			System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+			this.loopLines.forEach(System.out::println);
+		}
 		if (!this.statementLines.isEmpty()) {
 			System.out.printf(Locale.ROOT, "%nPostgreSQL statements, most executed first (0 ms per step, the last concurrency)%n%n");
 			System.out.println("| database | executions per task | mean ms | statement |");
@@ -256,7 +258,7 @@ public final class PeersBenchmark {
 			long start = System.nanoTime();
 			TaskCompletions run = runTasks(workers, completions, prefix + "-", TASKS, concurrency);
 			double seconds = (System.nanoTime() - start) / 1e9;
-			this.loopLines.add(loopLine(system.label(), workMillis, concurrency, run, seconds, concurrency));
+			this.loopLines.add(loopLine(system.label(), workMillis, concurrency, run, seconds));
 			double jvmMicros = ProcessCpu.microsPerMessageSince(cpu, TASKS);
 			double serverMicros = (serverNanos(system.servers()) - serverCpu) / 1000.0 / TASKS;
 			if (system.database() != null && workMillis == 0 && concurrency == Integer.parseInt(CONCURRENCIES[CONCURRENCIES.length - 1].trim())) {
@@ -304,14 +306,17 @@ public final class PeersBenchmark {
 		return run;
 	}
 
-	/** Little's law: the mean number of tasks in flight is the throughput times the mean latency. */
-	private static String loopLine(String label, int workMillis, int concurrency, TaskCompletions run, double seconds,
-			int threads) {
+	/**
+	 * A row of the loop table; Little's law: the mean number of tasks in flight is the throughput
+	 * times the mean latency, and the window is full when it equals the concurrency (as many
+	 * hand-over threads).
+	 */
+	private static String loopLine(String label, int workMillis, int concurrency, TaskCompletions run, double seconds) {
 		double perSecond = TASKS / seconds;
 		double meanMillis = run.latency().meanMillis();
 		return String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.1f | %.1f | %.2f | %.0f %% |", label, workMillis,
 				concurrency, perSecond, meanMillis, perSecond * meanMillis / 1000, run.handOverNanos() / 1e6 / TASKS,
-				100 * run.waitingNanos() / (threads * seconds * 1e9));
+				100 * run.waitingNanos() / (concurrency * seconds * 1e9));
 	}
 
 	private static long serverNanos(List<ServerProcess> servers) {
