@@ -40,6 +40,14 @@ final class LatencyRecorder {
 		return sorted[Math.max(rank - 1, 0)] / 1_000_000.0;
 	}
 
+	/**
+	 * The mean of the recorded latencies.
+	 * @return milliseconds
+	 */
+	synchronized double meanMillis() {
+		return Arrays.stream(this.nanos, 0, this.count).average().orElse(Double.NaN) / 1_000_000.0;
+	}
+
 	int count() {
 		return this.count;
 	}

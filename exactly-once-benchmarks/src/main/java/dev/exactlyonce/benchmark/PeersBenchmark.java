@@ -5,10 +5,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.exactlyonce.test.NatsServerProcess;
@@ -34,9 +40,13 @@ import dev.exactlyonce.test.ServerProcess;
  * {@link CrashResume}).
  * <p>
  * A closed loop: as many tasks are handed over and not yet finished as the concurrency, a new one
- * handed over as one finishes, so the latency (hand-over to the end of the task's function, its
- * last step's result checkpointed) is the system's pick-up and run time, not the age of a backlog,
- * and tasks/s is the concurrency divided by it. CPU per task is this JVM's CPU
+ * handed over as one finishes, so the latency (the start of the hand-over to the end of the task's
+ * function, its last step's result checkpointed) is the system's pick-up and run time, not the age
+ * of a backlog, and tasks/s is the concurrency divided by it. As many threads as the concurrency hand
+ * over (each waits for room in the window, then makes one synchronous hand-over call), so no row is
+ * bound by one thread's hand-over round trips; a second table shows per row the mean latency, the
+ * mean tasks in flight by Little's law (a full window is the concurrency), the mean hand-over call
+ * and the share of the hand-over threads' time spent waiting for room. CPU per task is this JVM's CPU
  * time (all threads, the hand-over included) and the row's server processes' over the timed
  * window, divided by {@code N}; statements per task are {@code pg_stat_statements} calls in the
  * row's database over the same window.
@@ -68,7 +78,13 @@ public final class PeersBenchmark {
 			+ "first step 2 resumed (new JVM's start included) | … to the new JVM's system started | … to the last task's "
 			+ "step 3 | step 1 ran again | tasks that reached step 3 |";
 
+	private static final String LOOP_HEADER = "| system | work per step ms | concurrency | tasks/s | mean latency ms "
+			+ "| mean tasks in flight (tasks/s × mean latency) | mean hand-over call ms | hand-over threads' time waiting "
+			+ "for room |";
+
 	private final List<String> lines = new ArrayList<>();
+
+	private final List<String> loopLines = new ArrayList<>();
 
 	private final List<String> crashLines = new ArrayList<>();
 
@@ -154,6 +170,12 @@ public final class PeersBenchmark {
 		System.out.println(HEADER);
 		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 		this.lines.forEach(System.out::println);
+		if (!this.loopLines.isEmpty()) {
+			System.out.printf(Locale.ROOT, "%nThe closed loop: is the window of tasks in flight full?%n%n");
+			System.out.println(LOOP_HEADER);
+			System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+			this.loopLines.forEach(System.out::println);
+		}
 		if (!this.statementLines.isEmpty()) {
 			System.out.printf(Locale.ROOT, "%nPostgreSQL statements, most executed first (0 ms per step, the last concurrency)%n%n");
 			System.out.println("| database | executions per task | mean ms | statement |");
@@ -245,6 +267,7 @@ public final class PeersBenchmark {
 			long start = System.nanoTime();
 			TaskCompletions run = runTasks(workers, completions, prefix + "-", TASKS, concurrency);
 			double seconds = (System.nanoTime() - start) / 1e9;
+			this.loopLines.add(loopLine(system.label(), workMillis, concurrency, run, seconds));
 			double jvmMicros = ProcessCpu.microsPerMessageSince(cpu, TASKS);
 			double serverMicros = (serverNanos(system.servers()) - serverCpu) / 1000.0 / TASKS;
 			if (system.database() != null && workMillis == 0 && concurrency == Integer.parseInt(CONCURRENCIES[CONCURRENCIES.length - 1].trim())) {
@@ -258,19 +281,51 @@ public final class PeersBenchmark {
 		}
 	}
 
+	/**
+	 * Hands {@code tasks} over from {@code concurrency} threads, each waiting for room in the window
+	 * before its next hand-over, so that no single thread's hand-over round trips bound the loop.
+	 */
 	private static TaskCompletions runTasks(PeerSystem.Workers workers, AtomicReference<TaskCompletions> completions,
 			String prefix, int tasks, int concurrency) throws Exception {
 		TaskCompletions run = new TaskCompletions(tasks, concurrency);
 		completions.set(run);
-		for (int i = 0; i < tasks; i++) {
-			String taskId = prefix + i;
-			run.handingOver(taskId);
-			workers.handOver(taskId);
+		AtomicInteger next = new AtomicInteger();
+		Callable<Void> handingOver = () -> {
+			for (int i = next.getAndIncrement(); i < tasks; i = next.getAndIncrement()) {
+				String taskId = prefix + i;
+				run.handingOver(taskId);
+				long handOver = System.nanoTime();
+				workers.handOver(taskId);
+				run.handedOver(System.nanoTime() - handOver);
+			}
+			return null;
+		};
+		ExecutorService threads = Executors.newFixedThreadPool(concurrency);
+		try {
+			for (Future<Void> thread : threads.invokeAll(Collections.nCopies(concurrency, handingOver))) {
+				thread.get();
+			}
+		}
+		finally {
+			threads.shutdownNow();
 		}
 		if (!run.await(10)) {
 			throw new IllegalStateException(prefix + ": not every task finished within 10 minutes");
 		}
 		return run;
+	}
+
+	/**
+	 * A row of the loop table; Little's law: the mean number of tasks in flight is the throughput
+	 * times the mean latency, and the window is full when it equals the concurrency (as many
+	 * hand-over threads).
+	 */
+	private static String loopLine(String label, int workMillis, int concurrency, TaskCompletions run, double seconds) {
+		double perSecond = TASKS / seconds;
+		double meanMillis = run.latency().meanMillis();
+		return String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.1f | %.1f | %.2f | %.0f %% |", label, workMillis,
+				concurrency, perSecond, meanMillis, perSecond * meanMillis / 1000, run.handOverNanos() / 1e6 / TASKS,
+				100 * run.waitingNanos() / (concurrency * seconds * 1e9));
 	}
 
 	private static long serverNanos(List<ServerProcess> servers) {

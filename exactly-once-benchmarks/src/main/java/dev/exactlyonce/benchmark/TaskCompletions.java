@@ -5,11 +5,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The tasks of one measured run of {@link PeersBenchmark}: when each was handed over, its
  * hand-over to end latency, and a window that keeps at most {@code window} tasks handed over and
- * not yet finished (the closed loop).
+ * not yet finished (the closed loop), with the time the handing-over threads spent waiting for
+ * room in it and in the hand-over calls themselves.
  */
 final class TaskCompletions {
 
@@ -20,6 +22,10 @@ final class TaskCompletions {
 	private final CountDownLatch finished;
 
 	private final Semaphore window;
+
+	private final LongAdder waitingNanos = new LongAdder();
+
+	private final LongAdder handOverNanos = new LongAdder();
 
 	TaskCompletions(int tasks, int window) {
 		this.latency = new LatencyRecorder(tasks);
@@ -33,8 +39,19 @@ final class TaskCompletions {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	void handingOver(String taskId) throws InterruptedException {
+		long waiting = System.nanoTime();
 		this.window.acquire();
-		this.handedOver.put(taskId, System.nanoTime());
+		long now = System.nanoTime();
+		this.waitingNanos.add(now - waiting);
+		this.handedOver.put(taskId, now);
+	}
+
+	/**
+	 * Counts the time of one hand-over call.
+	 * @param nanos how long it took
+	 */
+	void handedOver(long nanos) {
+		this.handOverNanos.add(nanos);
 	}
 
 	/**
@@ -58,6 +75,22 @@ final class TaskCompletions {
 	 */
 	boolean await(int minutes) throws InterruptedException {
 		return this.finished.await(minutes, TimeUnit.MINUTES);
+	}
+
+	/**
+	 * The time all handing-over threads together spent waiting for room in the window.
+	 * @return nanoseconds
+	 */
+	long waitingNanos() {
+		return this.waitingNanos.sum();
+	}
+
+	/**
+	 * The time all hand-over calls together took.
+	 * @return nanoseconds
+	 */
+	long handOverNanos() {
+		return this.handOverNanos.sum();
 	}
 
 	LatencyRecorder latency() {
