@@ -10,10 +10,10 @@ import tools.jackson.core.JsonGenerator;
 /**
  * Writes records and journal entries as JSON straight to a generator, the bytes
  * {@link RecordCodec#mapper()} writes for them through data binding (component order, nulls
- * written, instants as ISO-8601, the record's {@code final} last), at a fraction of the CPU: every
+ * written, instants as ISO-8601, the record's {@code final} last), at about half the CPU: every
  * journaled step writes its task's whole record, and binding it (properties read through method
- * handles, instants through {@code DateTimeFormatter}) was a third of a 3-step task's JVM CPU on
- * NATS KV (docs/benchmarks.md, "Where a task's JVM CPU goes").
+ * handles, instants through {@code DateTimeFormatter}) was a quarter of the JVM's CPU samples of a
+ * 3-step task on NATS KV (docs/benchmarks.md, "Where a task's JVM CPU goes").
  */
 final class RecordJson {
 
