@@ -512,7 +512,8 @@ public class ExactlyOnceProperties {
 		/**
 		 * How long an earlier process's record must have gone unwritten before a starting process may
 		 * take its tasks over (it must also be refused with "no responders" and its record read again
-		 * unchanged, whatever this is). Unset: twice {@code nats.reconnect-wait} + 500 ms +
+		 * unchanged, whatever this is); 0 or more and below 1 h, the time a dead process's record is
+		 * kept. Unset: twice {@code nats.reconnect-wait} + 500 ms +
 		 * {@code nats.request-timeout} (15 s with the defaults), so that a live process whose NATS
 		 * connection drops and comes back is never taken for dead. Shorter (down to 0) is safe only where
 		 * the platform guarantees that two processes never run with one instance id at the same time (a

@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import dev.exactlyonce.config.DurationText;
 import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.listener.ExactlyOnceListenerRegistry;
 import dev.exactlyonce.provision.ProvisioningMode;
@@ -60,15 +61,39 @@ public final class ExactlyOnceTakeoverAutoConfiguration {
 		}
 	}
 
-	/** The configured silence ({@code null}: derived from the NATS timings); a negative one fails start-up. */
+	/**
+	 * The silence: the configured one, else the one derived from the NATS timings; a negative one, or
+	 * one that outlasts a dead process's record in the bucket (nothing would ever be taken over),
+	 * fails start-up.
+	 */
 	private static Duration silence(ExactlyOnceProperties properties) {
 		Duration silence = properties.getTakeover().getSilence();
-		if (silence != null && silence.isNegative()) {
-			throw new ExactlyOnceConfigurationException("exactlyonce.takeover.silence is " + silence
-					+ ": how long a dead process's record must have gone unwritten cannot be negative",
-					"Set exactlyonce.takeover.silence to 0s or more (0s only where two processes never run with one "
-							+ "instance id at the same time), or remove it for the default derived from the NATS "
-							+ "timings (15 s with the defaults).");
+		if (silence != null) {
+			return checked(silence, "exactlyonce.takeover.silence is " + silence,
+					"Set exactlyonce.takeover.silence to 0s or more and below " + DurationText.of(InstancePresence.RECORD_TTL)
+							+ " (0s only where two processes never run with one instance id at the same time), or "
+							+ "remove it for the default derived from the NATS timings (15 s with the defaults).");
+		}
+		NatsProperties nats = properties.getNats();
+		Duration derived = InstancePresence.defaultSilence(nats.getReconnectWait(), nats.getRequestTimeout());
+		return checked(derived, "exactlyonce.takeover.silence is unset, so twice exactlyonce.nats.reconnect-wait ("
+				+ DurationText.of(nats.getReconnectWait()) + ") + 500ms + exactlyonce.nats.request-timeout ("
+				+ DurationText.of(nats.getRequestTimeout()) + "): " + DurationText.of(derived),
+				"Set exactlyonce.nats.reconnect-wait and exactlyonce.nats.request-timeout to 0s or more and shorter, "
+						+ "or set exactlyonce.takeover.silence (0s or more and below "
+						+ DurationText.of(InstancePresence.RECORD_TTL) + ").");
+	}
+
+	private static Duration checked(Duration silence, String problem, String action) {
+		if (silence.isNegative()) {
+			throw new ExactlyOnceConfigurationException(problem
+					+ ": how long a dead process's record must have gone unwritten cannot be negative", action);
+		}
+		if (silence.compareTo(InstancePresence.RECORD_TTL) >= 0) {
+			throw new ExactlyOnceConfigurationException(problem + ", but a dead process's record expires from the "
+					+ "instances bucket " + DurationText.of(InstancePresence.RECORD_TTL) + " after its last write: it is "
+					+ "never seen silent that long, and nothing would ever be taken over", action + " Or set " + DISABLE
+					+ ".");
 		}
 		return silence;
 	}

@@ -33,8 +33,11 @@ public final class InstancePresence implements SmartLifecycle {
 	/** How soon after a change of its tasks a record is rewritten at the earliest after the last write. */
 	static final Duration MIN_INTERVAL = Duration.ofMillis(50);
 
-	/** How long the record of an incarnation nobody took over is kept (its tasks were redelivered long before). */
-	private static final Duration RECORD_TTL = Duration.ofHours(1);
+	/**
+	 * How long the record of an incarnation nobody took over is kept (its tasks were redelivered long
+	 * before): a takeover's silence must be shorter, or the record is gone before it is seen silent.
+	 */
+	public static final Duration RECORD_TTL = Duration.ofHours(1);
 
 	private static final Duration TICK = Duration.ofMillis(10);
 
@@ -88,6 +91,16 @@ public final class InstancePresence implements SmartLifecycle {
 		return new InstancePresence(identity, records, tasks, connection, new RestartTakeover(identity, records, store,
 				connection, new PendingMessages(connection, requestTimeout), requestTimeout,
 				(silence != null) ? silence : RestartTakeover.silence(reconnectWait, requestTimeout)));
+	}
+
+	/**
+	 * The silence of a takeover when {@code exactlyonce.takeover.silence} is unset.
+	 * @param reconnectWait the NATS client's wait between reconnect attempts
+	 * @param requestTimeout how long one NATS request may take
+	 * @return the silence, see {@link RestartTakeover#silence}
+	 */
+	public static Duration defaultSilence(Duration reconnectWait, Duration requestTimeout) {
+		return RestartTakeover.silence(reconnectWait, requestTimeout);
 	}
 
 	/**

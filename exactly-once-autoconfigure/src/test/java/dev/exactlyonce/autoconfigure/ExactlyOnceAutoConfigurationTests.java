@@ -10,7 +10,9 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
@@ -388,8 +390,49 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 		});
 	}
 
+	/**
+	 * A dead process's record expires from the instances bucket an hour after its last write: a
+	 * silence that long would never see it silent, so nothing would ever be taken over, in silence.
+	 */
+	@Test
+	void takeoverSilenceMustStayBelowTheInstanceRecordsLife() {
+		assertTakeoverStartupError(takeover("exactlyonce.takeover.silence=1h"), "exactlyonce.takeover.silence is PT1H",
+				"record expires from the instances bucket 1h after its last write",
+				"Set exactlyonce.takeover.silence to 0s or more and below 1h", "exactlyonce.takeover.enabled=false");
+		assertTakeoverStartupError(takeover("exactlyonce.takeover.silence=10000000000000000s"),
+				"exactlyonce.takeover.silence is PT2777777777777H46M40S", "nothing would ever be taken over");
+	}
+
+	/**
+	 * Unset, the silence is derived from the NATS timings, which nothing else keeps from being
+	 * negative: a negative reconnect wait would take a process over without waiting for any silence.
+	 */
+	@Test
+	void takeoverSilenceDerivedFromTheNatsTimingsCannotBeNegative() {
+		assertTakeoverStartupError(takeover("exactlyonce.nats.reconnect-wait=-10s"),
+				"exactlyonce.takeover.silence is unset, so twice exactlyonce.nats.reconnect-wait (-10s) + 500ms + "
+						+ "exactlyonce.nats.request-timeout (5s): -9s",
+				"cannot be negative", "Set exactlyonce.nats.reconnect-wait and exactlyonce.nats.request-timeout to 0s or more");
+	}
+
+	private static String[] takeover(String... extras) {
+		List<String> properties = new ArrayList<>(
+				List.of("exactlyonce.takeover.enabled=true", "exactlyonce.instance-id=pod-0"));
+		properties.addAll(List.of(extras));
+		return declaration(properties.toArray(String[]::new));
+	}
+
 	private void assertStartupError(String[] properties, String... messageParts) {
-		this.runner.withPropertyValues(properties).run((context) -> {
+		assertStartupError(this.runner, properties, messageParts);
+	}
+
+	private void assertTakeoverStartupError(String[] properties, String... messageParts) {
+		assertStartupError(this.runner.withConfiguration(AutoConfigurations.of(ExactlyOnceTakeoverAutoConfiguration.class)),
+				properties, messageParts);
+	}
+
+	private static void assertStartupError(ApplicationContextRunner runner, String[] properties, String... messageParts) {
+		runner.withPropertyValues(properties).run((context) -> {
 			Throwable error = cause(context.getStartupFailure(), ExactlyOnceConfigurationException.class);
 			for (String part : messageParts) {
 				assertThat(error).hasMessageContaining(part);

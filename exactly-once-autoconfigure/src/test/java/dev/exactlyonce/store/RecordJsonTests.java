@@ -1,11 +1,13 @@
 package dev.exactlyonce.store;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,6 +19,9 @@ class RecordJsonTests {
 
 	private static final String[] TEXTS = { "", "plain", "quote \" backslash \\ slash /", "é ü 日本 \uD83D\uDE00",
 			"control \u0001 \n \t \u001f", "{\"json\":[1,2,{\"a\":null}]}", "x".repeat(300) };
+
+	private static final String[] LONE_SURROGATES = { "high \uD83D then more", "low \uDE00 alone", "ends high \uD83D",
+			"high before a quote \uD83D\" and a backslash \\" };
 
 	private final Random random = new Random(43);
 
@@ -42,6 +47,36 @@ class RecordJsonTests {
 				assertThat(RecordJson.step(step)).isEqualTo(RecordCodec.mapper().writeValueAsBytes(step));
 				assertThat(new RecordCodec().decodeStep(new RecordCodec().encodeStep(step))).isEqualTo(step);
 			}
+		}
+	}
+
+	/**
+	 * A store that keeps entries as text (JDBC, Redis) hands it to a driver that encodes it as UTF-8:
+	 * a lone surrogate, which UTF-8 cannot hold (it would become {@code ?}), is written as an escape
+	 * and comes back as it was.
+	 */
+	@Test
+	void journalEntriesAsTextKeepLoneSurrogatesThroughUtf8() {
+		RecordCodec codec = new RecordCodec();
+		for (String text : LONE_SURROGATES) {
+			StepRecord step = new StepRecord(text, StepState.DONE, 1, text, Instant.EPOCH, Instant.EPOCH, text);
+			StepJournal journal = new StepJournal(List.of(step));
+
+			assertThat(codec.decodeStep(throughUtf8(codec.encodeStep(step)))).isEqualTo(step);
+			assertThat(codec.decodeJournal(throughUtf8(codec.encodeJournal(journal)))).isEqualTo(journal);
+			assertThat(codec.decode(codec.encode(record(journal)))).isEqualTo(record(journal));
+		}
+	}
+
+	/** A record with sealed parts is written through a tree ({@link SealedJournal#encode}). */
+	@Test
+	void journalsAsTreesAreWhatDataBindingMakesOfTheirEntries() {
+		for (int i = 0; i < 500; i++) {
+			StepJournal journal = journal();
+
+			JsonNode tree = RecordCodec.mapper().valueToTree(journal);
+
+			assertThat(tree).isEqualTo((JsonNode) RecordCodec.mapper().valueToTree(journal.steps()));
 		}
 	}
 
@@ -92,6 +127,15 @@ class RecordJsonTests {
 			});
 		}
 		return journal;
+	}
+
+	private static String throughUtf8(String text) {
+		return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+	}
+
+	private static IdempotencyRecord record(StepJournal journal) {
+		return new IdempotencyRecord("k", "l", "o", "t", RecordState.IN_PROGRESS, 1, Instant.EPOCH, Instant.EPOCH, 1, null,
+				Instant.EPOCH, null, null, journal, null, null);
 	}
 
 	/** A text, or {@code null}. */
