@@ -19,6 +19,8 @@ final class RecordJson {
 
 	private static final long SECONDS_PER_DAY = 86_400;
 
+	private static final int MAX_INITIAL_SIZE = 1 << 20;
+
 	/** 0000-01-01T00:00:00Z: earlier years are written with a sign. */
 	private static final long FIRST_FOUR_DIGIT_SECOND = -62_167_219_200L;
 
@@ -34,7 +36,7 @@ final class RecordJson {
 	 * @return its bytes
 	 */
 	static byte[] record(IdempotencyRecord record) {
-		ByteArrayOutputStream out = new ByteArrayOutputStream(512 + 256 * record.journal().steps().size());
+		ByteArrayOutputStream out = new ByteArrayOutputStream(initialSize(512, record.journal()));
 		try (JsonGenerator generator = RecordCodec.mapper().createGenerator(out)) {
 			writeRecord(generator, record);
 		}
@@ -60,7 +62,7 @@ final class RecordJson {
 	 * @return its bytes
 	 */
 	static byte[] journal(StepJournal journal) {
-		ByteArrayOutputStream out = new ByteArrayOutputStream(2 + 256 * journal.steps().size());
+		ByteArrayOutputStream out = new ByteArrayOutputStream(initialSize(2, journal));
 		try (JsonGenerator generator = RecordCodec.mapper().createGenerator(out)) {
 			writeJournal(generator, journal);
 		}
@@ -78,6 +80,11 @@ final class RecordJson {
 			writeStep(generator, step);
 		}
 		generator.writeEndArray();
+	}
+
+	/** A first buffer for {@code fixed} bytes and about 256 per entry, at most 1 MiB (it grows past that). */
+	private static int initialSize(int fixed, StepJournal journal) {
+		return (int) Math.min(MAX_INITIAL_SIZE, fixed + 256L * journal.steps().size());
 	}
 
 	private static void writeRecord(JsonGenerator generator, IdempotencyRecord record) {
