@@ -76,7 +76,8 @@ class ExhaustedMessageSweepIntegrationTests extends NatsIntegrationTestSupport {
 				.until(() -> staying.recorder().outcomes().contains(DeliveryOutcome.PROCESSED)
 						&& probe.stream("TASKS").getStreamState().getMsgCount() == 0);
 			assertThat(probe.messages("DEAD_LETTERS", "deadletter.TASKS.worker")).isEmpty();
-			assertThat(staying.recorder().outcomes()).containsExactly(DeliveryOutcome.RETRIED,
+			// the requeued copy may be processed before the exhausted one's RETRIED is recorded
+			assertThat(staying.recorder().outcomes()).containsExactlyInAnyOrder(DeliveryOutcome.RETRIED,
 					DeliveryOutcome.PROCESSED);
 		}
 		assertThat(this.instances.ledger().executionsOf("t-1")).isEqualTo(1);
