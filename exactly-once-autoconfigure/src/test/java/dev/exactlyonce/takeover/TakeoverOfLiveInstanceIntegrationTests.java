@@ -94,7 +94,7 @@ class TakeoverOfLiveInstanceIntegrationTests extends TakeoverTestsBase {
 		awaitListed("worker:t-0");
 		twin.signal("STOP");
 		// the twin's record goes unwritten for longer than the silence; its connection stays open
-		Thread.sleep(TakeoverApp.SILENCE.plusMillis(500).toMillis());
+		awaitRecordSilent("worker:t-0", TakeoverApp.SILENCE.plusMillis(500));
 		String[] restartedProperties = java.util.Arrays.copyOf(properties, properties.length + 1);
 		restartedProperties[properties.length] = requestTimeout(requestTimeout);
 		ConfigurableApplicationContext restarted = TakeoverApp.start(this.nats.url(), "pod-0", restartedProperties);

@@ -2,6 +2,7 @@ package dev.exactlyonce.takeover;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -52,17 +53,37 @@ abstract class TakeoverTestsBase {
 	protected void awaitListed(String storeKey) throws Exception {
 		try (Connection connection = Nats.connect(this.nats.url())) {
 			KeyValue bucket = connection.keyValue("EXACTLYONCE_INSTANCES");
-			await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-				for (String key : bucket.keys()) {
-					KeyValueEntry entry = bucket.get(key);
-					if (entry != null && entry.getValue() != null
-							&& new String(entry.getValue(), StandardCharsets.UTF_8).contains("\"" + storeKey + "\"")) {
-						return true;
-					}
-				}
-				return false;
+			await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> listing(bucket, storeKey) != null);
+		}
+	}
+
+	/**
+	 * Waits until the instance record that lists a task has gone unwritten for {@code quiet} (on the
+	 * server's timestamps of its writes, this machine's clock).
+	 * @param storeKey the task's store key the record lists
+	 * @param quiet how long the record must stay unchanged
+	 * @throws Exception when the server cannot be reached
+	 */
+	protected void awaitRecordSilent(String storeKey, Duration quiet) throws Exception {
+		try (Connection connection = Nats.connect(this.nats.url())) {
+			KeyValue bucket = connection.keyValue("EXACTLYONCE_INSTANCES");
+			await().atMost(quiet.plusSeconds(10)).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(() -> {
+				KeyValueEntry entry = listing(bucket, storeKey);
+				return entry != null && Duration.between(entry.getCreated().toInstant(), Instant.now()).compareTo(quiet) >= 0;
 			});
 		}
+	}
+
+	/** The instance record that lists a task, or {@code null}. */
+	private static KeyValueEntry listing(KeyValue bucket, String storeKey) throws Exception {
+		for (String key : bucket.keys()) {
+			KeyValueEntry entry = bucket.get(key);
+			if (entry != null && entry.getValue() != null
+					&& new String(entry.getValue(), StandardCharsets.UTF_8).contains("\"" + storeKey + "\"")) {
+				return entry;
+			}
+		}
+		return null;
 	}
 
 }
