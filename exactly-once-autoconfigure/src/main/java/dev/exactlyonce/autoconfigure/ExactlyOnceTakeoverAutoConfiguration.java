@@ -47,9 +47,8 @@ public final class ExactlyOnceTakeoverAutoConfiguration {
 		try {
 			return StartupRetry.call("Opening the instances bucket", connection,
 					() -> InstancePresence.open(connection, instanceId, properties.getTakeover().getBucket(),
-							properties.getNats().getRequestTimeout(), properties.getNats().getReconnectWait(),
-							silence, properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE, store,
-							tasks));
+							properties.getNats().getRequestTimeout(), silence,
+							properties.getProvisioning().getMode() == ProvisioningMode.CREATE_OR_UPDATE, store, tasks));
 		}
 		catch (ExactlyOnceConfigurationException ex) {
 			if (ex.getAction().contains(DISABLE)) {

@@ -71,9 +71,8 @@ public final class InstancePresence implements SmartLifecycle {
 	 * @param instanceId the instance id ({@code exactlyonce.instance-id})
 	 * @param bucket the bucket's name
 	 * @param requestTimeout how long one NATS request may take
-	 * @param reconnectWait the NATS client's wait between reconnect attempts (a takeover waits longer)
-	 * @param silence how long a gone incarnation's record must have gone unwritten, {@code null} for
-	 * {@link RestartTakeover#silence the default} derived from the two above
+	 * @param silence how long a gone incarnation's record must have gone unwritten (see
+	 * {@link #defaultSilence})
 	 * @param create whether a missing bucket is created
 	 * @param store the idempotency store, whose claims a takeover ends
 	 * @param tasks the tasks this incarnation runs
@@ -82,15 +81,14 @@ public final class InstancePresence implements SmartLifecycle {
 	 * may not be created
 	 */
 	public static InstancePresence open(Connection connection, String instanceId, String bucket, Duration requestTimeout,
-			Duration reconnectWait, Duration silence, boolean create, IdempotencyStore store, RunningTasks tasks) {
+			Duration silence, boolean create, IdempotencyStore store, RunningTasks tasks) {
 		InstanceRecords records = new InstanceRecords(LockedKvBucket.open(connection, new LockedKvBucket.Spec(bucket,
 				"exactlyonce.takeover.bucket", "exactly-once instances: the tasks each live process runs", RECORD_TTL,
 				requestTimeout, create, ", or set exactlyonce.takeover.enabled=false (a restarted instance then "
 						+ "resumes its predecessor's tasks at their redelivery, after the ack wait).")));
 		InstanceIdentity identity = InstanceIdentity.start(instanceId);
 		return new InstancePresence(identity, records, tasks, connection, new RestartTakeover(identity, records, store,
-				connection, new PendingMessages(connection, requestTimeout), requestTimeout,
-				(silence != null) ? silence : RestartTakeover.silence(reconnectWait, requestTimeout)));
+				connection, new PendingMessages(connection, requestTimeout), requestTimeout, silence));
 	}
 
 	/**
