@@ -194,6 +194,22 @@ public final class ClaimRules {
 	}
 
 	/**
+	 * The record after journaling several entries of a held claim, in order.
+	 * @param current the stored record
+	 * @param claim the claim held
+	 * @param steps the entries, each replacing the entry of the same name
+	 * @return the record to write
+	 * @throws ClaimLostException when the claim is not held any more
+	 */
+	public IdempotencyRecord recordSteps(IdempotencyRecord current, Claim claim, List<StepRecord> steps) {
+		IdempotencyRecord next = current;
+		for (StepRecord step : steps) {
+			next = recordStep(next, claim, step);
+		}
+		return next;
+	}
+
+	/**
 	 * The record after noting a duplicate copy on a final record
 	 * ({@link IdempotencyStore#recordDuplicate}): everything else, expiry included, as it is.
 	 * @param current the stored record, or {@code null}

@@ -1,6 +1,7 @@
 package dev.exactlyonce.store;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 
@@ -56,7 +57,12 @@ public abstract class CompareAndSetIdempotencyStore implements IdempotencyStore 
 
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), false);
+		recordSteps(claim, List.of(step));
+	}
+
+	@Override
+	public void recordSteps(Claim claim, List<StepRecord> steps) {
+		transition(claim.key(), (current) -> this.rules.recordSteps(current, claim, steps), false);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.exactlyonce.store;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -81,6 +82,22 @@ public interface IdempotencyStore {
 	 * keep under one key
 	 */
 	void recordStep(Claim claim, StepRecord step);
+
+	/**
+	 * Journals several entries of a held claim's task in one write where the store can (a step's
+	 * {@code DONE} entry with the next step's {@code STARTED}): as {@link #recordStep} of each in
+	 * order would. The default writes them one by one, so a failure may leave the first written.
+	 * @param claim the claim held
+	 * @param steps the entries, in order, at least one
+	 * @throws ClaimLostException if the claim is no longer held by its token
+	 * @throws RecordTooLargeException if the record with these entries would exceed what the store
+	 * can keep under one key
+	 */
+	default void recordSteps(Claim claim, List<StepRecord> steps) {
+		for (StepRecord step : steps) {
+			recordStep(claim, step);
+		}
+	}
 
 	/**
 	 * Journals a step's entry as part of the caller's transaction, for a store that writes completion

@@ -232,6 +232,24 @@ public final class SealedJournal {
 	}
 
 	/**
+	 * The stored form after several entries were journaled in order, each as {@link #append} does.
+	 * @param storeKey the record's key in the bucket
+	 * @param before the stored form and tail before
+	 * @param steps the entries, in order
+	 * @param writer the fencing token of the claim journaling them
+	 * @param write a name of one write, asked for each time the tail is sealed
+	 * @return the stored form and tail to write with the record
+	 */
+	public Appended appendAll(String storeKey, Appended before, List<StepRecord> steps, String writer,
+			Supplier<String> write) {
+		Appended appended = before;
+		for (StepRecord step : steps) {
+			appended = append(storeKey, appended, step, writer, write);
+		}
+		return appended;
+	}
+
+	/**
 	 * A record's stored form and tail, as {@link #append} takes them; the tail's size is measured
 	 * only when a step is appended (reads, duplicates' answers and renewals never need it).
 	 * @param stored how the journal is stored

@@ -214,20 +214,26 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), step, false);
+		recordSteps(claim, List.of(step));
+	}
+
+	@Override
+	public void recordSteps(Claim claim, List<StepRecord> steps) {
+		transition(claim.key(), (current) -> this.rules.recordSteps(current, claim, steps), steps, false);
 	}
 
 	@Override
 	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change,
 			boolean keepsJournal) {
-		return transition(key, change, null, keepsJournal);
+		return transition(key, change, List.of(), keepsJournal);
 	}
 
 	/**
-	 * A transition; {@code step} is the entry it journals, if it journals one, else
+	 * A transition; {@code steps} are the entries it journals, if it journals any, else
 	 * {@code keepsJournal} says whether it keeps the journal as stored.
 	 */
-	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step,
+	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change,
+			List<StepRecord> steps,
 			boolean keepsJournal) {
 		String id = documentId(key);
 		DocumentReference document = this.collection.document(id);
@@ -237,7 +243,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 			if (next.state() == RecordState.WAITING && current != null && !current.journaled().stored().isPlain()) {
 				this.journalValues.keepUntil(transaction, SealedJournal.prefix(id), next.expiresAt());
 			}
-			write(transaction, document, current, next, step, keepsJournal);
+			write(transaction, document, current, next, steps, keepsJournal);
 			return next;
 		}, this.transactionOptions), "update");
 	}
@@ -279,16 +285,16 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 	 * which is sealed (its parts written by the same transaction) when it grew too large; a
 	 * transition that kept the journal keeps how it is stored; any other journal is written whole
 	 * into the record.
-	 * @param step the entry {@code next} journals, or {@code null}
-	 * @param keepsJournal without a step: whether {@code next} keeps the journal of {@code current}
+	 * @param steps the entries {@code next} journals, maybe none
+	 * @param keepsJournal without steps: whether {@code next} keeps the journal of {@code current}
 	 * as it is stored ({@link ClaimDecision#keepsJournal()}, {@link #transition})
 	 */
 	private void write(Transaction transaction, DocumentReference document, Held current, IdempotencyRecord next,
-			StepRecord step, boolean keepsJournal) {
+			List<StepRecord> steps, boolean keepsJournal) {
 		SealedJournal.Appended journaled;
-		if (step != null) {
+		if (!steps.isEmpty()) {
 			journaled = this.journalValues.writingIn(transaction, next.expiresAt(), () -> this.journal
-				.append(document.getId(), current.journaled(), step, next.token(), () -> UUID.randomUUID().toString()));
+				.appendAll(document.getId(), current.journaled(), steps, next.token(), () -> UUID.randomUUID().toString()));
 		}
 		else if (current != null && keepsJournal) {
 			journaled = current.journaled();

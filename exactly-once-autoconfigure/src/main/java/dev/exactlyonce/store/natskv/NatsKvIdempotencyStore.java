@@ -3,6 +3,7 @@ package dev.exactlyonce.store.natskv;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -202,23 +203,29 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		transition(claim.key(), (current) -> this.rules.recordStep(current, claim, step), step, false);
+		recordSteps(claim, List.of(step));
+	}
+
+	@Override
+	public void recordSteps(Claim claim, List<StepRecord> steps) {
+		transition(claim.key(), (current) -> this.rules.recordSteps(current, claim, steps), steps, false);
 	}
 
 	@Override
 	protected IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change,
 			boolean keepsJournal) {
-		return transition(key, change, null, keepsJournal);
+		return transition(key, change, List.of(), keepsJournal);
 	}
 
 	/**
-	 * A transition; {@code step} is the entry it journals, if it journals one, else
+	 * A transition; {@code steps} are the entries it journals, if it journals any, else
 	 * {@code keepsJournal} says whether it keeps the journal as stored.
 	 */
-	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change, StepRecord step,
+	private IdempotencyRecord transition(String key, UnaryOperator<IdempotencyRecord> change,
+			List<StepRecord> steps,
 			boolean keepsJournal) {
 		String storeKey = this.keyEncoder.encode(key);
-		IdempotencyRecord written = transitionFromRemembered(storeKey, change, step, keepsJournal);
+		IdempotencyRecord written = transitionFromRemembered(storeKey, change, steps, keepsJournal);
 		if (written != null) {
 			return written;
 		}
@@ -232,7 +239,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 				this.heldByThisInstance.remove(storeKey);
 				throw ex;
 			}
-			if (write(storeKey, current, next, step, keepsJournal)) {
+			if (write(storeKey, current, next, steps, keepsJournal)) {
 				return next;
 			}
 		}
@@ -273,14 +280,14 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	 * against its revision; {@code null} when nothing is remembered or someone wrote since.
 	 */
 	private IdempotencyRecord transitionFromRemembered(String storeKey, UnaryOperator<IdempotencyRecord> change,
-			StepRecord step, boolean keepsJournal) {
+			List<StepRecord> steps, boolean keepsJournal) {
 		Held remembered = this.heldByThisInstance.get(storeKey);
 		if (remembered == null) {
 			return null;
 		}
 		try {
 			IdempotencyRecord next = change.apply(remembered.record());
-			if (write(storeKey, remembered, next, step, keepsJournal)) {
+			if (write(storeKey, remembered, next, steps, keepsJournal)) {
 				return next;
 			}
 		}
@@ -294,17 +301,17 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	/**
 	 * Writes {@code next} if the key still holds {@code current} ({@code null}: does not exist);
 	 * false when someone wrote first. Remembers what it wrote while the claim is in progress.
-	 * @param step the entry {@code next} journals, or {@code null}: it goes into the record's tail,
+	 * @param steps the entries {@code next} journals, maybe none: they go into the record's tail,
 	 * which is sealed first when it grew too large
-	 * @param keepsJournal without a step: whether {@code next} keeps the journal of {@code current}
+	 * @param keepsJournal without steps: whether {@code next} keeps the journal of {@code current}
 	 * as it is stored (its sealed parts and tail), else its journal is written whole into the record
 	 * @throws RecordTooLargeException when the record would not fit in one message
 	 */
-	private boolean write(String storeKey, Held current, IdempotencyRecord next, StepRecord step,
+	private boolean write(String storeKey, Held current, IdempotencyRecord next, List<StepRecord> steps,
 			boolean keepsJournal) {
 		SealedJournal.Appended journaled;
-		if (step != null) {
-			journaled = this.journal.append(storeKey, current.journaled(), step, next.token(),
+		if (!steps.isEmpty()) {
+			journaled = this.journal.appendAll(storeKey, current.journaled(), steps, next.token(),
 					() -> UUID.randomUUID().toString());
 		}
 		else if (current != null && keepsJournal) {
