@@ -140,7 +140,7 @@ public class FirestoreIdempotencyStore extends CompareAndSetIdempotencyStore imp
 				decision = this.rules.claim(recordOf(current), key, owner, lease, token);
 			}
 			if (decision.requiresWrite()) {
-				write(transaction, document, current, decision.toWrite(), null, decision.keepsJournal());
+				write(transaction, document, current, decision.toWrite(), List.of(), decision.keepsJournal());
 			}
 			return decision.result();
 		}, this.transactionOptions), "claim");

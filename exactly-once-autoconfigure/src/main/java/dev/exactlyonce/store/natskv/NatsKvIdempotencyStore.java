@@ -126,7 +126,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 	protected ClaimResult claim(String key, String owner, Duration lease, String token) {
 		String storeKey = this.keyEncoder.encode(key);
 		ClaimDecision fresh = this.rules.claim(null, key, owner, lease, token);
-		if (write(storeKey, null, fresh.toWrite(), null, false)) {
+		if (write(storeKey, null, fresh.toWrite(), List.of(), false)) {
 			return fresh.result();
 		}
 		for (int round = 0; round < MAX_CAS_ROUNDS; round++) {
@@ -139,7 +139,7 @@ public class NatsKvIdempotencyStore extends CompareAndSetIdempotencyStore implem
 				decision = this.rules.claim(recordOf(current), key, owner, lease, token);
 			}
 			if (!decision.requiresWrite()
-					|| write(storeKey, current, decision.toWrite(), null, decision.keepsJournal())) {
+					|| write(storeKey, current, decision.toWrite(), List.of(), decision.keepsJournal())) {
 				return decision.result();
 			}
 		}
