@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Clock;
+import java.time.Duration;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.nats.client.Connection;
@@ -22,6 +23,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.exactlyonce.config.ExactlyOnceConfigurationException;
 import dev.exactlyonce.deadletter.DeadLetterPublisher;
 import dev.exactlyonce.deadletter.DeadLetterSizeLimit;
 import dev.exactlyonce.listener.CompletionParking;
@@ -103,8 +105,15 @@ public final class ExactlyOnceAutoConfiguration {
 
 	private static DurableSteps steps(JsonMapper jsonMapper, ExactlyOncePublisher publisher,
 			ExactlyOnceProperties properties) {
+		Duration doneDelay = properties.getSteps().getDoneDelay();
+		if (doneDelay.isNegative()) {
+			throw new ExactlyOnceConfigurationException("exactlyonce.steps.done-delay is " + doneDelay
+					+ ": how long a step's DONE entry may wait for the next write cannot be negative",
+					"Set exactlyonce.steps.done-delay to 0s (every DONE entry journaled at once) or more, or remove it "
+							+ "for the default 10ms.");
+		}
 		return new DurableSteps(jsonMapper, publisher, properties.getSteps().getMaxResultSize().toBytes(),
-				Clock.systemUTC());
+				Clock.systemUTC(), doneDelay);
 	}
 
 	/** Virtual threads as Boot's own listener containers decide: on Java 21 and later, when enabled. */

@@ -418,12 +418,29 @@ public class ExactlyOnceProperties {
 		 */
 		private DataSize maxResultSize = DataSize.ofMegabytes(1);
 
+		/**
+		 * How long a step's DONE entry may wait to be journaled in one store write with the entry
+		 * after it (the next step's or wait's start), else alone; it is always journaled before the
+		 * handler's completion, failure or wait is. Saves one write per step; for this long a crash
+		 * leaves a finished step looking unfinished, as a crash just before its DONE write does
+		 * (probed, or handled by on-abandoned). 0 journals every DONE entry at once.
+		 */
+		private Duration doneDelay = Duration.ofMillis(10);
+
 		public DataSize getMaxResultSize() {
 			return this.maxResultSize;
 		}
 
 		public void setMaxResultSize(DataSize maxResultSize) {
 			this.maxResultSize = maxResultSize;
+		}
+
+		public Duration getDoneDelay() {
+			return this.doneDelay;
+		}
+
+		public void setDoneDelay(Duration doneDelay) {
+			this.doneDelay = doneDelay;
 		}
 
 	}

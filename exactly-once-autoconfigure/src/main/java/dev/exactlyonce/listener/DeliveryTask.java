@@ -1,7 +1,9 @@
 package dev.exactlyonce.listener;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 import io.nats.client.Message;
 import org.apache.commons.logging.Log;
@@ -131,28 +133,73 @@ final class DeliveryTask implements SteppingTask, WaitingTask {
 	}
 
 	/**
-	 * Retried while the store is unavailable: a {@code DONE} entry (its action already ran and may
-	 * not be repeatable) as long as a completion record ({@code completion-retry-timeout}; a write
-	 * after the lease is still accepted while nobody took the claim over), any other entry for as
-	 * long as the lease lasts; never after the listener closed (its shutdown timeout ran out: the
-	 * next attempt's probe or abandoned policy decides the step).
+	 * Retried while the store is unavailable: entries with a {@code DONE} one (its action already ran
+	 * and may not be repeatable) as long as a completion record ({@code completion-retry-timeout}; a
+	 * write after the lease is still accepted while nobody took the claim over), others for as long
+	 * as the lease lasts; never after the listener closed (its shutdown timeout ran out: the next
+	 * attempt's probe or abandoned policy decides the step). Entries too large together are
+	 * journaled one by one, so the error names the entry that does not fit.
 	 */
 	@Override
-	public void journal(StepRecord step) {
-		Duration retryFor = (step.state() == StepState.DONE) ? this.doneRetryTimeout : this.delivery.leaseLeft();
+	public void journal(List<StepRecord> entries) {
+		boolean done = entries.stream().anyMatch((entry) -> entry.state() == StepState.DONE);
+		Duration retryFor = done ? this.doneRetryTimeout : this.delivery.leaseLeft();
 		long deadline = System.nanoTime() + retryFor.toNanos();
 		try {
 			Uninterrupted.call(() -> StoreWriteRetry.writeUntil(() -> this.heartbeat.exclusive(() -> {
-				this.store.recordStep(this.delivery.claim(), step);
-				return step;
+				this.store.recordSteps(this.delivery.claim(), entries);
+				return entries;
 			}), () -> this.delivery.closed() || System.nanoTime() > deadline, (ex, wait) -> logger.warn("Step '"
-					+ step.name() + "' of the message at " + describe() + " not journaled as " + step.state()
+					+ names(entries) + "' of the message at " + describe() + " not journaled as " + states(entries)
 					+ ", retrying in " + wait + ": " + ex.getMessage())));
 		}
 		catch (RecordTooLargeException ex) {
-			throw new StepRejectedException("Step '" + step.name() + "' of the message at " + describe()
+			if (entries.size() > 1) {
+				entries.forEach((entry) -> journal(List.of(entry)));
+				return;
+			}
+			throw new StepRejectedException("Step '" + names(entries) + "' of the message at " + describe()
 					+ " cannot be journaled: " + ex.getMessage(), ex);
 		}
+	}
+
+	private static String names(List<StepRecord> entries) {
+		return entries.stream().map(StepRecord::name).collect(Collectors.joining("', '"));
+	}
+
+	private static String states(List<StepRecord> entries) {
+		return entries.stream().map((entry) -> entry.state().name()).collect(Collectors.joining(", "));
+	}
+
+	/** One attempt, on the timer's thread: a failure leaves the entries to the handler's next write. */
+	@Override
+	public boolean tryJournal(List<StepRecord> entries) {
+		if (this.delivery.closed()) {
+			return false;
+		}
+		try {
+			this.heartbeat.exclusive(() -> {
+				this.store.recordSteps(this.delivery.claim(), entries);
+				return entries;
+			});
+			return true;
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Step '" + names(entries) + "' of the message at " + describe() + " not journaled by the timer ("
+					+ ex.getMessage() + "); the handler's next write journals it");
+			return false;
+		}
+	}
+
+	@Override
+	public void schedule(Runnable task, Duration delay) {
+		this.heartbeat.later(task, delay);
+	}
+
+	/** A wait's entry or a child's result, with the steps' DONE entries still held before it. */
+	@Override
+	public void journal(StepRecord entry) {
+		this.steps.journal(entry);
 	}
 
 	/** Written once: a failure is the transaction's (it rolls back), so nothing is retried here. */

@@ -124,7 +124,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 			WaitSuspension[] suspended = new WaitSuspension[1];
 			Optional<JournaledResult> reported = earlierChildResult(invocation, waiting, acquired);
 			Object value = reported.isPresent() ? reported.get().value()
-					: proceedToSuspension(invocation, delivery, suspended);
+					: proceedToSuspension(invocation, delivery, steps, suspended);
 			Object completed = reported.isPresent() ? reported.get().summarized() : value;
 			if (suspended[0] != null) {
 				WaitSuspension at = suspended[0];
@@ -193,7 +193,7 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 		Settlement[] settlement = new Settlement[1];
 		this.transactions.run(() -> {
 			WaitSuspension[] suspended = new WaitSuspension[1];
-			value[0] = proceedToSuspension(invocation, delivery, suspended);
+			value[0] = proceedToSuspension(invocation, delivery, steps, suspended);
 			WaitSuspension suspension = suspended[0];
 			if (suspension != null) {
 				if (!delivery.takeSettlementForWorker()) {
@@ -302,21 +302,46 @@ public final class ExactlyOnceInterceptor implements MethodInterceptor {
 
 	/**
 	 * Runs the handler; a durable wait's suspension, thrown, wrapped in another exception or swallowed
-	 * by the handler, is put in {@code suspended} (the handler's value is then {@code null}).
+	 * by the handler, is put in {@code suspended} (the handler's value is then {@code null}). The
+	 * steps' DONE entries still held are journaled before anything else is written for the delivery:
+	 * a failure to do so fails the delivery, or, after the handler failed, is logged with it.
 	 */
-	private Object proceedToSuspension(MethodInvocation invocation, Delivery delivery, WaitSuspension[] suspended)
-			throws Throwable {
+	private Object proceedToSuspension(MethodInvocation invocation, Delivery delivery, StepSession steps,
+			WaitSuspension[] suspended) throws Throwable {
+		Object value;
 		try {
-			Object value = proceedTimed(invocation, delivery);
-			suspended[0] = swallowedSuspension(delivery);
-			return (suspended[0] != null) ? null : value;
+			value = proceedTimed(invocation, delivery);
 		}
 		catch (Throwable failure) {
 			suspended[0] = WaitSuspension.in(failure);
 			if (suspended[0] == null) {
+				flushAfterFailure(delivery, steps, failure);
 				throw failure;
 			}
+			steps.flush();
 			return null;
+		}
+		steps.flush();
+		suspended[0] = swallowedSuspension(delivery);
+		return (suspended[0] != null) ? null : value;
+	}
+
+	/**
+	 * Journals the held DONE entries of a handler that failed, unless an observer halted it (which
+	 * stands for a crash); a failure to is added to the handler's and logged: those steps look
+	 * unfinished to the next attempt.
+	 */
+	private static void flushAfterFailure(Delivery delivery, StepSession steps, Throwable failure) {
+		if (failure instanceof PipelineHaltedException) {
+			return;
+		}
+		try {
+			steps.flush();
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+			logger.warn("Finished steps of the message at " + delivery.describe() + " not journaled after its handler "
+					+ "failed (" + ex.getMessage() + "); the next attempt treats them as unfinished");
 		}
 	}
 

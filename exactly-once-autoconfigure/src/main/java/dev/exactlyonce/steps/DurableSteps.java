@@ -2,6 +2,7 @@ package dev.exactlyonce.steps;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -36,24 +37,30 @@ public final class DurableSteps implements TaskSteps {
 
 	private final Clock clock;
 
+	private final Duration doneDelay;
+
 	/**
 	 * Creates the steps.
 	 * @param mapper the application's JSON mapper, for the steps' results
 	 * @param publisher the publisher of {@code ctx.publish}, or {@code null}
 	 * @param maxResultBytes the largest result, as JSON, a step may journal
 	 * @param clock the clock of the journal's timestamps
+	 * @param doneDelay how long a step's DONE entry may wait to be journaled with the next entry
+	 * ({@code exactlyonce.steps.done-delay}); zero journals it at once
 	 */
-	public DurableSteps(JsonMapper mapper, ExactlyOncePublisher publisher, long maxResultBytes, Clock clock) {
+	public DurableSteps(JsonMapper mapper, ExactlyOncePublisher publisher, long maxResultBytes, Clock clock,
+			Duration doneDelay) {
 		this.mapper = mapper;
 		this.checkingMapper = mapper.rebuild().enable(SerializationFeature.FAIL_ON_EMPTY_BEANS).build();
 		this.publisher = publisher;
 		this.maxResultBytes = maxResultBytes;
 		this.clock = clock;
+		this.doneDelay = doneDelay;
 	}
 
 	@Override
 	public StepSession open(SteppingTask task, StepJournal earlierAttempts) {
-		return new TaskStepSession(this, task, earlierAttempts);
+		return new TaskStepSession(this, task, earlierAttempts, this.doneDelay);
 	}
 
 	Instant now() {

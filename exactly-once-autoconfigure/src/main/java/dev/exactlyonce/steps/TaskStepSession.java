@@ -1,5 +1,6 @@
 package dev.exactlyonce.steps;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -48,10 +49,13 @@ final class TaskStepSession implements StepSession {
 	/** DONE entries of a transactional listener, journaled with its transaction just before it commits. */
 	private final List<StepRecord> uncommitted = new CopyOnWriteArrayList<>();
 
-	TaskStepSession(DurableSteps steps, SteppingTask task, StepJournal earlierAttempts) {
+	private final CoalescedJournal journal;
+
+	TaskStepSession(DurableSteps steps, SteppingTask task, StepJournal earlierAttempts, Duration doneDelay) {
 		this.steps = steps;
 		this.task = task;
 		this.earlierAttempts = earlierAttempts;
+		this.journal = new CoalescedJournal(task, doneDelay);
 	}
 
 	@Override
@@ -190,18 +194,19 @@ final class TaskStepSession implements StepSession {
 	}
 
 	/**
-	 * Journals a step's DONE entry: at once, or, in a transactional listener, kept until
-	 * {@link #commitSteps()} journals it inside the handler's transaction, so it can never outlive
-	 * the database writes it stands for. When that transaction rolls back the step stays STARTED:
-	 * the next attempt probes it or applies on-abandoned, like a step cut off by a crash (its action
-	 * may have had effects outside the database).
+	 * Journals a step's DONE entry: with the next entry written (usually the next step's STARTED),
+	 * at most {@code exactlyonce.steps.done-delay} later or when the handler ends; or, in a
+	 * transactional listener, kept until {@link #commitSteps()} journals it inside the handler's
+	 * transaction, so it can never outlive the database writes it stands for. When that transaction
+	 * rolls back the step stays STARTED: the next attempt probes it or applies on-abandoned, like a
+	 * step cut off by a crash (its action may have had effects outside the database).
 	 */
 	private void journalDone(StepRecord done) {
 		if (this.task.stepsInTransaction()) {
 			this.uncommitted.add(done);
 		}
 		else {
-			journal(done);
+			this.journal.done(done);
 		}
 	}
 
@@ -218,7 +223,12 @@ final class TaskStepSession implements StepSession {
 
 	@Override
 	public void journal(StepRecord step) {
-		this.task.journal(step);
+		this.journal.write(step);
+	}
+
+	@Override
+	public void flush() {
+		this.journal.flush();
 	}
 
 	private <T> T observed(String name, StepOutcome outcome, T value) {

@@ -390,6 +390,12 @@ class ExactlyOnceAutoConfigurationTests extends NatsContextRunnerTestSupport {
 		});
 	}
 
+	@Test
+	void doneDelayCannotBeNegative() {
+		assertStartupError(declaration("exactlyonce.steps.done-delay=-5ms"), "exactlyonce.steps.done-delay is PT-0.005S",
+				"cannot be negative", "Set exactlyonce.steps.done-delay to 0s");
+	}
+
 	/**
 	 * A dead process's record expires from the instances bucket an hour after its last write: a
 	 * silence that long would never see it silent, so nothing would ever be taken over, in silence.

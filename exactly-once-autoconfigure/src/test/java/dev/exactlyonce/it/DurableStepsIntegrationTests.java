@@ -3,10 +3,12 @@ package dev.exactlyonce.it;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.nats.client.api.MessageInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -322,6 +324,80 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 		assertThat(instance.bean(SteppedTaskHandler.class).runs("commit")).isEqualTo(1);
 	}
 
+	/**
+	 * A step's DONE entry goes to the store with the next step's STARTED: one journal write per step
+	 * (four steps: the first STARTED, three DONE + STARTED, the last DONE), and a finished step is
+	 * DONE in the store before the next step's action runs. (A delay longer than the test: a cold JVM
+	 * can spend more than the default 10 ms between two steps, and the timer would journal a DONE alone.)
+	 */
+	@Test
+	void eachStepCostsOneJournalWriteItsDoneEntryGoingWithTheNextStepsStart() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.steps.done-delay=1h");
+		List<List<StepRecord>> seenByCommit = new CopyOnWriteArrayList<>();
+		AtomicInteger performed = new AtomicInteger();
+		instance.recorder().runAt(PipelinePoint.STEP_PERFORMED, () -> {
+			if (performed.incrementAndGet() == 2) {
+				seenByCommit.add(journal(instance, "t-coalesced"));
+			}
+		});
+
+		runToCompletion(instance, "t-coalesced");
+
+		assertThat(seenByCommit).singleElement()
+			.satisfies((journal) -> assertThat(journal).extracting(StepRecord::name, StepRecord::state)
+				.containsExactly(tuple("draft", StepState.DONE), tuple("commit", StepState.STARTED)));
+		assertThat(journal(instance, "t-coalesced")).extracting(StepRecord::state).containsOnly(StepState.DONE);
+		assertThat(stepWrites(instance)).isEqualTo(5);
+	}
+
+	@Test
+	void withoutADoneDelayEveryEntryIsAWriteOfItsOwn() throws Exception {
+		Instance instance = this.instances.start("a", "exactlyonce.steps.done-delay=0s");
+
+		runToCompletion(instance, "t-one-by-one");
+
+		assertThat(journal(instance, "t-one-by-one")).hasSize(4).extracting(StepRecord::state).containsOnly(StepState.DONE);
+		assertThat(stepWrites(instance)).isEqualTo(8);
+	}
+
+	/** Work outside steps does not keep the step before it unjournaled for longer than the delay. */
+	@Test
+	void aFinishedStepIsJournaledWithinTheDoneDelayWhileTheHandlerWorksBeforeItsNextStep() throws Exception {
+		this.instances.ledger().close();
+		try {
+			Instance instance = this.instances.start("a", "test.steps.pause-after-draft=true");
+			instance.bean(ExactlyOncePublisher.class)
+				.publish("agents.steps.tasks.blog-post", TaskAssignment.of("t-paused"), "t-paused");
+
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> instance.bean(IdempotencyStore.class).find("steps:t-paused")
+					.map((record) -> record.journal().find("draft").map(StepRecord::state).orElse(null))
+					.orElse(null) == StepState.DONE);
+			assertThat(instance.bean(SteppedTaskHandler.class).runs("commit")).as("paused before the commit").isZero();
+			this.instances.ledger().open();
+			runToCompletion(instance, "t-paused", false);
+		}
+		finally {
+			this.instances.ledger().open();
+		}
+	}
+
+	/** With a delay longer than the test, only the handler's way out can have journaled the step. */
+	@Test
+	void aHandlerThatFailsRightAfterAStepJournalsItSoTheRetryReplaysIt() throws Exception {
+		Instance instance = this.instances.start("a", "test.steps.fail-once-after=notify",
+				"exactlyonce.steps.done-delay=1h");
+
+		runToCompletion(instance, "t-fails-after");
+
+		SteppedTaskHandler handler = instance.bean(SteppedTaskHandler.class);
+		assertThat(handler.runs("notify")).isEqualTo(1);
+		assertThat(handler.runs("commit")).as("commits").isEqualTo(1);
+		assertThat(instance.recorder().outcomes()).containsExactly(DeliveryOutcome.RETRIED, DeliveryOutcome.PROCESSED);
+		assertThat(journal(instance, "t-fails-after")).extracting(StepRecord::name, StepRecord::attempt)
+			.containsExactly(tuple("draft", 1), tuple("commit", 1), tuple("notify", 1), tuple(PUBLISH_STEP, 2));
+	}
+
 	@Test
 	void observersAreToldTheNameOfEachStepWhoseActionReturned() throws Exception {
 		Instance instance = this.instances.start("a");
@@ -414,6 +490,17 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 
 	private static String committedSha(SteppedTaskHandler handler) {
 		return "sha-" + Integer.toHexString(handler.committedDrafts().get(0).hashCode());
+	}
+
+	/** The journal writes the store made ({@code recordStep} and {@code recordSteps} calls). */
+	private static long stepWrites(Instance instance) {
+		return instance.bean(MeterRegistry.class)
+			.get(ExactlyOnceMeters.STORE_LATENCY)
+			.tag("op", "step")
+			.timers()
+			.stream()
+			.mapToLong(Timer::count)
+			.sum();
 	}
 
 	private static double steps(Instance instance, String outcome) {

@@ -29,7 +29,10 @@ import dev.exactlyonce.store.PreviousAttempt;
  * at the {@link Ledger}'s gate after its side effect; {@code test.steps.outline} adds a step
  * {@code outline} with a generic result; {@code test.steps.opaque-draft} makes the draft an object
  * Jackson finds no property of; {@code test.steps.null-probe} makes the probe return {@code null};
- * {@code test.steps.commit-padding} makes the commit's result that many characters longer.
+ * {@code test.steps.commit-padding} makes the commit's result that many characters longer;
+ * {@code test.steps.pause-after-draft} makes the handler wait at the {@link Ledger}'s gate between
+ * the draft and the commit, outside any step; {@code test.steps.fail-once-after} names a step after
+ * which the first run throws, outside any step.
  * Commits go to the {@link Ledger}, shared by all instances. Counts every action and probe run.
  */
 @ConditionalOnProperty("test.steps.enabled")
@@ -75,6 +78,7 @@ public class SteppedTaskHandler {
 		}
 		String draft = context.step("draft", String.class,
 				() -> run("draft", "draft " + UUID.randomUUID() + " ".repeat(this.draftPadding)));
+		pauseOrFailAfter("draft");
 		if (option("outline")) {
 			List<String> outline = context.step("outline", new ParameterizedTypeReference<List<String>>() {
 			}, () -> run("outline", List.of("intro", draft)));
@@ -87,6 +91,7 @@ public class SteppedTaskHandler {
 				? context.step("commit", String.class, () -> commit(task, draft), () -> findCommit(task))
 				: context.step("commit", String.class, () -> commit(task, draft));
 		context.step("notify", String.class, () -> run("notify", "notified " + sha));
+		pauseOrFailAfter("notify");
 		context.publish("agents.devops.tasks.deploy", Map.of("taskId", task.taskId(), "sha", sha));
 		return sha;
 	}
@@ -100,6 +105,16 @@ public class SteppedTaskHandler {
 			this.ledger.passGateUninterruptibly();
 		}
 		return sha;
+	}
+
+	private void pauseOrFailAfter(String step) {
+		if (step.equals("draft") && option("pause-after-draft")) {
+			this.ledger.passGateUninterruptibly();
+		}
+		if (step.equals(this.environment.getProperty("test.steps.fail-once-after")) && runs("after-" + step) == 0) {
+			run("after-" + step, null);
+			throw new IllegalStateException("simulated failure after step " + step);
+		}
 	}
 
 	private Optional<String> findCommit(TaskAssignment task) {

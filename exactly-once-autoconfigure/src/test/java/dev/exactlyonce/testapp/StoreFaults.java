@@ -1,6 +1,7 @@
 package dev.exactlyonce.testapp;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -207,6 +208,11 @@ public class StoreFaults implements BeanPostProcessor {
 		@Override
 		public void recordStep(Claim claim, StepRecord step) {
 			this.delegate.recordStep(claim, step);
+		}
+
+		@Override
+		public void recordSteps(Claim claim, List<StepRecord> steps) {
+			this.delegate.recordSteps(claim, steps);
 		}
 
 		@Override

@@ -34,7 +34,8 @@ import dev.exactlyonce.test.ServerProcess;
  * Not a test: {@code scripts/benchmark.sh --peers} ({@code -Dbenchmark.peers.tasks=3000},
  * {@code -Dbenchmark.peers.warm-up=300}, {@code -Dbenchmark.peers.concurrency=8,64},
  * {@code -Dbenchmark.peers.work=0,50}, {@code -Dbenchmark.peers.rows=dbos,jdbc,nats-kv,nats-kv-sync,redis,r3}; {@code nats-kv-sync} needs a
- * nats-server that knows {@code sync_interval: always}, 2.10 or newer),
+ * nats-server that knows {@code sync_interval: always}, 2.10 or newer; {@code nats-kv-one-by-one}, not run by default,
+ * is the NATS KV row with every journal entry a write of its own, {@code exactlyonce.steps.done-delay=0s}),
  * {@code -Dbenchmark.peers.throughput=false}, {@code -Dbenchmark.peers.signals=false} and
  * {@code -Dbenchmark.peers.crash=false} to leave out the tasks/s rows, {@link SignalResume} and
  * {@link CrashResume}).
@@ -139,6 +140,14 @@ public final class PeersBenchmark {
 					crash(natsKv.label() + ", takeover silence 0 s (one process per id, as DBOS assumes)", "crash3", natsKv,
 							"exactlyonce.takeover.silence=0s");
 				}
+			}
+		}
+		if (ROWS.contains("nats-kv-one-by-one")) {
+			// what journaling a step's DONE with the next step's STARTED saves: every entry a write of its own
+			try (NatsServerProcess nats = new NatsServerProcess().start()) {
+				measureRow(new StarterPeer("exactly-once nats-kv, steps.done-delay 0 s (DONE alone)", nats.url(), 1,
+						Map.of("exactlyonce.store.type", "nats-kv", "exactlyonce.steps.done-delay", "0s"), List.of(nats),
+						null), null);
 			}
 		}
 		if (ROWS.contains("nats-kv-sync")) {

@@ -56,10 +56,17 @@ public interface StepSession {
 	void commitSteps();
 
 	/**
-	 * Journals an entry at once, fenced by the claim, retried while the store is unavailable.
+	 * Journals an entry (a wait's, a child's result) at once, with the steps' {@code DONE} entries
+	 * still held before it, fenced by the claim, retried while the store is unavailable.
 	 * @param step the entry
 	 */
 	void journal(StepRecord step);
+
+	/**
+	 * Journals the steps' {@code DONE} entries still held for the next write: called when the
+	 * handler returns, throws or suspends, before anything else is written for the delivery.
+	 */
+	void flush();
 
 	/**
 	 * Calls an action; checked exceptions leave as {@link StepFailedException} (an

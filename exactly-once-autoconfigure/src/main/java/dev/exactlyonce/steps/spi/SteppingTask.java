@@ -1,5 +1,8 @@
 package dev.exactlyonce.steps.spi;
 
+import java.time.Duration;
+import java.util.List;
+
 import dev.exactlyonce.listener.StepOutcome;
 import dev.exactlyonce.store.StepRecord;
 
@@ -71,13 +74,30 @@ public interface SteppingTask {
 	boolean stepsInTransaction();
 
 	/**
-	 * Journals an entry at once, fenced by the claim, retried while the store is unavailable.
-	 * @param step the entry
+	 * Journals entries at once, in order, in one store write where the store can, fenced by the
+	 * claim, retried while the store is unavailable.
+	 * @param entries the entries, at least one
 	 * @throws dev.exactlyonce.store.ClaimLostException when the claim was taken over
 	 * @throws dev.exactlyonce.store.StoreUnavailableException when the store did not answer in time
 	 * @throws dev.exactlyonce.listener.StepRejectedException when the record is too large for the store
 	 */
-	void journal(StepRecord step);
+	void journal(List<StepRecord> entries);
+
+	/**
+	 * Makes one attempt to journal entries, as {@link #journal} does, never retried and never
+	 * throwing: for a timer thread.
+	 * @param entries the entries, at least one
+	 * @return whether they were journaled; {@code false} when the delivery has ended or the write failed
+	 */
+	boolean tryJournal(List<StepRecord> entries);
+
+	/**
+	 * Runs a task once after a delay on the delivery's timer thread; nothing when the timer is shut
+	 * down (the application is stopping).
+	 * @param task what to run, which must not block for long or throw
+	 * @param delay how long from now
+	 */
+	void schedule(Runnable task, Duration delay);
 
 	/**
 	 * Journals a {@code DONE} entry once, inside the listener's transaction: a failure is the
