@@ -191,11 +191,6 @@ final class DeliveryTask implements SteppingTask, WaitingTask {
 		}
 	}
 
-	@Override
-	public void schedule(Runnable task, Duration delay) {
-		this.heartbeat.later(task, delay);
-	}
-
 	/** A wait's entry or a child's result, with the steps' DONE entries still held before it. */
 	@Override
 	public void journal(StepRecord entry) {

@@ -132,6 +132,7 @@ public class ExactlyOnceListenerRegistry implements SmartLifecycle, DisposableBe
 			.orElse(Duration.ofSeconds(1));
 		this.scheduler = WorkingAcks.scheduler(Math.max(2, workers),
 				settings.threads().factory("exactlyonce-working-acks-"), shortestInterval);
+		steps.useTimer(this.scheduler);
 		this.observers = new PipelineObservers(observers);
 		this.failures = new FailureClassifier(settings.nonRetryableExceptions())
 			.with(List.of(StepInterruptedException.class, StepRejectedException.class));

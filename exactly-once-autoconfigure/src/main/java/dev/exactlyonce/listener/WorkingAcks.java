@@ -1,7 +1,6 @@
 package dev.exactlyonce.listener;
 
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -215,19 +214,6 @@ final class WorkingAcks {
 		 */
 		void recorded() {
 			this.recorded = true;
-		}
-
-		/**
-		 * Runs a task once after a delay on the working acks' timer; nothing once the timer is shut
-		 * down (the application is stopping, and the handler's way out does what the task would).
-		 */
-		void later(Runnable task, Duration delay) {
-			try {
-				WorkingAcks.this.scheduler.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
-			}
-			catch (RejectedExecutionException ex) {
-				logger.debug("Timer shut down; a task for the message at " + this.delivery.describe() + " not scheduled");
-			}
 		}
 
 		/** Whether a renewal found the claim lost. */

@@ -1,6 +1,5 @@
 package dev.exactlyonce.steps;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -11,42 +10,43 @@ import dev.exactlyonce.store.StepRecord;
 /**
  * The journal writes of one claimed delivery, with its steps' {@code DONE} entries held back to be
  * journaled with the entry after them (the next step's or wait's {@code STARTED}) in one store
- * write. A held entry is journaled at the latest {@code delay} after it was held, alone, by one
- * attempt on the delivery's timer (failed, it waits for the next write), and before the handler's
- * way out ({@link #flush}). Every write is made under one lock, so the entries land in order and
- * the timer never writes beside the handler.
+ * write. A held entry is journaled alone once the delay has passed, by one attempt of the
+ * {@link HeldDoneSweep} (failed, it waits for the next write), and always before the handler's way
+ * out ({@link #flush}). Every write is made under one lock, so the entries land in order and the
+ * sweep never writes beside the handler.
  */
 final class CoalescedJournal {
 
 	private final SteppingTask task;
 
-	private final Duration delay;
+	/** The sweep that journals entries held too long, or {@code null} to journal each entry at once. */
+	private final HeldDoneSweep sweep;
 
 	private final ReentrantLock lock = new ReentrantLock();
 
 	/** The DONE entries not yet journaled, in order; guarded by {@link #lock}. */
 	private List<StepRecord> held = new ArrayList<>(2);
 
-	/** Whether the timer will look at the held entries; guarded by {@link #lock}. */
-	private boolean timerSet;
+	/** Whether the sweep will look at the held entries; guarded by {@link #lock}. */
+	private boolean swept;
 
-	CoalescedJournal(SteppingTask task, Duration delay) {
+	CoalescedJournal(SteppingTask task, HeldDoneSweep sweep) {
 		this.task = task;
-		this.delay = delay;
+		this.sweep = sweep;
 	}
 
-	/** Holds a step's DONE entry for the next write (journals it at once when the delay is zero). */
+	/** Holds a step's DONE entry for the next write (journals it at once without a sweep). */
 	void done(StepRecord done) {
-		if (this.delay.isZero()) {
+		if (this.sweep == null) {
 			this.task.journal(List.of(done));
 			return;
 		}
 		this.lock.lock();
 		try {
 			this.held.add(done);
-			if (!this.timerSet) {
-				this.timerSet = true;
-				this.task.schedule(this::expire, this.delay);
+			if (!this.swept) {
+				this.swept = true;
+				this.sweep.hold(this);
 			}
 		}
 		finally {
@@ -107,16 +107,17 @@ final class CoalescedJournal {
 	}
 
 	/**
-	 * The timer: one attempt to journal what is still held. When the handler holds the lock it is
-	 * writing (and takes the held entries with it) or holding one more: the timer looks again later.
+	 * The sweep's look: one attempt to journal what is still held; never throws. When the handler
+	 * holds the lock it is writing (and takes the held entries with it) or holding one more: the
+	 * sweep looks again a delay later.
 	 */
-	private void expire() {
+	void expire() {
 		if (!this.lock.tryLock()) {
-			this.task.schedule(this::expire, this.delay);
+			this.sweep.hold(this);
 			return;
 		}
 		try {
-			this.timerSet = false;
+			this.swept = false;
 			if (!this.held.isEmpty() && this.task.tryJournal(this.held)) {
 				this.held = new ArrayList<>(2);
 			}

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.ScheduledExecutorService;
 
 import org.springframework.core.ParameterizedTypeReference;
 import tools.jackson.core.JacksonException;
@@ -37,7 +38,8 @@ public final class DurableSteps implements TaskSteps {
 
 	private final Clock clock;
 
-	private final Duration doneDelay;
+	/** Journals DONE entries held longer than the delay, or {@code null} to journal each at once. */
+	private final HeldDoneSweep sweep;
 
 	/**
 	 * Creates the steps.
@@ -55,12 +57,19 @@ public final class DurableSteps implements TaskSteps {
 		this.publisher = publisher;
 		this.maxResultBytes = maxResultBytes;
 		this.clock = clock;
-		this.doneDelay = doneDelay;
+		this.sweep = doneDelay.isZero() ? null : new HeldDoneSweep(doneDelay);
+	}
+
+	@Override
+	public void useTimer(ScheduledExecutorService timer) {
+		if (this.sweep != null) {
+			this.sweep.start(timer);
+		}
 	}
 
 	@Override
 	public StepSession open(SteppingTask task, StepJournal earlierAttempts) {
-		return new TaskStepSession(this, task, earlierAttempts, this.doneDelay);
+		return new TaskStepSession(this, task, earlierAttempts, this.sweep);
 	}
 
 	Instant now() {

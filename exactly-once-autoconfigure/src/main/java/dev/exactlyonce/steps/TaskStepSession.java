@@ -1,6 +1,5 @@
 package dev.exactlyonce.steps;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -51,11 +50,11 @@ final class TaskStepSession implements StepSession {
 
 	private final CoalescedJournal journal;
 
-	TaskStepSession(DurableSteps steps, SteppingTask task, StepJournal earlierAttempts, Duration doneDelay) {
+	TaskStepSession(DurableSteps steps, SteppingTask task, StepJournal earlierAttempts, HeldDoneSweep sweep) {
 		this.steps = steps;
 		this.task = task;
 		this.earlierAttempts = earlierAttempts;
-		this.journal = new CoalescedJournal(task, doneDelay);
+		this.journal = new CoalescedJournal(task, sweep);
 	}
 
 	@Override

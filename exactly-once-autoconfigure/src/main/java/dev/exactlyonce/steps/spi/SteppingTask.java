@@ -1,6 +1,5 @@
 package dev.exactlyonce.steps.spi;
 
-import java.time.Duration;
 import java.util.List;
 
 import dev.exactlyonce.listener.StepOutcome;
@@ -85,19 +84,11 @@ public interface SteppingTask {
 
 	/**
 	 * Makes one attempt to journal entries, as {@link #journal} does, never retried and never
-	 * throwing: for a timer thread.
+	 * throwing: for the timer's thread.
 	 * @param entries the entries, at least one
 	 * @return whether they were journaled; {@code false} when the delivery has ended or the write failed
 	 */
 	boolean tryJournal(List<StepRecord> entries);
-
-	/**
-	 * Runs a task once after a delay on the delivery's timer thread; nothing when the timer is shut
-	 * down (the application is stopping).
-	 * @param task what to run, which must not block for long or throw
-	 * @param delay how long from now
-	 */
-	void schedule(Runnable task, Duration delay);
 
 	/**
 	 * Journals a {@code DONE} entry once, inside the listener's transaction: a failure is the

@@ -1,5 +1,7 @@
 package dev.exactlyonce.steps.spi;
 
+import java.util.concurrent.ScheduledExecutorService;
+
 import dev.exactlyonce.store.StepJournal;
 
 /**
@@ -15,5 +17,12 @@ public interface TaskSteps {
 	 * @return its steps
 	 */
 	StepSession open(SteppingTask task, StepJournal earlierAttempts);
+
+	/**
+	 * Lets the steps run their periodic work (journaling the DONE entries held for the next write too
+	 * long) on the listeners' timer; before this, held entries wait for the next write.
+	 * @param timer the timer, shut down with the listeners
+	 */
+	void useTimer(ScheduledExecutorService timer);
 
 }

@@ -1,0 +1,52 @@
+package dev.exactlyonce.steps;
+
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Journals the steps' DONE entries held longer than {@code exactlyonce.steps.done-delay}: one sweep
+ * for every delivery, at a fixed rate of half the delay on the listeners' timer, so that holding an
+ * entry costs a queue insert and no thread wake-up (a timer per entry would wake the timer's thread
+ * twice per step). An entry is journaled alone at most one and a half delays after it was held.
+ */
+final class HeldDoneSweep {
+
+	private final long delayNanos;
+
+	/** Journals in the order they held entries; every deadline is its hold plus the same delay. */
+	private final Queue<Due> due = new ConcurrentLinkedQueue<>();
+
+	HeldDoneSweep(Duration delay) {
+		this.delayNanos = delay.toNanos();
+	}
+
+	/**
+	 * Starts the sweep on the listeners' timer; until then held entries wait for the next write.
+	 * @param timer the timer, shut down with the listeners
+	 */
+	void start(ScheduledExecutorService timer) {
+		long period = Math.max(TimeUnit.MILLISECONDS.toNanos(1), this.delayNanos / 2);
+		timer.scheduleAtFixedRate(this::sweep, period, period, TimeUnit.NANOSECONDS);
+	}
+
+	/** Makes the sweep look at a journal's held entries once the delay has passed. */
+	void hold(CoalescedJournal journal) {
+		this.due.offer(new Due(journal, System.nanoTime() + this.delayNanos));
+	}
+
+	/** One sweep: every journal whose deadline passed makes its attempt (which never throws). */
+	private void sweep() {
+		long now = System.nanoTime();
+		for (Due head = this.due.peek(); head != null && now - head.deadline() >= 0; head = this.due.peek()) {
+			this.due.poll();
+			head.journal().expire();
+		}
+	}
+
+	private record Due(CoalescedJournal journal, long deadline) {
+	}
+
+}
