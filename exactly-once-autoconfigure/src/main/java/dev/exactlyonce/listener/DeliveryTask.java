@@ -171,7 +171,7 @@ final class DeliveryTask implements SteppingTask, WaitingTask {
 		return entries.stream().map((entry) -> entry.state().name()).collect(Collectors.joining(", "));
 	}
 
-	/** One attempt, on the timer's thread: a failure leaves the entries to the handler's next write. */
+	/** One attempt, on the timer's thread: after a failure the entries stay held, tried again later. */
 	@Override
 	public boolean tryJournal(List<StepRecord> entries) {
 		if (this.delivery.closed()) {
@@ -186,7 +186,7 @@ final class DeliveryTask implements SteppingTask, WaitingTask {
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Step '" + names(entries) + "' of the message at " + describe() + " not journaled by the timer ("
-					+ ex.getMessage() + "); the handler's next write journals it");
+					+ ex.getMessage() + "); tried again later, and journaled with the handler's next write at the latest");
 			return false;
 		}
 	}

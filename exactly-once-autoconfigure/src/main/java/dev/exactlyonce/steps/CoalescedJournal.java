@@ -10,8 +10,8 @@ import dev.exactlyonce.store.StepRecord;
 /**
  * The journal writes of one claimed delivery, with its steps' {@code DONE} entries held back to be
  * journaled with the entry after them (the next step's or wait's {@code STARTED}) in one store
- * write. A held entry is journaled alone once the delay has passed, by one attempt of the
- * {@link HeldDoneSweep} (failed, it waits for the next write), and always before the handler's way
+ * write. A held entry is journaled alone once the delay has passed, by the {@link HeldDoneSweep}
+ * (one attempt per delay until one succeeds), and always before the handler's way
  * out ({@link #flush}). Every write is made under one lock, so the entries land in order and the
  * sweep never writes beside the handler.
  */
@@ -107,9 +107,9 @@ final class CoalescedJournal {
 	}
 
 	/**
-	 * The sweep's look: one attempt to journal what is still held; never throws. When the handler
-	 * holds the lock it is writing (and takes the held entries with it) or holding one more: the
-	 * sweep looks again a delay later.
+	 * The sweep's look: one attempt to journal what is still held; never throws. When it fails, or
+	 * the handler holds the lock (it is writing, and takes the held entries with it, or holding one
+	 * more), the sweep looks again a delay later.
 	 */
 	void expire() {
 		if (!this.lock.tryLock()) {
@@ -117,9 +117,13 @@ final class CoalescedJournal {
 			return;
 		}
 		try {
-			this.swept = false;
-			if (!this.held.isEmpty() && this.task.tryJournal(this.held)) {
+			if (this.held.isEmpty() || this.task.tryJournal(this.held)) {
 				this.held = new ArrayList<>(2);
+				this.swept = false;
+			}
+			else {
+				// failed: another attempt a delay later, for as long as the handler holds the entries
+				this.sweep.hold(this);
 			}
 		}
 		finally {
