@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.exactlyonce.steps.spi.StepSession;
 import dev.exactlyonce.steps.spi.SteppingTask;
 import dev.exactlyonce.steps.spi.TaskSteps;
+import dev.exactlyonce.store.ClaimLostException;
 import dev.exactlyonce.store.Completion;
 import dev.exactlyonce.store.IdempotencyRecord;
 import dev.exactlyonce.store.IdempotencyStore;
@@ -171,7 +172,10 @@ final class DeliveryTask implements SteppingTask, WaitingTask {
 		return entries.stream().map((entry) -> entry.state().name()).collect(Collectors.joining(", "));
 	}
 
-	/** One attempt, on the timer's thread: after a failure the entries stay held, tried again later. */
+	/**
+	 * One attempt, on the timer's thread: after a failure the entries stay held, tried again later;
+	 * after a lost claim they never can be journaled (the handler's next write finds the claim lost).
+	 */
 	@Override
 	public boolean tryJournal(List<StepRecord> entries) {
 		if (this.delivery.closed()) {
@@ -182,6 +186,9 @@ final class DeliveryTask implements SteppingTask, WaitingTask {
 				this.store.recordSteps(this.delivery.claim(), entries);
 				return entries;
 			});
+			return true;
+		}
+		catch (ClaimLostException ex) {
 			return true;
 		}
 		catch (RuntimeException ex) {

@@ -86,7 +86,8 @@ public interface SteppingTask {
 	 * Makes one attempt to journal entries, as {@link #journal} does, never retried and never
 	 * throwing: for the timer's thread.
 	 * @param entries the entries, at least one
-	 * @return whether they were journaled; {@code false} when the delivery has ended or the write failed
+	 * @return whether they need no other attempt: journaled, or the claim was lost (they never can
+	 * be); {@code false} when the write failed or the listener has closed
 	 */
 	boolean tryJournal(List<StepRecord> entries);
 
