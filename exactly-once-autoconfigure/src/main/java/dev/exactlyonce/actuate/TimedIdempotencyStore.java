@@ -1,6 +1,7 @@
 package dev.exactlyonce.actuate;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -79,6 +80,15 @@ public class TimedIdempotencyStore implements IdempotencyStore {
 	public void recordStep(Claim claim, StepRecord step) {
 		timed("step", () -> {
 			this.delegate.recordStep(claim, step);
+			return null;
+		});
+	}
+
+	/** Times the entries' one write as one {@code step} operation (the delegate's write, not one per entry). */
+	@Override
+	public void recordSteps(Claim claim, List<StepRecord> steps) {
+		timed("step", () -> {
+			this.delegate.recordSteps(claim, steps);
 			return null;
 		});
 	}
