@@ -3,7 +3,6 @@ package dev.exactlyonce.store.jdbc;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Collections;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -115,19 +114,23 @@ public final class JdbcRecordTable {
 	}
 
 	/**
-	 * The row of a key locked until the transaction ends, the database's clock, and the name digest
-	 * and position of each row of the record's steps of some names ({@code step_digest},
-	 * {@code step_position}; {@code NULL} when it has none of them), read in the same statement: a
-	 * result row per step row found, at least one. Parameters: the {@code names} digests, then the
-	 * record key.
-	 * @param names how many name digests
+	 * The row of a key locked until the transaction ends, the database's clock, and the position of
+	 * the row of each of some steps of the record ({@code step_position_<i>}, {@code NULL} when it
+	 * has none), read in the same statement: the steps' name digests, then the record key. Each
+	 * step's row is joined on its own, so each is found through the unique index on its name (a
+	 * list of names lets PostgreSQL's generic plan filter every row of the record).
+	 * @param names how many steps
 	 */
 	String selectForSteps(int names) {
-		return "SELECT " + RECORD_COLUMNS + ", " + this.dialect.now() + " AS db_now, s.name_digest AS step_digest, "
-				+ "s.position AS step_position FROM " + this.name + " r LEFT JOIN " + stepTableName()
-				+ " s ON s.record_key = r.record_key AND s.name_digest IN ("
-				+ String.join(", ", Collections.nCopies(names, "?")) + ") WHERE r.record_key = ? "
-				+ this.dialect.forUpdateOf("r");
+		StringBuilder select = new StringBuilder("SELECT " + RECORD_COLUMNS + ", " + this.dialect.now() + " AS db_now");
+		StringBuilder joins = new StringBuilder();
+		for (int i = 0; i < names; i++) {
+			select.append(", s").append(i).append(".position AS step_position_").append(i);
+			joins.append(" LEFT JOIN ").append(stepTableName()).append(" s").append(i).append(" ON s").append(i)
+				.append(".record_key = r.record_key AND s").append(i).append(".name_digest = ?");
+		}
+		return select.append(" FROM ").append(this.name).append(" r").append(joins)
+			.append(" WHERE r.record_key = ? ").append(this.dialect.forUpdateOf("r")).toString();
 	}
 
 	String scan() {
