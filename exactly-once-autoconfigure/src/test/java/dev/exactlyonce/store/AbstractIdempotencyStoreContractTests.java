@@ -455,6 +455,168 @@ public abstract class AbstractIdempotencyStoreContractTests {
 				() -> this.store.recordStep(takeover.current(), StepRecord.started("late", 2, "origin", Instant.now())));
 	}
 
+	/**
+	 * Entries journaled several in one write (a step's {@code DONE} with the next step's
+	 * {@code STARTED}, a step started and finished in one write) leave the journal that a write of
+	 * each in order leaves, and the claim that takes the task over resumes it where it stopped.
+	 */
+	@Test
+	void severalEntriesInOneWriteLeaveTheJournalOneWriteEachWould() {
+		String batched = uniqueKey("journal-batched");
+		String single = uniqueKey("journal-single");
+		Claim batchedClaim = acquire(batched, "worker-1", LEASE).claim();
+		Claim singleClaim = acquire(single, "worker-1", LEASE).claim();
+		Instant now = Instant.now();
+		StepRecord draft = StepRecord.started("draft", 1, "origin", now);
+		StepRecord commit = StepRecord.started("commit", 1, "origin", now.plusMillis(2));
+		StepRecord notify = StepRecord.started("notify", 1, "origin", now.plusMillis(4));
+		List<List<StepRecord>> writes = List.of(List.of(draft),
+				List.of(draft.done("{\"title\":\"Launch\"}", now.plusMillis(1)), commit),
+				List.of(commit.done("\"sha\"", now.plusMillis(3)), StepRecord.started("deploy", 1, "origin", now.plusMillis(3)),
+						notify, notify.failed(now.plusMillis(5))));
+
+		for (List<StepRecord> entries : writes) {
+			this.store.recordSteps(batchedClaim, entries);
+			entries.forEach((step) -> this.store.recordStep(singleClaim, step));
+		}
+
+		StepJournal journal = this.store.find(batched).orElseThrow().journal();
+		assertThat(journal).isEqualTo(this.store.find(single).orElseThrow().journal());
+		assertThat(journal.steps()).extracting(StepRecord::name, StepRecord::state, StepRecord::result)
+			.containsExactly(tuple("draft", StepState.DONE, "{\"title\":\"Launch\"}"),
+					tuple("commit", StepState.DONE, "\"sha\""), tuple("deploy", StepState.STARTED, null),
+					tuple("notify", StepState.FAILED, null));
+		this.store.release(batchedClaim, "failed");
+		ClaimResult.Acquired next = acquire(batched, "worker-2", LEASE);
+		assertThat(next.journal()).isEqualTo(journal);
+		assertThat(next.previousAttempt().lastStep()).contains("deploy");
+	}
+
+	@Test
+	void aLostClaimJournalsNoneOfTheEntriesOfItsWrite() {
+		String key = uniqueKey("journal-batch-lost");
+		Takeover takeover = takeOver(key);
+		StepRecord draft = StepRecord.started("draft", 2, "origin", Instant.now());
+		this.store.recordStep(takeover.current(), draft);
+		List<StepRecord> zombies = List.of(StepRecord.started("draft", 1, "origin", Instant.now()).done("\"zombie\"",
+				Instant.now()), StepRecord.started("commit", 1, "origin", Instant.now()));
+
+		assertThatExceptionOfType(ClaimLostException.class)
+			.isThrownBy(() -> this.store.recordSteps(takeover.zombie(), zombies));
+
+		assertThat(this.store.find(key).orElseThrow().journal().steps()).containsExactly(draft);
+		this.store.complete(takeover.current(), Completion.completed("listener", 1, "done"));
+		assertThatExceptionOfType(ClaimLostException.class).isThrownBy(() -> this.store.recordSteps(takeover.current(),
+				List.of(draft.done("\"late\"", Instant.now()), StepRecord.started("late", 2, "origin", Instant.now()))));
+		IdempotencyRecord completed = this.store.find(key).orElseThrow();
+		assertThat(completed.state()).isEqualTo(RecordState.COMPLETED);
+		assertThat(completed.journal().steps()).containsExactly(draft);
+	}
+
+	/**
+	 * Writes of several entries that cross the size past which a store without partial updates
+	 * seals its journal ({@link SealedJournal#SEAL_BYTES}): one whose first entry seals the tail and
+	 * whose next starts a new one, one whose every entry seals (more than a record names, so an
+	 * index part too). The journal is read back whole, in order, by a reader and by the attempt
+	 * that takes the task over.
+	 */
+	@Test
+	void writesOfSeveralEntriesCrossingTheSealingSizeKeepTheJournalWhole() {
+		String key = uniqueKey("journal-batch-sealed");
+		Claim first = acquire(key, "worker-1", LEASE).claim();
+		String kibibyte = "\"" + "k".repeat(1024) + "\"";
+		List<String> names = new ArrayList<>();
+		for (int step = 1; step < SealedJournal.SEAL_BYTES / 1024; step++) {
+			JournalSteps.journal(this.store, first, "below-" + step, kibibyte);
+			names.add("below-" + step);
+		}
+		StepRecord crossing = StepRecord.started("crossing", 1, "origin", Instant.now());
+		this.store.recordStep(first, crossing);
+		StepRecord next = StepRecord.started("next", 1, "origin", Instant.now());
+		this.store.recordSteps(first, List.of(crossing.done(kibibyte, Instant.now()), next));
+		names.addAll(List.of("crossing", "next"));
+		String sealing = "\"" + "s".repeat(SealedJournal.SEAL_BYTES) + "\"";
+		List<StepRecord> sealed = new ArrayList<>();
+		for (int step = 0; step < SealedJournal.MAX_SEALED_IN_RECORD + 2; step++) {
+			sealed.add(StepRecord.found("sealed-" + step, 1, sealing, "origin", Instant.now()));
+			names.add("sealed-" + step);
+		}
+		this.store.recordSteps(first, sealed);
+		this.store.recordSteps(first, List.of(next.done(kibibyte, Instant.now()),
+				StepRecord.started("unfinished", 1, "origin", Instant.now())));
+		names.add("unfinished");
+		this.store.release(first, "failed");
+
+		ClaimResult.Acquired resumed = acquire(key, "worker-2", LEASE);
+
+		assertThat(resumed.previousAttempt().lastStep()).contains("unfinished");
+		for (StepJournal journal : List.of(resumed.journal(), this.store.find(key).orElseThrow().journal())) {
+			assertThat(journal.steps()).extracting(StepRecord::name).containsExactlyElementsOf(names);
+			assertThat(journal.steps().subList(0, names.size() - 1)).allSatisfy((step) -> {
+				assertThat(step.state()).isEqualTo(StepState.DONE);
+				assertThat(step.result()).isEqualTo(step.name().startsWith("sealed-") ? sealing : kibibyte);
+			});
+		}
+	}
+
+	/**
+	 * A write of several entries whose record would be too large for the store is refused whole:
+	 * none of its entries is journaled, not even those that would fit. A store that keeps it keeps
+	 * every entry.
+	 */
+	@Test
+	void aWriteOfSeveralEntriesTooLargeForTheStoreJournalsAllOrNone() {
+		String key = uniqueKey("journal-batch-large");
+		Claim claim = acquire(key, "worker-1", LEASE).claim();
+		StepRecord small = StepRecord.started("small", 1, "origin", Instant.now());
+		this.store.recordStep(claim, small);
+		String huge = "\"" + "x".repeat(1100 * 1024) + "\"";
+		List<StepRecord> entries = List.of(small.done("\"small\"", Instant.now()),
+				StepRecord.found("huge", 1, huge, "origin", Instant.now()),
+				StepRecord.started("after", 1, "origin", Instant.now()));
+
+		try {
+			this.store.recordSteps(claim, entries);
+			assertThat(this.store.find(key).orElseThrow().journal().steps()).as("a store that keeps it keeps it whole")
+				.containsExactlyElementsOf(entries);
+		}
+		catch (RecordTooLargeException ex) {
+			assertThat(ex).hasMessageContaining(key);
+			assertThat(this.store.find(key).orElseThrow().journal().steps()).containsExactly(small);
+		}
+		this.store.recordStep(claim, StepRecord.started("next", 1, "origin", Instant.now()));
+		assertThat(this.store.find(key).orElseThrow().journal().find("next")).isPresent();
+	}
+
+	/**
+	 * A write of several entries after a resubmit emptied the journal, naming steps of the earlier
+	 * run and new ones: no entry of the earlier run comes back (a store that keeps entries apart
+	 * from the record may still hold them, under the positions and names the write uses).
+	 */
+	@Test
+	void severalEntriesWrittenAfterAResubmitBringBackNoEntryOfTheEarlierRun() {
+		String key = uniqueKey("journal-batch-resubmitted");
+		Claim first = acquire(key, "worker-1", LEASE).claim();
+		for (int step = 1; step <= 5; step++) {
+			JournalSteps.journal(this.store, first, "step-" + step, JournalSteps.RESULT);
+		}
+		IdempotencyRecord completed = this.store.complete(first, Completion.completed("listener", 3, "wrong output"));
+		this.store.recordOperatorAction(key, completed.token(),
+				new OperatorAction(OperatorAction.Kind.RESUBMIT, 1, "bob", "output was wrong", Instant.now(), 0));
+		Claim rerun = acquire(key, "worker-2", LEASE).claim();
+		StepRecord third = StepRecord.started("step-3", 2, "origin", Instant.now());
+
+		this.store.recordSteps(rerun, List.of(third, StepRecord.started("fresh", 2, "origin", Instant.now()),
+				StepRecord.found("step-1", 2, "\"again\"", "origin", Instant.now())));
+		this.store.recordSteps(rerun, List.of(third.done("\"third\"", Instant.now()),
+				StepRecord.started("step-2", 2, "origin", Instant.now())));
+
+		assertThat(this.store.find(key).orElseThrow().journal().steps())
+			.extracting(StepRecord::name, StepRecord::state, StepRecord::result)
+			.containsExactly(tuple("step-3", StepState.DONE, "\"third\""), tuple("fresh", StepState.STARTED, null),
+					tuple("step-1", StepState.DONE, "\"again\""), tuple("step-2", StepState.STARTED, null));
+	}
+
 	@Test
 	void aZombieRacingTheHolderJournalsNothing() throws Exception {
 		String key = uniqueKey("journal-race");

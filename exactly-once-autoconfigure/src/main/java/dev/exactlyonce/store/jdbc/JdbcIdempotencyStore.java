@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -208,7 +209,20 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		translated("write", () -> this.stepTransactions.execute((status) -> journal(this.callersTransaction, claim, step)));
+		recordSteps(claim, List.of(step));
+	}
+
+	/**
+	 * Writes the steps' rows and the record in one transaction of their own, on a connection of their
+	 * own, locking the record's row and checking the claim once: on PostgreSQL the statements of one
+	 * step, the rows written with the record in one statement.
+	 */
+	@Override
+	public void recordSteps(Claim claim, List<StepRecord> steps) {
+		translated("write", () -> this.stepTransactions.execute((status) -> {
+			journal(this.callersTransaction, claim, steps);
+			return null;
+		}));
 	}
 
 	/**
@@ -222,23 +236,26 @@ public class JdbcIdempotencyStore implements IdempotencyStore, RecordScanner {
 			recordStep(claim, step);
 			return;
 		}
-		translated("write", () -> journal(this.callersTransaction, claim, step));
+		translated("write", () -> {
+			journal(this.callersTransaction, claim, List.of(step));
+			return null;
+		});
 	}
 
 	/**
-	 * Journals a step in the transaction {@code jdbc} runs in: locks the record's row (reading the
-	 * step's row position with it), checks the claim, writes the step's row and the record's journal
-	 * column; three statements on PostgreSQL with {@code BEGIN}, four elsewhere.
+	 * Journals steps in the transaction {@code jdbc} runs in: locks the record's row (reading the
+	 * steps' row positions with it), checks the claim, writes the steps' rows and the record's
+	 * journal column; three statements on PostgreSQL with {@code BEGIN} however many steps, three
+	 * and one per step elsewhere.
 	 */
-	private IdempotencyRecord journal(JdbcTemplate jdbc, Claim claim, StepRecord step) {
+	private void journal(JdbcTemplate jdbc, Claim claim, List<StepRecord> steps) {
 		String recordKey = this.keys.encode(claim.key());
-		JdbcStepJournal.Locked locked = this.steps.lock(jdbc, recordKey, step);
+		JdbcStepJournal.Locked locked = this.steps.lock(jdbc, recordKey, steps);
 		if (locked == null) {
 			throw new ClaimLostException(claim.key(), claim.token());
 		}
-		IdempotencyRecord next = rules(locked.row()).recordStep(locked.row().record(), claim, step);
-		this.steps.write(jdbc, recordKey, locked, step);
-		return next;
+		rules(locked.row()).recordSteps(locked.row().record(), claim, steps);
+		this.steps.write(jdbc, recordKey, locked, steps);
 	}
 
 	/** One compare-and-set of the row, none when the key has no final record or the copy is noted already. */

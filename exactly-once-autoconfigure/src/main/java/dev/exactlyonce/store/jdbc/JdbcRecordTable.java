@@ -3,6 +3,7 @@ package dev.exactlyonce.store.jdbc;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
@@ -114,13 +115,22 @@ public final class JdbcRecordTable {
 
 	/**
 	 * The row of a key locked until the transaction ends, the database's clock, and the position of
-	 * the row of a step of the record ({@code step_position}, {@code NULL} when it has none) read in
-	 * the same statement: the step's name digest, then the record key.
+	 * the row of each of some steps of the record ({@code step_position_<i>}, {@code NULL} when it
+	 * has none), read in the same statement: the steps' name digests, then the record key. Each
+	 * step's row is joined on its own, so each is found through the unique index on its name (a
+	 * list of names lets PostgreSQL's generic plan filter every row of the record).
+	 * @param names how many steps
 	 */
-	String selectForStep() {
-		return "SELECT " + RECORD_COLUMNS + ", " + this.dialect.now() + " AS db_now, s.position AS step_position FROM "
-				+ this.name + " r LEFT JOIN " + stepTableName() + " s ON s.record_key = r.record_key AND s.name_digest = ? "
-				+ "WHERE r.record_key = ? " + this.dialect.forUpdateOf("r");
+	String selectForSteps(int names) {
+		StringBuilder select = new StringBuilder("SELECT " + RECORD_COLUMNS + ", " + this.dialect.now() + " AS db_now");
+		StringBuilder joins = new StringBuilder();
+		for (int i = 0; i < names; i++) {
+			select.append(", s").append(i).append(".position AS step_position_").append(i);
+			joins.append(" LEFT JOIN ").append(stepTableName()).append(" s").append(i).append(" ON s").append(i)
+				.append(".record_key = r.record_key AND s").append(i).append(".name_digest = ?");
+		}
+		return select.append(" FROM ").append(this.name).append(" r").append(joins)
+			.append(" WHERE r.record_key = ? ").append(this.dialect.forUpdateOf("r")).toString();
 	}
 
 	String scan() {
@@ -175,17 +185,6 @@ public final class JdbcRecordTable {
 	}
 
 	/**
-	 * The position of a step's row, through the unique index on its name: record key, name digest. A
-	 * locking read, so it sees the latest committed row at any isolation level (a plain read inside a
-	 * handler's REPEATABLE READ transaction on MariaDB reads the snapshot its first read took, which
-	 * misses a STARTED row committed since); it waits for nothing, since every writer of a record's
-	 * step rows holds the record's row lock first.
-	 */
-	String selectStepPosition() {
-		return "SELECT position FROM " + stepTableName() + " WHERE record_key = ? AND name_digest = ? FOR UPDATE";
-	}
-
-	/**
 	 * Replaces the entry of a step row, found through the unique index on its name (a statement by
 	 * position lets PostgreSQL's generic plan, made while the table looks empty, scan that index's
 	 * rows of the record instead of the primary key): entry, record key, name digest.
@@ -218,14 +217,21 @@ public final class JdbcRecordTable {
 	}
 
 	/**
-	 * A step row's write and {@link #updateJournal()} in one statement, the record written only when
-	 * the step row was: for dialects that {@linkplain JdbcDialect#writesWithReturning() write in a
-	 * {@code WITH} clause}. The step statement's parameters come first.
-	 * @param stepWrite {@link #insertStep()} or {@link #updateStep()}
+	 * Step rows' writes and {@link #updateJournal()} in one statement, the record written only when
+	 * every step row was: for dialects that {@linkplain JdbcDialect#writesWithReturning() write in a
+	 * {@code WITH} clause}. The step statements' parameters come first, in order.
+	 * @param stepWrites each {@link #insertStep()} or {@link #updateStep()}, of distinct rows
 	 * @return the statement
 	 */
-	String withJournalUpdate(String stepWrite) {
-		return "WITH s AS (" + stepWrite + " RETURNING position) " + updateJournal() + " AND EXISTS (SELECT 1 FROM s)";
+	String withJournalUpdate(List<String> stepWrites) {
+		StringBuilder statement = new StringBuilder("WITH ");
+		StringBuilder written = new StringBuilder();
+		for (int i = 0; i < stepWrites.size(); i++) {
+			statement.append((i > 0) ? ", " : "").append("s").append(i).append(" AS (").append(stepWrites.get(i))
+				.append(" RETURNING position)");
+			written.append(" AND EXISTS (SELECT 1 FROM s").append(i).append(")");
+		}
+		return statement.append(' ').append(updateJournal()).append(written).toString();
 	}
 
 	/** A compare-and-set of the whole row: on the key, the token and the version read. */

@@ -3,8 +3,15 @@ package dev.exactlyonce.store.jdbc;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -34,6 +41,9 @@ final class JdbcStepJournal {
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
 	private static final String STEP_ROWS = "stepRows";
+
+	/** Step names whose rows one locking read joins (MariaDB joins at most 61 tables in a statement). */
+	private static final int JOINED_NAMES = 8;
 
 	private final JdbcRecordTable table;
 
@@ -91,83 +101,144 @@ final class JdbcStepJournal {
 	}
 
 	/**
-	 * Reads a record's row, locking it until the transaction ends, with the position of a step's row,
-	 * in one statement.
+	 * Reads a record's row, locking it until the transaction ends, with the positions of the rows of
+	 * some steps: in one statement for up to {@value #JOINED_NAMES} step names, a statement per
+	 * {@value #JOINED_NAMES} names beyond.
 	 * @param jdbc where to read
 	 * @param recordKey the record's key in the table
-	 * @param step the step to be written
+	 * @param steps the steps to be written
 	 * @return the row, or {@code null} when the key has none
 	 */
-	Locked lock(JdbcTemplate jdbc, String recordKey, StepRecord step) {
-		return jdbc.query(this.table.selectForStep(), (rs) -> {
-			if (!rs.next()) {
+	Locked lock(JdbcTemplate jdbc, String recordKey, List<StepRecord> steps) {
+		List<String> digests = digests(steps);
+		JdbcRecordRow row = null;
+		Map<String, Integer> positions = new HashMap<>();
+		for (int from = 0; from < digests.size(); from += JOINED_NAMES) {
+			List<String> names = digests.subList(from, Math.min(digests.size(), from + JOINED_NAMES));
+			List<Object> parameters = new ArrayList<>(names);
+			parameters.add(recordKey);
+			JdbcRecordRow read = jdbc.query(this.table.selectForSteps(names.size()), (rs) -> {
+				if (!rs.next()) {
+					return null;
+				}
+				for (int i = 0; i < names.size(); i++) {
+					int position = rs.getInt("step_position_" + i);
+					if (!rs.wasNull()) {
+						positions.put(names.get(i), position);
+					}
+				}
+				return JdbcRecordRow.read(rs);
+			}, parameters.toArray());
+			if (read == null) {
 				return null;
 			}
-			int read = rs.getInt("step_position");
-			Integer position = rs.wasNull() ? null : read;
-			return new Locked(JdbcRecordRow.read(rs), position);
-		}, digest(step.name()), recordKey);
+			row = (row != null) ? row : read;
+		}
+		return new Locked(row, positions);
 	}
 
 	/**
-	 * Writes a step's entry over its row, or adds a row for it (moving the entries of a journal
-	 * column of the earlier format into rows first), and the record's {@code journal} column with
-	 * {@link #column(int)} of the rows it names then, as a compare-and-set on the version read. Runs
-	 * in the transaction that holds the record's row lock ({@link #lock}); on PostgreSQL the step's
-	 * row and the record are written in one statement.
+	 * Writes steps' entries, each over its row or into a row added after the others (moving the
+	 * entries of a journal column of the earlier format into rows first), and the record's
+	 * {@code journal} column with {@link #column(int)} of the rows it names then, as a compare-and-set
+	 * on the version read. Runs in the transaction that holds the record's row lock ({@link #lock});
+	 * on PostgreSQL the steps' rows and the record are written in one statement, elsewhere a
+	 * statement per row and one for the record.
 	 * @param jdbc where to write
 	 * @param recordKey the record's key in the table
-	 * @param locked the record's row as locked
-	 * @param step the entry
+	 * @param locked the record's row as locked, with the positions of the steps' rows
+	 * @param steps the entries, in order: an entry of a name written before in the list replaces it
 	 * @throws StoreUnavailableException when the locked row changed, or a row no record names cannot
 	 * be cleared
 	 */
-	void write(JdbcTemplate jdbc, String recordKey, Locked locked, StepRecord step) {
+	void write(JdbcTemplate jdbc, String recordKey, Locked locked, List<StepRecord> steps) {
 		JdbcRecordRow row = locked.row();
 		int rows = row.stepRows();
-		Integer position = locked.position();
+		Set<String> named = new HashSet<>();
 		if (rows == 0 && !row.record().journal().isEmpty()) {
 			for (StepRecord earlier : row.record().journal().steps()) {
-				rows = add(jdbc, recordKey, rows, earlier);
+				String digest = digest(earlier.name());
+				rows = add(jdbc, recordKey, rows, new RowWrite(digest, this.codec.encodeStep(earlier), true));
+				named.add(digest);
 			}
-			position = jdbc.query(this.table.selectStepPosition(), (rs) -> rs.next() ? rs.getInt(1) : null, recordKey,
-					digest(step.name()));
 		}
-		String entry = this.codec.encodeStep(step);
-		if (position != null && position <= rows) {
-			if (!writeWithJournal(jdbc, recordKey, this.table.updateStep(),
-					new Object[] { entry, recordKey, digest(step.name()) }, row, rows)) {
-				throw changed(recordKey);
+		else {
+			// a row past the rows the record names belongs to no record
+			int stepRows = rows;
+			locked.positions().forEach((digest, position) -> {
+				if (position <= stepRows) {
+					named.add(digest);
+				}
+			});
+		}
+		List<RowWrite> writes = plan(named, steps);
+		int written = rows + (int) writes.stream().filter(RowWrite::adds).count();
+		if (this.table.dialect().writesWithReturning()) {
+			if (!writeWithJournal(jdbc, recordKey, rows, writes, row, written)) {
+				// a row no record names holds a position or a name: clear them, and write again
+				jdbc.update(this.table.deleteStepsAfter(), recordKey, rows);
+				writeEach(jdbc, recordKey, rows, writes);
+				updateJournal(jdbc, recordKey, row, written);
 			}
 			return;
 		}
-		if (!writeWithJournal(jdbc, recordKey, this.table.insertStep(),
-				new Object[] { recordKey, rows + 1, digest(step.name()), entry }, row, rows + 1)) {
-			// a row no record names holds the position or the name
-			updateJournal(jdbc, recordKey, row, add(jdbc, recordKey, rows, step));
-		}
+		writeEach(jdbc, recordKey, rows, writes);
+		updateJournal(jdbc, recordKey, row, written);
 	}
 
 	/**
-	 * Writes a step's row and, once it is written, the record's {@code journal} column naming
-	 * {@code rows}: in one statement where the dialect writes in a {@code WITH} clause.
-	 * @return whether the step's row was written ({@code false} on PostgreSQL also when the record
-	 * was not, which {@link #updateJournal} then tells)
+	 * The rows to write for steps' entries, in order: one per name, with the last entry of the name,
+	 * written over the row of a name the record's rows hold ({@code named}), else added.
 	 */
-	private boolean writeWithJournal(JdbcTemplate jdbc, String recordKey, String stepWrite, Object[] stepParameters,
-			JdbcRecordRow row, int rows) {
-		if (this.table.dialect().writesWithReturning()) {
-			Object[] journal = journalParameters(recordKey, row, rows);
-			Object[] parameters = new Object[stepParameters.length + journal.length];
-			System.arraycopy(stepParameters, 0, parameters, 0, stepParameters.length);
-			System.arraycopy(journal, 0, parameters, stepParameters.length, journal.length);
-			return jdbc.update(this.table.withJournalUpdate(stepWrite), parameters) == 1;
+	private List<RowWrite> plan(Set<String> named, List<StepRecord> steps) {
+		Map<String, RowWrite> writes = new LinkedHashMap<>();
+		for (StepRecord step : steps) {
+			String digest = digest(step.name());
+			writes.put(digest, new RowWrite(digest, this.codec.encodeStep(step), !named.contains(digest)));
 		}
-		if (!written(jdbc, stepWrite, stepParameters)) {
-			return false;
+		return List.copyOf(writes.values());
+	}
+
+	/**
+	 * Writes the steps' rows and, once every one is written, the record's {@code journal} column
+	 * naming {@code rows}, in one statement: for dialects that write in a {@code WITH} clause.
+	 * @return whether they were written ({@code false} when a row was not, which leaves the record
+	 * as it was and the other rows written)
+	 */
+	private boolean writeWithJournal(JdbcTemplate jdbc, String recordKey, int rows, List<RowWrite> writes,
+			JdbcRecordRow row, int written) {
+		List<String> statements = new ArrayList<>();
+		List<Object> parameters = new ArrayList<>();
+		int added = rows;
+		for (RowWrite write : writes) {
+			if (write.adds()) {
+				added++;
+				statements.add(this.table.insertStep());
+				parameters.addAll(List.of(recordKey, added, write.digest(), write.entry()));
+			}
+			else {
+				statements.add(this.table.updateStep());
+				parameters.addAll(List.of(write.entry(), recordKey, write.digest()));
+			}
 		}
-		updateJournal(jdbc, recordKey, row, rows);
-		return true;
+		parameters.addAll(Arrays.asList(journalParameters(recordKey, row, written)));
+		return jdbc.update(this.table.withJournalUpdate(statements), parameters.toArray()) == 1;
+	}
+
+	/**
+	 * Writes the steps' rows a statement each: over the row of the step's name, or added after the
+	 * rows before it ({@link #add}).
+	 */
+	private void writeEach(JdbcTemplate jdbc, String recordKey, int rows, List<RowWrite> writes) {
+		int added = rows;
+		for (RowWrite write : writes) {
+			if (write.adds()) {
+				added = add(jdbc, recordKey, added, write);
+			}
+			else if (jdbc.update(this.table.updateStep(), write.entry(), recordKey, write.digest()) != 1) {
+				throw changed(recordKey);
+			}
+		}
 	}
 
 	/**
@@ -190,10 +261,10 @@ final class JdbcStepJournal {
 	 * name, deletes the rows past {@code rows} first (only then: a delete by position on every step
 	 * costs PostgreSQL a scan of the record's rows under a generic plan).
 	 */
-	private int add(JdbcTemplate jdbc, String recordKey, int rows, StepRecord step) {
-		if (!insert(jdbc, recordKey, rows, step)) {
+	private int add(JdbcTemplate jdbc, String recordKey, int rows, RowWrite write) {
+		if (!insert(jdbc, recordKey, rows, write)) {
 			jdbc.update(this.table.deleteStepsAfter(), recordKey, rows);
-			if (!insert(jdbc, recordKey, rows, step)) {
+			if (!insert(jdbc, recordKey, rows, write)) {
 				throw new StoreUnavailableException("JDBC step row " + (rows + 1) + " of store key '" + recordKey
 						+ "' in table " + this.table.stepTableName() + " conflicts with a row the record names", null);
 			}
@@ -201,9 +272,8 @@ final class JdbcStepJournal {
 		return rows + 1;
 	}
 
-	private boolean insert(JdbcTemplate jdbc, String recordKey, int rows, StepRecord step) {
-		return written(jdbc, this.table.insertStep(), recordKey, rows + 1, digest(step.name()),
-				this.codec.encodeStep(step));
+	private boolean insert(JdbcTemplate jdbc, String recordKey, int rows, RowWrite write) {
+		return written(jdbc, this.table.insertStep(), recordKey, rows + 1, write.digest(), write.entry());
 	}
 
 	/** Runs a write of one row: whether it wrote it ({@code false} when a unique key kept it out). */
@@ -230,12 +300,26 @@ final class JdbcStepJournal {
 	}
 
 	/**
-	 * A record's row as locked for a step's write.
+	 * A record's row as locked for steps' writes.
 	 *
 	 * @param row the row
-	 * @param position the position of the step's row, or {@code null} when it has none
+	 * @param positions the positions of the steps' rows found, by name digest
 	 */
-	record Locked(JdbcRecordRow row, Integer position) {
+	record Locked(JdbcRecordRow row, Map<String, Integer> positions) {
+	}
+
+	/**
+	 * A step row to write.
+	 *
+	 * @param digest the step's name digest
+	 * @param entry the step's entry as JSON
+	 * @param adds whether the row is added after the record's rows, else written over the row of its name
+	 */
+	private record RowWrite(String digest, String entry, boolean adds) {
+	}
+
+	private static List<String> digests(List<StepRecord> steps) {
+		return steps.stream().map((step) -> digest(step.name())).distinct().toList();
 	}
 
 }

@@ -157,8 +157,24 @@ public class RedisIdempotencyStore implements IdempotencyStore, RecordScanner {
 	 */
 	@Override
 	public void recordStep(Claim claim, StepRecord step) {
-		List<?> reply = run(STEP, claim.key(), claim.token(), this.ttlMillis, this.codec.encodeStep(step), step.name(),
-				flag(step.state() == StepState.STARTED));
+		recordSteps(claim, List.of(step));
+	}
+
+	/**
+	 * One script on the server, one round trip: the token check and every entry are atomic, each
+	 * entry written to a field of its own, the key's TTL set as a step sets it.
+	 */
+	@Override
+	public void recordSteps(Claim claim, List<StepRecord> steps) {
+		List<String> args = new ArrayList<>(2 + 3 * steps.size());
+		args.add(claim.token());
+		args.add(this.ttlMillis);
+		for (StepRecord step : steps) {
+			args.add(this.codec.encodeStep(step));
+			args.add(step.name());
+			args.add(flag(step.state() == StepState.STARTED));
+		}
+		List<?> reply = run(STEP, claim.key(), args.toArray(String[]::new));
 		if ("LOST".equals(String.valueOf(reply.get(0)))) {
 			throw new ClaimLostException(claim.key(), claim.token());
 		}

@@ -3,6 +3,7 @@ package dev.exactlyonce.store.jdbc;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -89,6 +90,13 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 	 */
 	protected abstract int stepWriteStatements();
 
+	/**
+	 * The statements a write of several entries sends in its transaction, the commit not counted.
+	 * @param rows the step rows it writes
+	 * @return the count
+	 */
+	protected abstract int stepsWriteStatements(int rows);
+
 	@Override
 	protected void startInfrastructure() {
 		this.server = startServer();
@@ -163,6 +171,30 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractRemoteI
 		assertThat(record.journal().steps()).extracting(StepRecord::name, StepRecord::state)
 			.containsExactly(tuple("step1", StepState.DONE), tuple("step2", StepState.DONE),
 					tuple("step3", StepState.DONE));
+	}
+
+	/**
+	 * A step's {@code DONE} with the next step's {@code STARTED} in one write: one transaction that
+	 * locks the record once and writes both rows (docs/benchmarks.md has the statements).
+	 */
+	@Test
+	void aStepsDoneWithTheNextStepsStartedIsOneTransactionLockingTheRecordOnce() throws MetaDataAccessException {
+		JdbcRecordTable table = newTable();
+		StatementCounter counter = new StatementCounter(table.name());
+		IdempotencyStore store = new JdbcIdempotencyStore(counter.counting(this.dataSource), table, LONG_TTL);
+		Claim claim = JournalSteps.acquire(store, "task", "worker-1", Duration.ofMinutes(1));
+		StepRecord first = StepRecord.started("step1", 1, "origin", Instant.now());
+		store.recordStep(claim, first);
+		long before = counter.count();
+		long commitsBefore = counter.commits();
+
+		store.recordSteps(claim, List.of(first.done(JournalSteps.RESULT, Instant.now()),
+				StepRecord.started("step2", 1, "origin", Instant.now())));
+
+		assertThat(counter.count() - before).as("statements of the write").isEqualTo(stepsWriteStatements(2));
+		assertThat(counter.commits() - commitsBefore).as("transactions").isEqualTo(1);
+		assertThat(store.find("task").orElseThrow().journal().steps()).extracting(StepRecord::name, StepRecord::state)
+			.containsExactly(tuple("step1", StepState.DONE), tuple("step2", StepState.STARTED));
 	}
 
 	@Test

@@ -33,6 +33,12 @@ class MariaDbIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotencySto
 		return 3;
 	}
 
+	/** The record's locking read (with the step rows' positions), a write per step row, then the record's. */
+	@Override
+	protected int stepsWriteStatements(int rows) {
+		return 2 + rows;
+	}
+
 	@Override
 	protected String user() {
 		return "root";

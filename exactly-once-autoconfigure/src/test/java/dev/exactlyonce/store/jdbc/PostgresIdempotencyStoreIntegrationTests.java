@@ -50,6 +50,12 @@ class PostgresIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotencySt
 		return 2;
 	}
 
+	/** As a single step's: the record's locking read, then every step row's write and the record's in one. */
+	@Override
+	protected int stepsWriteStatements(int rows) {
+		return 2;
+	}
+
 	@Override
 	protected String user() {
 		return "postgres";
@@ -77,8 +83,11 @@ class PostgresIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotencySt
 			try (Statement sql = connection.createStatement()) {
 				sql.execute("SET plan_cache_mode = force_generic_plan");
 				connection.setAutoCommit(false);
-				sql.execute("PREPARE lock_for_step AS " + numbered(table.selectForStep()));
+				sql.execute("PREPARE lock_for_step AS " + numbered(table.selectForSteps(1)));
 				assertFoundThroughTheNameIndex(explain(sql, "EXECUTE lock_for_step(" + digest + ", " + recordKey + ")"));
+				sql.execute("PREPARE lock_for_steps AS " + numbered(table.selectForSteps(2)));
+				assertFoundThroughTheNameIndex(
+						explain(sql, "EXECUTE lock_for_steps(" + digest + ", " + digest + ", " + recordKey + ")"));
 				sql.execute("PREPARE update_step AS " + numbered(table.updateStep()));
 				assertFoundThroughTheNameIndex(explain(sql, "EXECUTE update_step('{}', " + recordKey + ", '1')"));
 				connection.rollback();
