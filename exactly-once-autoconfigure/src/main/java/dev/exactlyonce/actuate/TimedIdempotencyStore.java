@@ -94,14 +94,6 @@ public class TimedIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
-	public void recordSteps(Claim claim, List<StepRecord> steps) {
-		timed("step", () -> {
-			this.delegate.recordSteps(claim, steps);
-			return null;
-		});
-	}
-
-	@Override
 	public void recordStepWithTransaction(Claim claim, StepRecord step) {
 		timed("step", () -> {
 			this.delegate.recordStepWithTransaction(claim, step);
