@@ -398,6 +398,37 @@ class DurableStepsIntegrationTests extends NatsIntegrationTestSupport {
 			.containsExactly(tuple("draft", 1), tuple("commit", 1), tuple("notify", 1), tuple(PUBLISH_STEP, 2));
 	}
 
+	/**
+	 * The timer's one attempt to journal a held DONE entry fails (a store blip): the entry must still
+	 * reach the store within a few delays while the handler works outside steps, so that an attempt
+	 * cut off meanwhile (here, released at shutdown) does not leave a finished, paid step unfinished
+	 * for the next attempt to run again.
+	 */
+	@Test
+	void aFinishedStepWhoseTimedWriteFailedOnceIsNotRunAgainByTheNextAttempt() throws Exception {
+		this.instances.with("exactlyonce.listener.shutdown-timeout", "1s");
+		Instance leaving = this.instances.start("leaving", "test.steps.pause-after-draft=true");
+		this.instances.ledger().close();
+		leaving.storeFaults().failOneStepWriteAfter(1); // the draft's STARTED passes, the timer's DONE fails
+		leaving.bean(ExactlyOncePublisher.class)
+			.publish("agents.steps.tasks.blog-post", TaskAssignment.of("t-blip"), "t-blip");
+		await().atMost(Duration.ofSeconds(10)).until(() -> leaving.storeFaults().failedStepWrites() == 1);
+		SteppedTaskHandler leavingHandler = leaving.bean(SteppedTaskHandler.class);
+
+		leaving.context().close();
+		Instance next = this.instances.start("next");
+		try {
+			runToCompletion(next, "t-blip", false);
+		}
+		finally {
+			this.instances.ledger().open();
+		}
+
+		assertThat(leavingHandler.runs("draft")).isEqualTo(1);
+		assertThat(next.bean(SteppedTaskHandler.class).runs("draft")).as("paid model calls on the next attempt")
+			.isZero();
+	}
+
 	@Test
 	void observersAreToldTheNameOfEachStepWhoseActionReturned() throws Exception {
 		Instance instance = this.instances.start("a");

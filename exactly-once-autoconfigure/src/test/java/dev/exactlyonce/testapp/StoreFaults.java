@@ -51,6 +51,10 @@ public class StoreFaults implements BeanPostProcessor {
 
 	private final AtomicInteger heldFinds = new AtomicInteger();
 
+	private final AtomicInteger stepWritesBeforeFailure = new AtomicInteger(-1);
+
+	private final AtomicInteger failedStepWrites = new AtomicInteger();
+
 	/** From now on, completions wait (a minute at most) until {@link #releaseCompletions()}. */
 	public void holdCompletions() {
 		holdCompletionsOf("");
@@ -114,6 +118,20 @@ public class StoreFaults implements BeanPostProcessor {
 	/** How many reads {@link #holdFindsOf(String)} held, released or not. */
 	public int heldFinds() {
 		return this.heldFinds.get();
+	}
+
+	/**
+	 * Lets the next {@code passing} journal writes ({@code recordStep}, {@code recordSteps}) reach
+	 * the store, then fails the write after them (once) as if the store were unreachable.
+	 * @param passing how many journal writes pass first
+	 */
+	public void failOneStepWriteAfter(int passing) {
+		this.stepWritesBeforeFailure.set(passing);
+	}
+
+	/** How many journal writes {@link #failOneStepWriteAfter(int)} failed. */
+	public int failedStepWrites() {
+		return this.failedStepWrites.get();
 	}
 
 	/** From now on, notes of duplicate copies fail as if the store were unreachable. */
@@ -207,12 +225,21 @@ public class StoreFaults implements BeanPostProcessor {
 
 		@Override
 		public void recordStep(Claim claim, StepRecord step) {
+			interfereWithStepWrite();
 			this.delegate.recordStep(claim, step);
 		}
 
 		@Override
 		public void recordSteps(Claim claim, List<StepRecord> steps) {
+			interfereWithStepWrite();
 			this.delegate.recordSteps(claim, steps);
+		}
+
+		private void interfereWithStepWrite() {
+			if (StoreFaults.this.stepWritesBeforeFailure.getAndUpdate((left) -> (left >= 0) ? left - 1 : left) == 0) {
+				StoreFaults.this.failedStepWrites.incrementAndGet();
+				throw new StoreUnavailableException("a journal write failing by the test", null);
+			}
 		}
 
 		@Override
