@@ -11,7 +11,7 @@ import dev.exactlyonce.store.StepRecord;
  * The journal writes of one claimed delivery, with its steps' {@code DONE} entries held back to be
  * journaled with the entry after them (the next step's or wait's {@code STARTED}) in one store
  * write. A held entry is journaled alone once the delay has passed, by the {@link HeldDoneSweep}
- * (one attempt per delay until one succeeds), and always before the handler's way
+ * (attempts at growing intervals until one succeeds), and always before the handler's way
  * out ({@link #flush}). Every write is made under one lock, so the entries land in order and the
  * sweep never writes beside the handler.
  */
@@ -29,6 +29,9 @@ final class CoalescedJournal {
 
 	/** Whether the sweep will look at the held entries; guarded by {@link #lock}. */
 	private boolean swept;
+
+	/** The sweep's attempts that failed in a row; guarded by {@link #lock}. */
+	private int failures;
 
 	CoalescedJournal(SteppingTask task, HeldDoneSweep sweep) {
 		this.task = task;
@@ -107,9 +110,9 @@ final class CoalescedJournal {
 	}
 
 	/**
-	 * The sweep's look: one attempt to journal what is still held; never throws. When it fails, or
-	 * the handler holds the lock (it is writing, and takes the held entries with it, or holding one
-	 * more), the sweep looks again a delay later.
+	 * The sweep's look: one attempt to journal what is still held; never throws. When it fails the
+	 * sweep looks again later (the wait doubling); when the handler holds the lock (it is writing,
+	 * and takes the held entries with it, or holding one more), a delay later.
 	 */
 	void expire() {
 		if (!this.lock.tryLock()) {
@@ -120,10 +123,12 @@ final class CoalescedJournal {
 			if (this.held.isEmpty() || this.task.tryJournal(this.held)) {
 				this.held = new ArrayList<>(2);
 				this.swept = false;
+				this.failures = 0;
 			}
 			else {
-				// failed: another attempt a delay later, for as long as the handler holds the entries
-				this.sweep.hold(this);
+				// another attempt later, for as long as the handler holds the entries
+				this.failures++;
+				this.sweep.retry(this, this.failures);
 			}
 		}
 		finally {
