@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
  * Journals the steps' DONE entries held longer than {@code exactlyonce.steps.done-delay}: one sweep
  * for every delivery, at a fixed rate of half the delay on the listeners' timer, so that holding an
  * entry costs a queue insert and no thread wake-up (a timer per entry would wake the timer's thread
- * twice per step). An entry is journaled alone at most one and a half delays after it was held;
- * after failed attempts, at growing intervals.
+ * twice per step). An entry is journaled alone one to one and a half delays after it was held (a
+ * delay later again when the handler held the lock at that moment); after failed attempts, at
+ * growing intervals.
  */
 final class HeldDoneSweep {
 
