@@ -467,6 +467,12 @@ final class RowRun {
 		if (this.row.chaosStep() != null) {
 			chaos.put("sample.chaos.step", this.row.chaosStep());
 		}
+		if ("step-done".equals(this.row.chaosPoint())) {
+			// the halt stands for a crash once the step's DONE is journaled; by default it is journaled with the
+			// next step's STARTED, so a halt right after the step would fall in the window
+			// exactlyonce.steps.done-delay documents (checked by DurableStepsIntegrationTests), not after the DONE
+			chaos.put("exactlyonce.steps.done-delay", "0s");
+		}
 		if (this.row.chaosConsumer() != null) {
 			// a parent halted between starting its children, not again when a resumption replays the step
 			chaos.put("sample.chaos.consumer", this.row.chaosConsumer());
